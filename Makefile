@@ -1,0 +1,65 @@
+# krt: one Makefile; each area keeps its rules in <area>/<area>.mk, included below.
+# Everything builds into build/. `make help` lists the targets.
+
+BUILD     ?= build
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= cc
+CXX       ?= c++
+CLANG_CL  ?= clang-15
+LLVM_SPIRV?= llvm-spirv-15
+SPIRV_VAL ?= spirv-val
+PKG_CONFIG?= pkg-config
+PYTHON    ?= python3
+
+ifeq ($(origin CC),default)
+CC := cc
+endif
+
+WARN      := -Wall -Wextra -Werror
+OPT       ?= -O2 -g
+CFLAGS_C  := -std=c11 $(WARN) $(OPT) -D_GNU_SOURCE -fPIC
+CXXFLAGS_C:= -std=c++17 $(WARN) $(OPT) -fPIC
+
+LIBDIR    := $(BUILD)/lib
+BINDIR    := $(BUILD)/bin
+OBJDIR    := $(BUILD)/obj
+
+# The driver the loader is pointed at in tests, examples and benchmarks.
+ZE_POCL_SO := $(abspath $(LIBDIR)/libze_pocl.so)
+KRT_SO     := $(abspath $(LIBDIR)/libkrt.so)
+
+.PHONY: all deps run test bench install uninstall clean help
+.DEFAULT_GOAL := all
+
+all:
+
+help:
+	@echo "make deps     install the Debian packages krt needs (as root; does nothing when all are present)"
+	@echo "make          build libze_pocl, libkrt, kernels, examples, tools, tests into $(BUILD)/"
+	@echo "make run      deps + build + run the tour on the default device"
+	@echo "make test     deps + build + run the whole test suite"
+	@echo "make bench    deps + build + run the benchmarks (not part of make test)"
+	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, krt-info"
+
+# Debian 12 packages; `make deps` installs only what is missing.
+DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
+                pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
+                libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox
+
+deps:
+	@sh tools/install-deps.sh $(DEB_PACKAGES)
+
+include driver/driver.mk
+include runtime/runtime.mk
+include kernels/kernels.mk
+include examples/examples.mk
+include tools/tools.mk
+include test/test.mk
+include bench/bench.mk
+
+$(BUILD) $(LIBDIR) $(BINDIR) $(OBJDIR):
+	@mkdir -p $@
+
+clean:
+	rm -rf $(BUILD)

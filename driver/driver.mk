@@ -1,0 +1,1 @@
+# owned by its area; filled in as the area lands

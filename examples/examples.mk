@@ -1,0 +1,2 @@
+# owned by its area; filled in as the area lands
+EXAMPLE_TESTS ?=

@@ -1,0 +1,470 @@
+/*
+ * krt.h: the public contract of krt, a kernel launch runtime over oneAPI Level Zero.
+ *
+ * krt loads SPIR-V modules, resolves kernels by name and launches them over a 1-3-D ndrange, choosing the
+ * work-group size itself when the caller does not. Everything a program needs is in this header; all other
+ * headers of the project are private.
+ *
+ * Conventions (see docs/api.md for every function in detail):
+ *  - Every call that can fail returns krt_result; KRT_SUCCESS is 0. Outputs go through the last pointer
+ *    argument, which is left untouched on failure unless the function says otherwise.
+ *  - On failure, krt_last_error_message() (thread-local) says what was wrong: the argument, the limit, the
+ *    validator's diagnostic or the driver's build log.
+ *  - Options come in krt_*_desc structs in which a zero field means "the default". Pass NULL for a
+ *    descriptor to take every default.
+ *  - Handles are opaque. Destroying NULL does nothing. Objects created from a context must be destroyed
+ *    before it; krt_context_destroy() releases whatever is left (modules, kernels, queues, events), but not
+ *    memory from krt_alloc(), which it frees too: see its comment.
+ *  - The library never prints, never exits and never aborts on a caller's error. Log lines go to the logger in
+ *    krt_context_desc; KRT_TRACE=1 in the environment installs a stderr logger when none is given.
+ *
+ * Thread safety: every function may be called from any thread. Launching one kernel from several threads at
+ * once is safe (krt serialises the per-kernel driver state). A queue may be used from several threads; the
+ * order of commands appended concurrently to one queue is the order in which the calls took its lock.
+ */
+#ifndef KRT_H
+#define KRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(KRT_BUILDING_LIBRARY)
+#define KRT_API __attribute__((visibility("default")))
+#else
+#define KRT_API
+#endif
+
+#define KRT_VERSION_MAJOR 0
+#define KRT_VERSION_MINOR 1
+#define KRT_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Results
+ * ------------------------------------------------------------------------------------------------------- */
+
+/* X(NAME, value, description). One list generates the enum, krt_result_name() and krt_result_string(). */
+#define KRT_RESULT_LIST(X)                                                                                   \
+    X(SUCCESS, 0, "success")                                                                                 \
+    X(NOT_READY, 1, "the event or queue has not completed yet")                                              \
+    X(TIMEOUT, 2, "the wait timed out before completion")                                                    \
+    X(ERROR_INVALID_ARGUMENT, -1, "an argument of the call is invalid")                                      \
+    X(ERROR_OUT_OF_HOST_MEMORY, -2, "out of host memory")                                                    \
+    X(ERROR_OUT_OF_DEVICE_MEMORY, -3, "out of device memory")                                                \
+    X(ERROR_NO_DRIVER, -4, "no Level Zero driver could be loaded")                                           \
+    X(ERROR_NO_DEVICE, -5, "no device matches the request")                                                  \
+    X(ERROR_IO, -6, "a file could not be read")                                                              \
+    X(ERROR_INVALID_MODULE, -7, "the SPIR-V module is invalid")                                              \
+    X(ERROR_MODULE_BUILD_FAILURE, -8, "the driver failed to build the module")                               \
+    X(ERROR_KERNEL_NOT_FOUND, -9, "no kernel of that name in the module")                                    \
+    X(ERROR_INVALID_KERNEL_ARGUMENT, -10, "a kernel argument does not match the kernel's signature")         \
+    X(ERROR_INVALID_NDRANGE, -11, "the ndrange is empty or too large")                                       \
+    X(ERROR_INVALID_GROUP_SIZE, -12, "the group size is invalid for this kernel or device")                  \
+    X(ERROR_INVALID_POINTER, -13, "a pointer is not an allocation known to the driver")                      \
+    X(ERROR_UNSUPPORTED_FEATURE, -14, "the driver or device does not support this")                          \
+    X(ERROR_DEVICE_LOST, -15, "the device was lost")                                                         \
+    X(ERROR_INVALID_STATE, -16, "the object is not in a state that allows the call")                         \
+    X(ERROR_DRIVER, -17, "the driver returned an unexpected error")
+
+typedef enum krt_result {
+#define KRT_RESULT_ENUM_(name, value, text) KRT_##name = value,
+    KRT_RESULT_LIST(KRT_RESULT_ENUM_)
+#undef KRT_RESULT_ENUM_
+} krt_result;
+
+/* "KRT_ERROR_INVALID_MODULE" for KRT_ERROR_INVALID_MODULE; "KRT_UNKNOWN_RESULT" for a value not in the list.
+ * The string is static. */
+KRT_API const char *krt_result_name(krt_result result);
+/* A one-line English description of the code. The string is static. */
+KRT_API const char *krt_result_string(krt_result result);
+/* What went wrong in the last failing krt call on this thread, in detail; "" when nothing failed yet. The
+ * string belongs to krt and stays valid until the next krt call on the same thread. */
+KRT_API const char *krt_last_error_message(void);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Handles
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct krt_context krt_context;
+typedef struct krt_module krt_module;
+typedef struct krt_kernel krt_kernel;
+typedef struct krt_queue krt_queue;
+typedef struct krt_event krt_event;
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Logging
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef enum krt_log_level {
+    KRT_LOG_ERROR = 0,
+    KRT_LOG_WARNING = 1,
+    KRT_LOG_INFO = 2,
+    KRT_LOG_TRACE = 3, /* one line per launch: the configuration used */
+} krt_log_level;
+
+typedef struct krt_logger {
+    /* Called from any thread krt runs on; must be thread-safe. message is valid during the call only. */
+    void (*func)(void *user_data, krt_log_level level, const char *message);
+    void *user_data;
+    krt_log_level max_level; /* lines above this level are not produced; 0 = KRT_LOG_ERROR */
+} krt_logger;
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Context and device
+ * ------------------------------------------------------------------------------------------------------- */
+
+enum {
+    /* Debug knob for benchmarks: no memoization on the launch path. Every dynamic launch re-queries the
+     * driver's extension list and the kernel's properties and recomputes the configuration, as Level Zero
+     * runtimes without a cache do. Never use it for real work. */
+    KRT_CONTEXT_FLAG_NO_MEMO = 1u << 0,
+};
+
+typedef struct krt_context_desc {
+    /* Which device: a case-insensitive substring of the device name, or a decimal index into the list
+     * krt_device_list() returns. NULL: the KRT_DEVICE environment variable if set, else the first GPU of any
+     * driver, else the first device. */
+    const char *device;
+    /* Scratch memory a spilling kernel may use per work-group, in bytes; 0 = 1 MiB. See krt_launch_config. */
+    size_t spill_budget;
+    /* Minimum number of work-groups a dynamic launch aims for on small ranges; 0 = 16. */
+    uint32_t min_groups;
+    uint32_t flags; /* KRT_CONTEXT_FLAG_* */
+    krt_logger logger; /* func NULL: no logging, unless KRT_TRACE=1 (then stderr, up to KRT_LOG_TRACE) */
+} krt_context_desc;
+
+typedef enum krt_device_type {
+    KRT_DEVICE_TYPE_OTHER = 0,
+    KRT_DEVICE_TYPE_GPU = 1,
+    KRT_DEVICE_TYPE_CPU = 2,
+    KRT_DEVICE_TYPE_FPGA = 3,
+    KRT_DEVICE_TYPE_ACCELERATOR = 4,
+} krt_device_type;
+
+typedef struct krt_device_info {
+    char name[256];
+    char driver_name[64];         /* "ze_pocl" for krt's CPU driver, else the driver's UUID in hex */
+    krt_device_type type;
+    uint32_t driver_index;        /* position of the driver in the loader's list */
+    uint32_t device_index;        /* position of the device in that driver */
+    uint32_t api_version_major, api_version_minor;
+    uint32_t driver_version;
+    uint32_t vendor_id;
+    uint32_t compute_units;       /* EUs or cores: numSlices * numSubslicesPerSlice * numEUsPerSubslice */
+    uint32_t clock_mhz;
+    uint32_t max_group_size;      /* maxTotalGroupSize */
+    uint32_t max_group[3];        /* maxGroupSizeX/Y/Z */
+    uint32_t max_group_count[3];  /* maxGroupCountX/Y/Z */
+    uint32_t max_shared_local_memory;
+    uint32_t sub_group_sizes[8];
+    uint32_t num_sub_group_sizes;
+    uint64_t memory_bytes;        /* total of the device's memory properties */
+    int fp16, fp64, int64_atomics;
+} krt_device_info;
+
+/* Lists every device of every driver the loader found, in the order used by the decimal form of
+ * krt_context_desc.device. Two-call pattern: with infos NULL, *count receives the number of devices; else
+ * up to *count entries are filled and *count receives the number filled.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (count NULL); KRT_ERROR_NO_DRIVER (the loader found no
+ * driver; the message says how to install one or point ZE_ENABLE_ALT_DRIVERS at one). */
+KRT_API krt_result krt_device_list(krt_device_info *infos, uint32_t *count);
+
+/* Creates a context on one device, with its default queue. zeInit runs once per process. When
+ * ZE_ENABLE_ALT_DRIVERS is unset, krt first points the loader at the usual GPU driver names and at the
+ * ze_pocl driver installed beside libkrt, so a machine without a GPU runs kernels on the CPU; an explicit
+ * ZE_ENABLE_ALT_DRIVERS is used as it is.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (out NULL, bad flags); KRT_ERROR_NO_DRIVER;
+ * KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE); KRT_ERROR_OUT_OF_HOST_MEMORY;
+ * KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_context_create(const krt_context_desc *desc, krt_context **out);
+/* Waits for all queues, then releases everything created from the context, including krt_alloc memory. */
+KRT_API void krt_context_destroy(krt_context *ctx);
+/* Fills *out with the context's device. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
+KRT_API krt_result krt_context_device_info(krt_context *ctx, krt_device_info *out);
+/* The driver's extensions (memoized per driver). Two-call pattern as krt_device_list. The names belong to
+ * the context and live as long as it. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
+KRT_API krt_result krt_context_extensions(krt_context *ctx, const char **names, uint32_t *count);
+/* 1 if the context's driver advertises the extension, else 0 (also for NULL arguments). A lookup, never a
+ * driver call after the first. */
+KRT_API int krt_context_has_extension(krt_context *ctx, const char *name);
+/* Waits until every queue of the context is idle.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_context_synchronize(krt_context *ctx);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Memory (unified shared memory: the pointers are usable as kernel arguments)
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef enum krt_memory_kind {
+    KRT_MEMORY_DEVICE = 0, /* the default */
+    KRT_MEMORY_HOST = 1,
+    KRT_MEMORY_SHARED = 2,
+} krt_memory_kind;
+
+typedef struct krt_alloc_desc {
+    krt_memory_kind kind;
+    size_t alignment; /* a power of two; 0 = 64 */
+} krt_alloc_desc;
+
+/* Allocates size bytes. The memory belongs to the caller until krt_free() or krt_context_destroy().
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (size 0, alignment not a power of two, bad kind, out NULL);
+ * KRT_ERROR_OUT_OF_DEVICE_MEMORY; KRT_ERROR_OUT_OF_HOST_MEMORY. */
+KRT_API krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, void **out);
+/* Frees memory from krt_alloc. The caller must make sure no queued command uses it. NULL does nothing.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_POINTER (not an allocation of this context). */
+KRT_API krt_result krt_free(krt_context *ctx, void *ptr);
+
+/* Queued copy of size bytes between any two host or krt_alloc pointers; queue NULL = the context's default
+ * queue. Ordered after earlier commands of the queue; host memory must stay valid until the queue has run it.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size);
+/* Queued fill of size bytes of dst with a pattern of pattern_size bytes (a power of two, 1..128; size a
+ * multiple of it), done by krt's built-in fill kernel: the pattern is passed by value, nothing is
+ * allocated and nothing waits. queue NULL = the context's default queue; dst must be from krt_alloc.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_POINTER. */
+KRT_API krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void *pattern,
+                               size_t pattern_size, size_t size);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Queues and events
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct krt_queue_desc {
+    uint32_t ordinal; /* command queue group ordinal; 0 = the first compute group */
+} krt_queue_desc;
+
+/* A queue is one in-order immediate command list. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT;
+ * KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_queue_create(krt_context *ctx, const krt_queue_desc *desc, krt_queue **out);
+/* Waits for the queue, then destroys it. The default queue cannot be destroyed (ignored). */
+KRT_API void krt_queue_destroy(krt_queue *queue);
+/* The queue used when a call is given queue NULL. Never NULL for a live context. */
+KRT_API krt_queue *krt_context_default_queue(krt_context *ctx);
+/* Waits until every command appended to the queue has completed.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
+
+enum {
+    KRT_EVENT_FLAG_TIMESTAMP = 1u << 0, /* record kernel start/end for krt_event_kernel_time */
+};
+
+typedef struct krt_event_desc {
+    uint32_t flags; /* KRT_EVENT_FLAG_* */
+} krt_event_desc;
+
+/* An event starts unsignalled; a launch or copy signals it; a launch can wait on it, on any queue of the
+ * context. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_event_create(krt_context *ctx, const krt_event_desc *desc, krt_event **out);
+KRT_API void krt_event_destroy(krt_event *event);
+/* Waits up to timeout_ns (UINT64_MAX: forever) for the event.
+ * Results: KRT_SUCCESS (signalled); KRT_TIMEOUT; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST. */
+KRT_API krt_result krt_event_synchronize(krt_event *event, uint64_t timeout_ns);
+/* Results: KRT_SUCCESS (signalled); KRT_NOT_READY; KRT_ERROR_INVALID_ARGUMENT. */
+KRT_API krt_result krt_event_query(krt_event *event);
+/* Returns the event to unsignalled. The caller must make sure no queued command still signals or waits on it.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
+KRT_API krt_result krt_event_reset(krt_event *event);
+/* Start and end of the kernel that signalled a KRT_EVENT_FLAG_TIMESTAMP event, in device nanoseconds.
+ * Results: KRT_SUCCESS; KRT_NOT_READY (not signalled yet); KRT_ERROR_INVALID_ARGUMENT (NULL, or the event
+ * was created without KRT_EVENT_FLAG_TIMESTAMP); KRT_ERROR_UNSUPPORTED_FEATURE. */
+KRT_API krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, uint64_t *end_ns);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Modules and reflection
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef enum krt_validation {
+    /* Default. The SPIR-V must parse (magic, version, bounds, every instruction well formed) and pass
+     * SPIRV-Tools validation, except for the block-order rules that optimised clang + llvm-spirv output
+     * breaks (blocks before their dominator, OpLoopMerge placement), which drivers accept: those are
+     * reported as a KRT_LOG_WARNING and the module loads. */
+    KRT_VALIDATION_DEFAULT = 0,
+    KRT_VALIDATION_STRICT = 1, /* every spirv-val error rejects the module */
+    KRT_VALIDATION_NONE = 2,   /* parse only (still rejects what cannot be reflected) */
+} krt_validation;
+
+typedef struct krt_spec_constant {
+    uint32_t id;       /* the SpecId decoration */
+    const void *value; /* size bytes */
+    size_t size;
+} krt_spec_constant;
+
+typedef struct krt_module_desc {
+    /* Exactly one of: code (size bytes of SPIR-V, copied by krt during the call) or path (a .spv file). */
+    const void *code;
+    size_t size;
+    const char *path;
+    const char *build_options; /* passed to the driver as is; NULL = none */
+    const krt_spec_constant *spec_constants;
+    uint32_t num_spec_constants;
+    krt_validation validation;
+} krt_module_desc;
+
+/* Validates, reflects and builds a SPIR-V module.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, neither or both of code and path);
+ * KRT_ERROR_IO (path unreadable); KRT_ERROR_INVALID_MODULE (empty, truncated, wrong magic, malformed,
+ * invalid: the message has the validator's diagnostic and word offset); KRT_ERROR_MODULE_BUILD_FAILURE (the
+ * message has the driver's build log); KRT_ERROR_UNSUPPORTED_FEATURE (a capability the device lacks);
+ * KRT_ERROR_OUT_OF_HOST_MEMORY. */
+KRT_API krt_result krt_module_create(krt_context *ctx, const krt_module_desc *desc, krt_module **out);
+/* Destroys the module and its kernels. The caller must make sure no queued launch still uses them. */
+KRT_API void krt_module_destroy(krt_module *module);
+/* Kernel names of the module, in module order. Two-call pattern. The names live as long as the module.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
+KRT_API krt_result krt_module_kernel_names(krt_module *module, const char **names, uint32_t *count);
+
+typedef enum krt_arg_kind {
+    KRT_ARG_GLOBAL_POINTER = 0,   /* __global T*: pass a pointer from krt_alloc */
+    KRT_ARG_CONSTANT_POINTER = 1, /* __constant T*: pass a pointer from krt_alloc */
+    KRT_ARG_LOCAL_POINTER = 2,    /* __local T*: pass KRT_ARG_LOCAL(bytes) */
+    KRT_ARG_SCALAR = 3,           /* int, float, vectors of them: pass the value */
+    KRT_ARG_STRUCT = 4,           /* a struct by value: pass its bytes */
+    KRT_ARG_OTHER = 5,            /* images, samplers, ...: not supported by krt_launch */
+} krt_arg_kind;
+
+typedef enum krt_scalar_type {
+    KRT_TYPE_NONE = 0, /* pointers and structs */
+    KRT_TYPE_INT8, KRT_TYPE_INT16, KRT_TYPE_INT32, KRT_TYPE_INT64, /* SPIR-V integers carry no sign */
+    KRT_TYPE_FLOAT16, KRT_TYPE_FLOAT32, KRT_TYPE_FLOAT64,
+    KRT_TYPE_BOOL,
+} krt_scalar_type;
+
+typedef struct krt_arg_info {
+    krt_arg_kind kind;
+    krt_scalar_type type;  /* scalars: the element type; pointers: the pointee's element type if scalar */
+    uint32_t vector_width; /* 1 for plain scalars */
+    uint32_t size;         /* bytes the launch must pass: sizeof(void*) for pointers, 0 for local pointers */
+    const char *name;      /* from OpName; "" when the module carries no names */
+} krt_arg_info;
+
+typedef struct krt_kernel_info {
+    const char *name;
+    uint32_t num_args;
+    uint32_t required_group[3]; /* reqd_work_group_size, or 0,0,0 */
+    uint32_t group_hint[3];     /* work_group_size_hint, or 0,0,0 */
+} krt_kernel_info;
+
+/* Reflection straight from the SPIR-V, without building a kernel. Strings live as long as the module.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_KERNEL_NOT_FOUND. */
+KRT_API krt_result krt_module_kernel_info(krt_module *module, const char *kernel_name, krt_kernel_info *out);
+/* Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (index out of range names the count);
+ * KRT_ERROR_KERNEL_NOT_FOUND. */
+KRT_API krt_result krt_module_arg_info(krt_module *module, const char *kernel_name, uint32_t index,
+                                       krt_arg_info *out);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Kernels
+ * ------------------------------------------------------------------------------------------------------- */
+
+/* The kernel of that name, created once per module and memoized: a second call returns the same handle.
+ * Kernels belong to their module; there is no kernel destroy.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_KERNEL_NOT_FOUND (the message lists the
+ * module's kernels); KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_kernel_get(krt_module *module, const char *name, krt_kernel **out);
+/* Same as krt_module_kernel_info for this kernel. */
+KRT_API krt_result krt_kernel_info_get(krt_kernel *kernel, krt_kernel_info *out);
+KRT_API krt_result krt_kernel_arg_info(krt_kernel *kernel, uint32_t index, krt_arg_info *out);
+
+typedef struct krt_kernel_properties {
+    uint32_t num_args;
+    uint32_t required_group[3];   /* 0,0,0 when none */
+    uint32_t max_group_size;      /* from ZE_extension_kernel_max_group_size_properties, else the device's */
+    int max_group_size_from_extension;
+    uint32_t preferred_multiple;  /* from ze_kernel_preferred_group_size_properties_t; 1 when unknown */
+    uint32_t local_mem_size;      /* static local memory, bytes per group */
+    uint32_t private_mem_size;    /* bytes per work-item */
+    uint32_t spill_mem_size;      /* scratch bytes per work-item */
+} krt_kernel_properties;
+
+/* The driver's view of the kernel, queried once through zeKernelGetProperties and memoized.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_kernel_properties_get(krt_kernel *kernel, krt_kernel_properties *out);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Launch
+ * ------------------------------------------------------------------------------------------------------- */
+
+/* One kernel argument: size bytes at value. For a pointer argument value points at the pointer; for a
+ * __local argument value is NULL and size is the number of bytes per work-group. */
+typedef struct krt_arg {
+    const void *value;
+    size_t size;
+} krt_arg;
+
+#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x) })
+#define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes) })
+
+/* A 1-3-D range of work-items. dims 0 means: the highest dimension whose size is not 0. Unused dimensions
+ * count as 1. */
+typedef struct krt_ndrange {
+    uint32_t dims;
+    uint64_t size[3];
+} krt_ndrange;
+
+/* Which rule fixed the group size krt chose. */
+typedef enum krt_limit {
+    KRT_LIMIT_NONE = 0,          /* the range itself: the whole range fits in one group */
+    KRT_LIMIT_STATIC = 1,        /* the caller gave the group size */
+    KRT_LIMIT_REQUIRED = 2,      /* the kernel's reqd_work_group_size */
+    KRT_LIMIT_KERNEL_MAX = 3,    /* the kernel's max group size (extension) */
+    KRT_LIMIT_DEVICE_MAX = 4,    /* the device's maxTotalGroupSize / per-dimension maxima */
+    KRT_LIMIT_LOCAL_MEMORY = 5,  /* static + argument local memory against maxSharedLocalMemory */
+    KRT_LIMIT_SPILL = 6,         /* the spill-aware cap: group * spill within the budget */
+    KRT_LIMIT_MIN_GROUPS = 7,    /* shrunk so a small range still gives min_groups groups */
+} krt_limit;
+
+typedef struct krt_launch_config {
+    uint32_t dims;
+    uint32_t group[3];           /* work-items per group, per dimension */
+    uint32_t groups[3];          /* number of groups per dimension: ceil(range / group) */
+    uint32_t max_group_size;     /* the bound before the spill cap and range shaping */
+    uint32_t preferred_multiple;
+    uint32_t spill_mem_size;     /* bytes per work-item the cap worked with */
+    krt_limit limit;             /* the rule that decided */
+    int masked;                  /* 1 when the groups cover more work-items than the range (see below) */
+} krt_launch_config;
+
+/* The configuration krt_launch would use for this kernel and range with no static group size. Memoized per
+ * (kernel, ndrange), like a launch.
+ *
+ * The launch contract: krt launches ceil(size[d] / group[d]) groups in each dimension. When the range is not
+ * a multiple of the group size, the last groups contain work-items past the end of the range; the kernel must
+ * guard them, by passing the range as an argument and returning early (kernels/include/krt_kernel.h has
+ * helpers). krt never shrinks the group size to 1 to make a prime range divide evenly.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_NDRANGE; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, krt_launch_config *out);
+
+typedef struct krt_launch_desc {
+    krt_ndrange range;
+    uint32_t group[3];            /* static group size; all 0 = krt chooses; unused dimensions may be 0 */
+    const krt_arg *args;
+    uint32_t num_args;
+    krt_queue *queue;             /* NULL = the context's default queue */
+    krt_event *signal;            /* signalled when the kernel completes; NULL = none */
+    krt_event *const *wait;       /* the kernel starts after these are signalled */
+    uint32_t num_wait;
+} krt_launch_desc;
+
+/* Appends a kernel launch to the queue and returns without waiting. Arguments are checked against the
+ * reflected signature: count, kind and size, and every global/constant pointer must be an allocation known to
+ * the driver (or NULL). Argument values are captured by the call: the caller may change them afterwards.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, args NULL with num_args > 0, num_wait > 0 with
+ * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind or size; the message names the argument);
+ * KRT_ERROR_INVALID_POINTER (a pointer argument that is not an allocation; the message names it);
+ * KRT_ERROR_INVALID_NDRANGE (a zero size, or more groups than the device allows);
+ * KRT_ERROR_INVALID_GROUP_SIZE (a static size over the device or kernel limits, or against the kernel's
+ * required size); KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
+KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);
+
+/* Convenience: launch and wait for the queue. Same results as krt_launch, plus those of
+ * krt_queue_synchronize. */
+KRT_API krt_result krt_launch_sync(krt_kernel *kernel, const krt_launch_desc *desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KRT_H */

@@ -1,0 +1,58 @@
+# Tests: Criterion, one test/test_<area>.c per area, run on the real stack (loader + ze_pocl + PoCL).
+#   test/test_ze_*.c  drive the ze_pocl driver through the Level Zero loader only (never link the driver).
+#   test/test_*.c     (the rest) test libkrt.
+# `make test` runs every binary twice: plain, and under the loader's validation layer.
+
+CRITERION_CFLAGS := $(shell $(PKG_CONFIG) --cflags criterion 2>/dev/null)
+CRITERION_LIBS   := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null)
+ZE_CFLAGS        := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
+ZE_LIBS          := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
+
+TEST_ZE_SRCS  := $(wildcard test/test_ze_*.c)
+TEST_KRT_SRCS := $(filter-out $(TEST_ZE_SRCS),$(wildcard test/test_*.c))
+TEST_COMMON   := $(wildcard test/common/*.c)
+TEST_ZE_BINS  := $(patsubst test/%.c,$(BUILD)/test/%,$(TEST_ZE_SRCS))
+TEST_KRT_BINS := $(patsubst test/%.c,$(BUILD)/test/%,$(TEST_KRT_SRCS))
+TEST_BINS     := $(TEST_ZE_BINS) $(TEST_KRT_BINS)
+
+# Tests find their kernels and the driver through these.
+TEST_ENV := ZE_ENABLE_ALT_DRIVERS=$(ZE_POCL_SO) KRT_TEST_KERNELS=$(abspath $(BUILD)/test-kernels) \
+            KRT_KERNELS=$(abspath $(BUILD)/kernels) KRT_BUILD=$(abspath $(BUILD))
+VALIDATION_ENV := ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1
+# Criterion runs tests in parallel by default; two jobs match the machine.
+CRITERION_ARGS ?= --jobs 2
+
+.PHONY: tests test test-only test-ze test-krt test-examples
+tests: $(TEST_BINS)
+all: tests
+
+$(BUILD)/test/test_ze_%: test/test_ze_%.c $(TEST_COMMON) $(wildcard test/common/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Itest/common $< $(TEST_COMMON) -o $@ \
+	    $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
+
+$(BUILD)/test/test_%: test/test_%.c $(TEST_COMMON) $(wildcard test/common/*.h) $(KRT_SO) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common $< $(TEST_COMMON) -o $@ \
+	    -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
+
+# test/run.sh runs each Criterion binary plain and under the validation layer, then each program listed
+# in EXAMPLE_TESTS (examples.mk) by its exit code, and closes with one "N passed, N failed" line.
+# The package install and the build run in their own make so that pkg-config answers after `deps`.
+test:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory test-only
+
+test-only:
+	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" \
+	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS)
+
+test-ze: all
+	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" sh test/run.sh $(TEST_ZE_BINS) --
+
+test-krt: all
+	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" sh test/run.sh $(TEST_KRT_BINS) --
+
+test-examples: all
+	@$(TEST_ENV) sh test/run.sh -- $(EXAMPLE_TESTS)
