@@ -1,6 +1,7 @@
 # Tests: Criterion, one test/test_<area>.c per area, run on the real stack (loader + ze_pocl + PoCL).
 #   test/test_ze_*.c  drive the ze_pocl driver through the Level Zero loader only (never link the driver).
 #   test/test_*.c     (the rest) test libkrt.
+# test/common/ze_*.c is linked into the driver tests, test/common/krt_*.c into the libkrt tests.
 # `make test` runs every binary twice: plain, and under the loader's validation layer.
 
 CRITERION_CFLAGS := $(shell $(PKG_CONFIG) --cflags criterion 2>/dev/null)
@@ -10,7 +11,8 @@ ZE_LIBS          := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo 
 
 TEST_ZE_SRCS  := $(wildcard test/test_ze_*.c)
 TEST_KRT_SRCS := $(filter-out $(TEST_ZE_SRCS),$(wildcard test/test_*.c))
-TEST_COMMON   := $(wildcard test/common/*.c)
+TEST_ZE_COMMON  := $(wildcard test/common/ze_*.c)
+TEST_KRT_COMMON := $(wildcard test/common/krt_*.c)
 TEST_ZE_BINS  := $(patsubst test/%.c,$(BUILD)/test/%,$(TEST_ZE_SRCS))
 TEST_KRT_BINS := $(patsubst test/%.c,$(BUILD)/test/%,$(TEST_KRT_SRCS))
 TEST_BINS     := $(TEST_ZE_BINS) $(TEST_KRT_BINS)
@@ -26,14 +28,14 @@ CRITERION_ARGS ?= --jobs 2
 tests: $(TEST_BINS)
 all: tests
 
-$(BUILD)/test/test_ze_%: test/test_ze_%.c $(TEST_COMMON) $(wildcard test/common/*.h) | $(BUILD)
+$(BUILD)/test/test_ze_%: test/test_ze_%.c $(TEST_ZE_COMMON) $(wildcard test/common/*.h) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Itest/common $< $(TEST_COMMON) -o $@ \
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Itest/common $< $(TEST_ZE_COMMON) -o $@ \
 	    $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 
-$(BUILD)/test/test_%: test/test_%.c $(TEST_COMMON) $(wildcard test/common/*.h) $(KRT_SO) | $(BUILD)
+$(BUILD)/test/test_%: test/test_%.c $(TEST_KRT_COMMON) $(wildcard test/common/*.h) $(KRT_SO) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common $< $(TEST_COMMON) -o $@ \
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common $< $(TEST_KRT_COMMON) -o $@ \
 	    -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 
 # test/run.sh runs each Criterion binary plain and under the validation layer, then each program listed
