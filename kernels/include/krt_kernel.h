@@ -1,0 +1,66 @@
+/*
+ * krt_kernel.h: kernel-side helpers for krt's launch contract (OpenCL C).
+ *
+ * krt launches ceil(size[d] / group[d]) work-groups in each dimension. When the range is not a multiple of the
+ * group size, the last groups hold work-items past the end of the range: their global id is >= the range in
+ * that dimension. krt never shrinks the group size to make the range divide evenly, so every kernel launched
+ * with a dynamic group size must guard those work-items. Pass the range as kernel arguments and return early:
+ *
+ *     __kernel void scale(__global float *x, float a, uint n)
+ *     {
+ *         KRT_GUARD_1D(i, n);   // declares size_t i = get_global_id(0); returns when i >= n
+ *         x[i] *= a;
+ *     }
+ *
+ * Work-items that return early must not take part in a barrier(): a kernel that uses barriers keeps every
+ * work-item alive until the last barrier and guards only its memory accesses, with krt_in_range_*().
+ */
+#ifndef KRT_KERNEL_H
+#define KRT_KERNEL_H
+
+/* 1 when this work-item lies inside an n-item 1-D range. */
+static inline int krt_in_range_1d(ulong n)
+{
+    return get_global_id(0) < n;
+}
+
+/* 1 when this work-item lies inside an nx by ny range. */
+static inline int krt_in_range_2d(ulong nx, ulong ny)
+{
+    return get_global_id(0) < nx && get_global_id(1) < ny;
+}
+
+/* 1 when this work-item lies inside an nx by ny by nz range. */
+static inline int krt_in_range_3d(ulong nx, ulong ny, ulong nz)
+{
+    return get_global_id(0) < nx && get_global_id(1) < ny && get_global_id(2) < nz;
+}
+
+/* Row-major linear index of a 2-D / 3-D work-item within its range (x fastest). */
+static inline ulong krt_linear_2d(ulong nx)
+{
+    return get_global_id(1) * nx + get_global_id(0);
+}
+
+static inline ulong krt_linear_3d(ulong nx, ulong ny)
+{
+    return (get_global_id(2) * ny + get_global_id(1)) * nx + get_global_id(0);
+}
+
+/* Declare the global index (or indices) and return for work-items past the end of the range. */
+#define KRT_GUARD_1D(i, n)                                                                                    \
+    size_t i = get_global_id(0);                                                                              \
+    if (i >= (size_t)(n))                                                                                     \
+        return
+
+#define KRT_GUARD_2D(x, y, nx, ny)                                                                            \
+    size_t x = get_global_id(0), y = get_global_id(1);                                                       \
+    if (x >= (size_t)(nx) || y >= (size_t)(ny))                                                               \
+        return
+
+#define KRT_GUARD_3D(x, y, z, nx, ny, nz)                                                                     \
+    size_t x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);                                 \
+    if (x >= (size_t)(nx) || y >= (size_t)(ny) || z >= (size_t)(nz))                                         \
+        return
+
+#endif /* KRT_KERNEL_H */

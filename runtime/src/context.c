@@ -1,0 +1,361 @@
+/*
+ * context.c: process start-up (zeInit once, with krt's embedded driver default), the device list, the
+ * choice of a device, and the context's life.
+ */
+#include "krt_internal.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef KRT_LIBDIR
+#define KRT_LIBDIR "/usr/local/lib"
+#endif
+
+/* The loader's own default list, kept when krt adds ze_pocl, so that a machine with a GPU still gets it. */
+static const char *const gpu_driver_names = "libze_intel_gpu.so.1,libze_intel_vpu.so.1";
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static ze_result_t init_result = ZE_RESULT_ERROR_UNINITIALIZED;
+static char init_driver_note[PATH_MAX + 128];
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned live_contexts;
+
+/* Where ze_pocl sits beside libkrt: the directory of the object holding this code (libkrt.so, or the program
+ * a static libkrt.a was linked into), then the configured library directory. */
+static int find_ze_pocl(char *out, size_t size)
+{
+    Dl_info info;
+    if (dladdr((void *)&find_ze_pocl, &info) && info.dli_fname && info.dli_fname[0] == '/') {
+        char buf[PATH_MAX];
+        snprintf(buf, sizeof buf, "%s", info.dli_fname);
+        const char *dir = dirname(buf);
+        if (dir[0] != '\0') {
+            int n = snprintf(out, size, "%s/libze_pocl.so", dir);
+            if (n > 0 && (size_t)n < size && access(out, R_OK) == 0)
+                return 1;
+        }
+    }
+    int n = snprintf(out, size, "%s/libze_pocl.so", KRT_LIBDIR);
+    return n > 0 && (size_t)n < size && access(out, R_OK) == 0;
+}
+
+static void init_process(void)
+{
+    /* ZE_ENABLE_ALT_DRIVERS replaces the loader's list, so krt lists the GPU drivers too. Every entry is a
+     * non-empty name: an empty one makes the loader dlopen the program itself and recurse until the stack
+     * overflows. An explicit setting (even an empty one) is the user's and is left alone. */
+    int set_here = 0;
+    if (getenv("ZE_ENABLE_ALT_DRIVERS") == NULL) {
+        char pocl[PATH_MAX];
+        if (find_ze_pocl(pocl, sizeof pocl) && strchr(pocl, ',') == NULL) {
+            char value[PATH_MAX + 64];
+            snprintf(value, sizeof value, "%s,%s", gpu_driver_names, pocl);
+            if (setenv("ZE_ENABLE_ALT_DRIVERS", value, 1) == 0)
+                set_here = 1;
+            snprintf(init_driver_note, sizeof init_driver_note, "krt looked for %s", value);
+        } else {
+            snprintf(init_driver_note, sizeof init_driver_note,
+                     "krt found no libze_pocl.so beside libkrt or in %s", KRT_LIBDIR);
+        }
+    } else {
+        snprintf(init_driver_note, sizeof init_driver_note, "ZE_ENABLE_ALT_DRIVERS=%s",
+                 getenv("ZE_ENABLE_ALT_DRIVERS"));
+    }
+    init_result = zeInit(0);
+    /* The loader read the variable during zeInit; removing it keeps krt's choice out of child processes. */
+    if (set_here)
+        unsetenv("ZE_ENABLE_ALT_DRIVERS");
+}
+
+static krt_result no_driver(const char *why)
+{
+    return krt__fail(KRT_ERROR_NO_DRIVER,
+                     "no Level Zero driver could be loaded (%s; %s). Install Intel's GPU driver "
+                     "(libze-intel-gpu1) for a GPU, or put ze_pocl's libze_pocl.so beside libkrt.so, or set "
+                     "ZE_ENABLE_ALT_DRIVERS=/path/to/libze_pocl.so",
+                     why, init_driver_note);
+}
+
+/* zeInit once per process, then the driver handles. */
+static krt_result get_drivers(ze_driver_handle_t *drivers, uint32_t *count)
+{
+    pthread_once(&init_once, init_process);
+    if (init_result != ZE_RESULT_SUCCESS)
+        return no_driver(krt__ze_name(init_result));
+    uint32_t n = 0;
+    ze_result_t zr = zeDriverGet(&n, NULL);
+    if (zr != ZE_RESULT_SUCCESS || n == 0)
+        return no_driver(zr != ZE_RESULT_SUCCESS ? krt__ze_name(zr) : "the loader found no driver");
+    if (n > *count)
+        n = *count;
+    zr = zeDriverGet(&n, drivers);
+    if (zr != ZE_RESULT_SUCCESS)
+        return no_driver(krt__ze_name(zr));
+    *count = n;
+    return KRT_SUCCESS;
+}
+
+typedef struct device_ref {
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    uint32_t driver_index, device_index;
+} device_ref;
+
+#define MAX_DRIVERS 16
+#define MAX_DEVICES 64
+
+static krt_result list_devices(device_ref *refs, uint32_t *count)
+{
+    ze_driver_handle_t drivers[MAX_DRIVERS];
+    uint32_t nd = MAX_DRIVERS;
+    krt_result r = get_drivers(drivers, &nd);
+    if (r != KRT_SUCCESS)
+        return r;
+    uint32_t total = 0;
+    for (uint32_t d = 0; d < nd && total < *count; d++) {
+        ze_device_handle_t devs[MAX_DEVICES];
+        uint32_t n = 0;
+        if (zeDeviceGet(drivers[d], &n, NULL) != ZE_RESULT_SUCCESS)
+            continue;
+        if (n > MAX_DEVICES)
+            n = MAX_DEVICES;
+        if (zeDeviceGet(drivers[d], &n, devs) != ZE_RESULT_SUCCESS)
+            continue;
+        for (uint32_t i = 0; i < n && total < *count; i++)
+            refs[total++] = (device_ref){ drivers[d], devs[i], d, i };
+    }
+    *count = total;
+    return KRT_SUCCESS;
+}
+
+krt_result krt_device_list(krt_device_info *infos, uint32_t *count)
+{
+    if (!count)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_device_list: count is NULL");
+    device_ref refs[MAX_DEVICES];
+    uint32_t n = MAX_DEVICES;
+    krt_result r = list_devices(refs, &n);
+    if (r != KRT_SUCCESS)
+        return r;
+    if (!infos) {
+        *count = n;
+        return KRT_SUCCESS;
+    }
+    uint32_t filled = 0;
+    for (uint32_t i = 0; i < n && filled < *count; i++) {
+        krt__driver_entry *drv;
+        krt__device_entry *dev;
+        if ((r = krt__driver_entry_get(refs[i].driver, &drv)) != KRT_SUCCESS)
+            return r;
+        if ((r = krt__device_entry_get(refs[i].device, &dev)) != KRT_SUCCESS)
+            return r;
+        krt__device_info_fill(drv, dev, refs[i].driver_index, refs[i].device_index, &infos[filled++]);
+    }
+    *count = filled;
+    return KRT_SUCCESS;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (n == 0)
+        return 1;
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
+static krt_result choose_device(const char *want, device_ref *out)
+{
+    device_ref refs[MAX_DEVICES];
+    uint32_t n = MAX_DEVICES;
+    krt_result r = list_devices(refs, &n);
+    if (r != KRT_SUCCESS)
+        return r;
+    if (n == 0)
+        return no_driver("the drivers found have no device");
+
+    if (want && *want) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long idx = strtoul(want, &end, 10);
+        if (errno == 0 && end != want && *end == '\0') {
+            if (idx >= n)
+                return krt__fail(KRT_ERROR_NO_DEVICE, "device index %lu requested, but there are %u devices", idx,
+                                 n);
+            *out = refs[idx];
+            return KRT_SUCCESS;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            krt__device_entry *dev;
+            if (krt__device_entry_get(refs[i].device, &dev) == KRT_SUCCESS && contains_nocase(dev->props.name, want)) {
+                *out = refs[i];
+                return KRT_SUCCESS;
+            }
+        }
+        return krt__fail(KRT_ERROR_NO_DEVICE, "no device name contains \"%s\" (%u devices; krt-info lists them)",
+                         want, n);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        krt__device_entry *dev;
+        if (krt__device_entry_get(refs[i].device, &dev) == KRT_SUCCESS && dev->props.type == ZE_DEVICE_TYPE_GPU) {
+            *out = refs[i];
+            return KRT_SUCCESS;
+        }
+    }
+    *out = refs[0];
+    return KRT_SUCCESS;
+}
+
+/* Defaults of krt_context_desc in one place. */
+static void context_desc_defaults(const krt_context_desc *in, krt_context_desc *out)
+{
+    if (in)
+        *out = *in;
+    else
+        memset(out, 0, sizeof *out);
+    if (out->spill_budget == 0)
+        out->spill_budget = (size_t)1 << 20;
+    if (out->min_groups == 0)
+        out->min_groups = 16;
+    if (out->device == NULL || out->device[0] == '\0')
+        out->device = getenv("KRT_DEVICE");
+}
+
+krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
+{
+    if (!out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_create: out is NULL");
+    krt_context_desc d;
+    context_desc_defaults(desc, &d);
+    if (d.flags & ~(uint32_t)KRT_CONTEXT_FLAG_NO_MEMO)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_create: unknown flags 0x%x", d.flags);
+
+    /* krt initialises afresh when no context is alive: nothing learned from earlier drivers survives. */
+    pthread_mutex_lock(&live_lock);
+    if (live_contexts == 0)
+        krt__driver_cache_clear();
+    live_contexts++;
+    pthread_mutex_unlock(&live_lock);
+
+    krt_result r;
+    device_ref ref;
+    krt_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a context");
+        goto fail;
+    }
+    pthread_mutex_init(&ctx->lock, NULL);
+    atomic_init(&ctx->free_generation, 1);
+    krt__log_init(&ctx->log, &d.logger);
+    ctx->trace = krt__log_enabled(&ctx->log, KRT_LOG_TRACE);
+    ctx->spill_budget = d.spill_budget;
+    ctx->min_groups = d.min_groups;
+    ctx->flags = d.flags;
+
+    if ((r = choose_device(d.device, &ref)) != KRT_SUCCESS)
+        goto fail;
+    ctx->driver = ref.driver;
+    ctx->device = ref.device;
+    if ((r = krt__driver_entry_get(ctx->driver, &ctx->drv)) != KRT_SUCCESS)
+        goto fail;
+    if ((r = krt__device_entry_get(ctx->device, &ctx->dev)) != KRT_SUCCESS)
+        goto fail;
+    krt__device_info_fill(ctx->drv, ctx->dev, ref.driver_index, ref.device_index, &ctx->info);
+
+    ze_context_desc_t cd = { .stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC };
+    if ((r = krt__ze(zeContextCreate(ctx->driver, &cd, &ctx->ze), "zeContextCreate")) != KRT_SUCCESS)
+        goto fail;
+    if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS)
+        goto fail;
+    krt__logf(&ctx->log, KRT_LOG_INFO, "context on %s (driver %s), max group %u, extension max group size: %s",
+              ctx->info.name, ctx->info.driver_name, ctx->info.max_group_size,
+              ctx->drv->has_max_group_size_ext ? "yes" : "no");
+    *out = ctx;
+    return KRT_SUCCESS;
+
+fail:
+    if (ctx) {
+        if (ctx->ze)
+            zeContextDestroy(ctx->ze);
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+    }
+    pthread_mutex_lock(&live_lock);
+    live_contexts--;
+    pthread_mutex_unlock(&live_lock);
+    return r;
+}
+
+void krt_context_destroy(krt_context *ctx)
+{
+    if (!ctx)
+        return;
+    krt_context_synchronize(ctx);
+    pthread_mutex_lock(&ctx->lock);
+    while (ctx->modules)
+        krt__module_destroy_locked(ctx->modules);
+    ctx->builtin = NULL;
+    while (ctx->queues)
+        krt__queue_destroy_locked(ctx->queues);
+    while (ctx->events)
+        krt__event_destroy_locked(ctx->events);
+    krt__event_pools_destroy(ctx);
+    krt__alloc_set_free_all(ctx);
+    pthread_mutex_unlock(&ctx->lock);
+    zeContextDestroy(ctx->ze);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+
+    pthread_mutex_lock(&live_lock);
+    live_contexts--;
+    pthread_mutex_unlock(&live_lock);
+}
+
+krt_result krt_context_device_info(krt_context *ctx, krt_device_info *out)
+{
+    if (!ctx || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_device_info: %s is NULL", ctx ? "out" : "ctx");
+    *out = ctx->info;
+    return KRT_SUCCESS;
+}
+
+krt_result krt_context_extensions(krt_context *ctx, const char **names, uint32_t *count)
+{
+    if (!ctx || !count)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_extensions: %s is NULL", ctx ? "count" : "ctx");
+    const krt__driver_entry *drv = ctx->drv;
+    if (!names) {
+        *count = drv->num_extensions;
+        return KRT_SUCCESS;
+    }
+    uint32_t n = *count < drv->num_extensions ? *count : drv->num_extensions;
+    for (uint32_t i = 0; i < n; i++)
+        names[i] = drv->names[i];
+    *count = n;
+    return KRT_SUCCESS;
+}
+
+int krt_context_has_extension(krt_context *ctx, const char *name)
+{
+    if (!ctx || !name)
+        return 0;
+    const krt__driver_entry *drv = ctx->drv;
+    for (uint32_t i = 0; i < drv->num_extensions; i++)
+        if (strcmp(drv->names[i], name) == 0)
+            return 1;
+    return 0;
+}

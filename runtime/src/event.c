@@ -1,0 +1,181 @@
+/*
+ * event.c: events come from pools of 64 owned by the context, one chain of pools for plain events and one
+ * for kernel-timestamp events; a new pool is added when every slot is taken. All events are host-visible
+ * so that the host can wait on them.
+ */
+#include "krt_internal.h"
+
+#include <stdlib.h>
+
+#define POOL_SIZE 64
+
+static krt_result pool_add(krt_context *ctx, uint32_t timestamp, krt__event_pool **out)
+{
+    krt__event_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for an event pool");
+    ze_event_pool_desc_t pd = {
+        .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+        .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | (timestamp ? ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP : 0),
+        .count = POOL_SIZE,
+    };
+    krt_result r = krt__ze(zeEventPoolCreate(ctx->ze, &pd, 1, &ctx->device, &p->pool), "zeEventPoolCreate");
+    if (r != KRT_SUCCESS) {
+        free(p);
+        return r;
+    }
+    p->timestamp = timestamp;
+    p->next = ctx->pools;
+    ctx->pools = p;
+    *out = p;
+    return KRT_SUCCESS;
+}
+
+krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt_event **out)
+{
+    krt_event *e = calloc(1, sizeof *e);
+    if (!e)
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for an event");
+    uint32_t timestamp = (flags & KRT_EVENT_FLAG_TIMESTAMP) ? 1 : 0;
+    pthread_mutex_lock(&ctx->lock);
+    krt__event_pool *pool = NULL;
+    for (krt__event_pool *p = ctx->pools; p; p = p->next)
+        if (p->timestamp == timestamp && p->used != UINT64_MAX) {
+            pool = p;
+            break;
+        }
+    krt_result r = KRT_SUCCESS;
+    if (!pool)
+        r = pool_add(ctx, timestamp, &pool);
+    if (r == KRT_SUCCESS) {
+        uint32_t slot = 0;
+        while (pool->used & ((uint64_t)1 << slot))
+            slot++;
+        ze_event_desc_t ed = {
+            .stype = ZE_STRUCTURE_TYPE_EVENT_DESC,
+            .index = slot,
+            .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+            .wait = ZE_EVENT_SCOPE_FLAG_HOST,
+        };
+        r = krt__ze(zeEventCreate(pool->pool, &ed, &e->ze), "zeEventCreate");
+        if (r == KRT_SUCCESS) {
+            pool->used |= (uint64_t)1 << slot;
+            e->ctx = ctx;
+            e->pool = pool;
+            e->slot = slot;
+            e->flags = flags;
+            e->internal = internal;
+            e->next = ctx->events;
+            ctx->events = e;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (r != KRT_SUCCESS) {
+        free(e);
+        return r;
+    }
+    *out = e;
+    return KRT_SUCCESS;
+}
+
+krt_result krt_event_create(krt_context *ctx, const krt_event_desc *desc, krt_event **out)
+{
+    if (!ctx || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_create: %s is NULL", ctx ? "out" : "ctx");
+    uint32_t flags = desc ? desc->flags : 0;
+    if (flags & ~(uint32_t)KRT_EVENT_FLAG_TIMESTAMP)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_create: unknown flags 0x%x", flags);
+    return krt__event_create(ctx, flags, 0, out);
+}
+
+/* The caller holds ctx->lock. */
+void krt__event_destroy_locked(krt_event *e)
+{
+    krt_context *ctx = e->ctx;
+    for (krt_event **p = &ctx->events; *p; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            break;
+        }
+    zeEventDestroy(e->ze);
+    e->pool->used &= ~((uint64_t)1 << e->slot);
+    free(e);
+}
+
+void krt_event_destroy(krt_event *event)
+{
+    if (!event || event->internal)
+        return;
+    krt_context *ctx = event->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    krt__event_destroy_locked(event);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+/* The caller holds ctx->lock; every event is gone. */
+void krt__event_pools_destroy(krt_context *ctx)
+{
+    while (ctx->pools) {
+        krt__event_pool *next = ctx->pools->next;
+        zeEventPoolDestroy(ctx->pools->pool);
+        free(ctx->pools);
+        ctx->pools = next;
+    }
+}
+
+krt_result krt_event_synchronize(krt_event *event, uint64_t timeout_ns)
+{
+    if (!event)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_synchronize: event is NULL");
+    ze_result_t zr = zeEventHostSynchronize(event->ze, timeout_ns);
+    if (zr == ZE_RESULT_NOT_READY)
+        return KRT_TIMEOUT;
+    return krt__ze(zr, "zeEventHostSynchronize");
+}
+
+krt_result krt_event_query(krt_event *event)
+{
+    if (!event)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_query: event is NULL");
+    return krt__ze(zeEventQueryStatus(event->ze), "zeEventQueryStatus");
+}
+
+krt_result krt_event_reset(krt_event *event)
+{
+    if (!event)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_reset: event is NULL");
+    return krt__ze(zeEventHostReset(event->ze), "zeEventHostReset");
+}
+
+krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, uint64_t *end_ns)
+{
+    if (!event || !start_ns || !end_ns)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_kernel_time: %s is NULL",
+                         !event ? "event" : !start_ns ? "start_ns" : "end_ns");
+    if (!(event->flags & KRT_EVENT_FLAG_TIMESTAMP))
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "krt_event_kernel_time: the event was created without KRT_EVENT_FLAG_TIMESTAMP");
+    ze_result_t zr = zeEventQueryStatus(event->ze);
+    if (zr == ZE_RESULT_NOT_READY)
+        return KRT_NOT_READY;
+    krt_result r = krt__ze(zr, "zeEventQueryStatus");
+    if (r != KRT_SUCCESS)
+        return r;
+    ze_kernel_timestamp_result_t ts;
+    zr = zeEventQueryKernelTimestamp(event->ze, &ts);
+    if (zr == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "the driver gives no kernel timestamps");
+    if ((r = krt__ze(zr, "zeEventQueryKernelTimestamp")) != KRT_SUCCESS)
+        return r;
+    /* With the base device-properties stype, timerResolution is nanoseconds per tick. Kernel timestamps
+     * carry kernelTimestampValidBits bits and may wrap once between start and end. */
+    const ze_device_properties_t *dp = &event->ctx->dev->props;
+    uint64_t res = dp->timerResolution ? dp->timerResolution : 1;
+    uint32_t bits = dp->kernelTimestampValidBits;
+    uint64_t start = ts.global.kernelStart, end = ts.global.kernelEnd;
+    if (end < start && bits > 0 && bits < 64)
+        end += (uint64_t)1 << bits;
+    *start_ns = start * res;
+    *end_ns = end * res;
+    return KRT_SUCCESS;
+}

@@ -1,0 +1,152 @@
+/*
+ * kernel.c: kernels by name, memoized per module, each made in one allocation that holds its argument slots,
+ * and the kernel's driver properties, queried once through a pNext chain built in a scoped arena.
+ */
+#include "krt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t align_up(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **out)
+{
+    const krt__kernel_refl *kr = &module->refl.kernels[index];
+    /* The kernel, its slots and the bytes each slot keeps, in one block: a launch never allocates. */
+    size_t head = align_up(sizeof(krt_kernel), 16);
+    size_t slots = align_up(kr->num_args * sizeof(krt__arg_slot), 16);
+    size_t storage = 0;
+    for (uint32_t i = 0; i < kr->num_args; i++)
+        storage += align_up(kr->args[i].size ? kr->args[i].size : 1, 16);
+    unsigned char *block = calloc(1, head + slots + storage);
+    if (!block)
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for kernel %s", kr->name);
+    krt_kernel *k = (krt_kernel *)block;
+    k->module = module;
+    k->ctx = module->ctx;
+    k->refl = kr;
+    k->index = index;
+    k->slots = (krt__arg_slot *)(block + head);
+    unsigned char *value = block + head + slots;
+    for (uint32_t i = 0; i < kr->num_args; i++) {
+        k->slots[i].value = value;
+        value += align_up(kr->args[i].size ? kr->args[i].size : 1, 16);
+    }
+    ze_kernel_desc_t kd = { .stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = kr->name };
+    krt_result r = krt__ze(zeKernelCreate(module->ze, &kd, &k->ze), "zeKernelCreate");
+    if (r != KRT_SUCCESS) {
+        free(block);
+        return r;
+    }
+    pthread_mutex_init(&k->lock, NULL);
+    *out = k;
+    return KRT_SUCCESS;
+}
+
+void krt__kernel_destroy(krt_kernel *k)
+{
+    if (!k)
+        return;
+    zeKernelDestroy(k->ze);
+    krt__config_memo_free(k);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+}
+
+krt_result krt_kernel_get(krt_module *module, const char *name, krt_kernel **out)
+{
+    if (!module || !name || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_get: %s is NULL",
+                         !module ? "module" : !name ? "name" : "out");
+    uint32_t index;
+    if (!krt__reflection_find(&module->refl, name, &index))
+        return krt__kernel_not_found(module, name);
+    krt_result r = KRT_SUCCESS;
+    pthread_mutex_lock(&module->lock);
+    if (!module->kernels[index])
+        r = krt__kernel_create(module, index, &module->kernels[index]);
+    if (r == KRT_SUCCESS)
+        *out = module->kernels[index];
+    pthread_mutex_unlock(&module->lock);
+    return r;
+}
+
+krt_result krt__kernel_query_properties(krt_kernel *k, int has_max_ext, krt_kernel_properties *out)
+{
+    /* The chain ze_kernel_properties_t -> preferred group size -> max group size (only when the driver
+     * advertises the extension) lives in this arena for the whole call: the driver reaches the structs only
+     * through pNext, so none of them may be a temporary that ends before zeKernelGetProperties returns. */
+    _Alignas(16) unsigned char buffer[512];
+    krt__arena arena;
+    krt__arena_init(&arena, buffer, sizeof buffer);
+    ze_kernel_properties_t *kp = krt__arena_alloc(&arena, sizeof *kp, _Alignof(ze_kernel_properties_t));
+    ze_kernel_preferred_group_size_properties_t *pref =
+        krt__arena_alloc(&arena, sizeof *pref, _Alignof(ze_kernel_preferred_group_size_properties_t));
+    ze_kernel_max_group_size_properties_ext_t *maxp = NULL;
+    if (has_max_ext)
+        maxp = krt__arena_alloc(&arena, sizeof *maxp, _Alignof(ze_kernel_max_group_size_properties_ext_t));
+    if (!kp || !pref || (has_max_ext && !maxp)) {
+        krt__arena_release(&arena);
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "property chain does not fit its arena");
+    }
+    kp->stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+    kp->pNext = pref;
+    pref->stype = ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES;
+    if (maxp) {
+        pref->pNext = maxp;
+        maxp->stype = ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES;
+    }
+    krt_result r = krt__ze(zeKernelGetProperties(k->ze, kp), "zeKernelGetProperties");
+    if (r == KRT_SUCCESS) {
+        const ze_device_compute_properties_t *c = &k->ctx->dev->compute;
+        memset(out, 0, sizeof *out);
+        out->num_args = kp->numKernelArgs;
+        out->required_group[0] = kp->requiredGroupSizeX;
+        out->required_group[1] = kp->requiredGroupSizeY;
+        out->required_group[2] = kp->requiredGroupSizeZ;
+        /* The reflected reqd_work_group_size stands when a driver does not report it. */
+        if (!out->required_group[0] && k->refl->required_group[0])
+            memcpy(out->required_group, k->refl->required_group, sizeof out->required_group);
+        if (maxp && maxp->maxGroupSize > 0) {
+            out->max_group_size = maxp->maxGroupSize;
+            out->max_group_size_from_extension = 1;
+        } else {
+            out->max_group_size = c->maxTotalGroupSize;
+        }
+        out->preferred_multiple = pref->preferredMultiple ? pref->preferredMultiple : 1;
+        out->local_mem_size = kp->localMemSize;
+        out->private_mem_size = kp->privateMemSize;
+        out->spill_mem_size = kp->spillMemSize;
+    }
+    krt__arena_release(&arena);
+    return r;
+}
+
+krt_result krt__kernel_properties_locked(krt_kernel *k, krt_kernel_properties **out)
+{
+    if (!k->props_valid) {
+        krt_result r = krt__kernel_query_properties(k, k->ctx->drv->has_max_group_size_ext, &k->props);
+        if (r != KRT_SUCCESS)
+            return r;
+        k->props_valid = 1;
+    }
+    *out = &k->props;
+    return KRT_SUCCESS;
+}
+
+krt_result krt_kernel_properties_get(krt_kernel *kernel, krt_kernel_properties *out)
+{
+    if (!kernel || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_properties_get: %s is NULL",
+                         kernel ? "out" : "kernel");
+    pthread_mutex_lock(&kernel->lock);
+    krt_kernel_properties *p;
+    krt_result r = krt__kernel_properties_locked(kernel, &p);
+    if (r == KRT_SUCCESS)
+        *out = *p;
+    pthread_mutex_unlock(&kernel->lock);
+    return r;
+}

@@ -1,0 +1,321 @@
+/*
+ * krt_internal.h: the objects behind krt's opaque handles and the functions the runtime's files share.
+ * Private to runtime/src; nothing here is part of the contract in krt.h.
+ */
+#ifndef KRT_INTERNAL_H
+#define KRT_INTERNAL_H
+
+#include "krt.h"
+
+#include <level_zero/ze_api.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* The loader headers of API 1.4 lack the max-group-size extension; the layout is the one the extension
+ * specification fixes, so a driver that implements it fills this struct. */
+#ifndef ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES
+#define ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES ((ze_structure_type_t)0x10013)
+typedef struct krt__ze_kernel_max_group_size_properties_ext {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t maxGroupSize;
+} ze_kernel_max_group_size_properties_ext_t;
+#endif
+#define KRT__EXT_MAX_GROUP_SIZE "ZE_extension_kernel_max_group_size_properties"
+
+#define KRT__UNUSED(x) ((void)(x))
+
+/* ---- result.c: messages and translation ------------------------------------------------------------ */
+
+/* Records a formatted message for krt_last_error_message() and returns code, so that a failing path reads
+ * `return krt__fail(KRT_ERROR_..., "...", ...);`. */
+krt_result krt__fail(krt_result code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one translation of a Level Zero result; records "<what>: <ze name>" as the message on failure. */
+krt_result krt__ze(ze_result_t zr, const char *what);
+krt_result krt__from_ze(ze_result_t zr);
+const char *krt__ze_name(ze_result_t zr);
+
+/* ---- log.c ----------------------------------------------------------------------------------------- */
+
+typedef struct krt__log {
+    krt_logger logger; /* func NULL: nothing is produced */
+} krt__log;
+
+void krt__log_init(krt__log *log, const krt_logger *user);
+void krt__logf(const krt__log *log, krt_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline bool krt__log_enabled(const krt__log *log, krt_log_level level)
+{
+    return log->logger.func != NULL && level <= log->logger.max_level;
+}
+/* 1 when the environment variable is exactly "1" (the loader's convention). */
+int krt__env_flag(const char *name);
+
+/* ---- arena.c: scoped arena for pNext chains ------------------------------------------------------- */
+
+typedef struct krt__arena {
+    unsigned char *base;
+    size_t cap, used;
+} krt__arena;
+
+void krt__arena_init(krt__arena *arena, void *buffer, size_t size);
+/* Zeroed, aligned memory from the arena, or NULL when the arena's buffer is exhausted. */
+void *krt__arena_alloc(krt__arena *arena, size_t size, size_t align);
+void krt__arena_release(krt__arena *arena);
+
+/* ---- driver_cache.c: per-driver extension list, per-device properties --------------------------- */
+
+typedef struct krt__driver_entry {
+    ze_driver_handle_t driver;
+    uint32_t num_extensions;
+    ze_driver_extension_properties_t *extensions;
+    const char **names; /* points into extensions[].name */
+    int has_max_group_size_ext;
+    struct krt__driver_entry *next;
+} krt__driver_entry;
+
+typedef struct krt__device_entry {
+    ze_device_handle_t device;
+    ze_device_properties_t props;
+    ze_device_compute_properties_t compute;
+    ze_device_module_properties_t module;
+    uint64_t memory_bytes;
+    uint32_t compute_ordinal;
+    struct krt__device_entry *next;
+} krt__device_entry;
+
+/* Both return the memoized entry, querying the driver the first time a handle is seen. */
+krt_result krt__driver_entry_get(ze_driver_handle_t driver, krt__driver_entry **out);
+krt_result krt__device_entry_get(ze_device_handle_t device, krt__device_entry **out);
+/* Forgets every entry: called when krt initialises afresh (no live context). */
+void krt__driver_cache_clear(void);
+/* The uncached query that KRT_CONTEXT_FLAG_NO_MEMO performs on every launch: the two-call pattern with a
+ * heap array, as a runtime without the cache does. Returns whether the max-group-size extension is there. */
+krt_result krt__driver_query_max_group_ext(ze_driver_handle_t driver, int *has_ext);
+/* Fills a krt_device_info from the cached properties. */
+void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry *dev, uint32_t driver_index,
+                           uint32_t device_index, krt_device_info *out);
+
+/* ---- context.c ------------------------------------------------------------------------------------- */
+
+typedef struct krt__alloc_set {
+    void **slots; /* open addressing; NULL = empty, KRT__TOMBSTONE = deleted */
+    size_t cap, count, used;
+} krt__alloc_set;
+
+typedef struct krt__event_pool {
+    ze_event_pool_handle_t pool;
+    uint32_t timestamp;
+    uint64_t used; /* bit mask of the 64 slots */
+    struct krt__event_pool *next;
+} krt__event_pool;
+
+struct krt_context {
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    ze_context_handle_t ze;
+    krt__driver_entry *drv;
+    krt__device_entry *dev;
+    krt_device_info info;
+    size_t spill_budget;
+    uint32_t min_groups;
+    uint32_t flags;
+    krt__log log;
+    int trace;
+
+    /* Guards the lists below, the allocation set, the event pools and the built-in module. */
+    pthread_mutex_t lock;
+    krt_queue *queues;       /* every queue, the default one included */
+    krt_queue *default_queue;
+    krt_module *modules;
+    krt_event *events;
+    krt__event_pool *pools;
+    krt__alloc_set allocs;
+    /* Bumped by every krt_free, so that a launch revalidates pointer arguments it had checked before. */
+    atomic_uint_fast64_t free_generation;
+
+    krt_module *builtin;     /* the embedded fill kernels, built on first use */
+};
+
+/* ---- memory.c -------------------------------------------------------------------------------------- */
+
+void krt__alloc_set_free_all(krt_context *ctx);
+/* Whether ptr is an allocation the driver knows (zeMemGetAllocProperties type not UNKNOWN). */
+bool krt__pointer_known(krt_context *ctx, const void *ptr);
+
+/* ---- reflect.c ------------------------------------------------------------------------------------- */
+
+typedef struct krt__kernel_refl {
+    char *name;
+    uint32_t num_args;
+    krt_arg_info *args;
+    uint32_t required_group[3];
+    uint32_t group_hint[3];
+} krt__kernel_refl;
+
+typedef struct krt__reflection {
+    uint32_t num_kernels;
+    krt__kernel_refl *kernels;
+    const char **kernel_names;
+    krt_arg_info *all_args; /* one array; kernels[k].args point into it */
+    uint32_t pointer_size;
+    int uses_fp16, uses_fp64, uses_int64_atomics;
+    char *strings; /* one block holding every name above */
+} krt__reflection;
+
+/* Parses the module with SPIRV-Tools' binary parser. KRT_ERROR_INVALID_MODULE with the parser's diagnostic
+ * and word offset when it does not parse. */
+krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection *out);
+void krt__reflection_free(krt__reflection *refl);
+const krt__kernel_refl *krt__reflection_find(const krt__reflection *refl, const char *name, uint32_t *index);
+
+/* ---- validate.c ------------------------------------------------------------------------------------ */
+
+krt_result krt__validate(const krt__log *log, const uint32_t *words, size_t num_words, krt_validation policy);
+
+/* ---- module.c / kernel.c --------------------------------------------------------------------------- */
+
+struct krt_module {
+    krt_context *ctx;
+    ze_module_handle_t ze;
+    krt__reflection refl;
+    pthread_mutex_t lock; /* guards kernels[] creation */
+    krt_kernel **kernels; /* memoized per kernel index, created on first krt_kernel_get */
+    int builtin;
+    krt_module *next;
+};
+
+/* A kernel argument slot: the value the driver holds for the argument, so that an unchanged value is not set
+ * again. Slots live inline in the kernel's single allocation, made at kernel creation. */
+typedef struct krt__arg_slot {
+    size_t size;         /* bytes last set, 0 = never set */
+    int is_set;
+    uint64_t generation; /* pointers: free_generation when the pointer was last checked */
+    unsigned char *value; /* points into the kernel's storage block, refl size bytes */
+} krt__arg_slot;
+
+typedef struct krt__config_key {
+    uint32_t dims;
+    uint32_t local_bytes; /* __local argument bytes: part of the key, they bound the group size */
+    uint64_t size[3];
+} krt__config_key;
+
+typedef struct krt__config_entry {
+    krt__config_key key;
+    int used;
+    krt_launch_config config;
+} krt__config_entry;
+
+struct krt_kernel {
+    krt_module *module;
+    krt_context *ctx;
+    ze_kernel_handle_t ze;
+    const krt__kernel_refl *refl;
+    uint32_t index;
+
+    /* Guards everything below and the driver's argument and group-size state of this kernel. */
+    pthread_mutex_t lock;
+    int props_valid;
+    krt_kernel_properties props;
+    uint32_t group_set[3]; /* the group size last given to zeKernelSetGroupSize; 0 = none yet */
+
+    /* Memo of launch configurations per (ndrange, local bytes): open addressing, grown on cold lookups. */
+    krt__config_entry *configs;
+    uint32_t config_cap, config_count;
+    krt__config_entry *last_config;
+    krt_launch_config unmemoized; /* KRT_CONTEXT_FLAG_NO_MEMO: the configuration of the current launch */
+
+    krt__arg_slot *slots; /* refl->num_args, inline after the struct */
+};
+
+krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **out);
+void krt__kernel_destroy(krt_kernel *kernel);
+/* The memoized kernel properties (queried through the pNext chain on first use). Caller holds kernel->lock. */
+krt_result krt__kernel_properties_locked(krt_kernel *kernel, krt_kernel_properties **out);
+/* The uncached query; KRT_CONTEXT_FLAG_NO_MEMO uses it on every launch. */
+krt_result krt__kernel_query_properties(krt_kernel *kernel, int has_max_ext, krt_kernel_properties *out);
+
+/* KRT_ERROR_KERNEL_NOT_FOUND with a message listing the module's kernels. */
+krt_result krt__kernel_not_found(const krt_module *module, const char *name);
+krt_result krt__module_create_builtin(krt_context *ctx, krt_module **out);
+void krt__module_destroy_locked(krt_module *module);
+
+/* ---- launch_config.c ------------------------------------------------------------------------------- */
+
+/* Everything the choice depends on, so that the rule is a pure function (and testable as one). */
+typedef struct krt__config_input {
+    uint32_t dims;
+    uint64_t size[3];
+    uint32_t local_bytes;
+    /* device */
+    uint32_t dev_max_total, dev_max[3], dev_max_count[3], dev_max_slm;
+    /* kernel */
+    uint32_t required[3];
+    uint32_t kernel_max;
+    int kernel_max_from_ext;
+    uint32_t preferred_multiple;
+    uint32_t local_mem_size;
+    uint32_t spill_mem_size;
+    /* context */
+    size_t spill_budget;
+    uint32_t min_groups;
+} krt__config_input;
+
+/* The spill-aware cap: gs * spill within budget, else the largest power of two that fits (at least 1). */
+uint32_t krt__spill_cap(uint32_t group_size, uint32_t spill, size_t budget);
+uint32_t krt__prev_pow2(uint64_t x);
+/* Normalises dims (0 = highest non-zero) and checks the sizes. */
+krt_result krt__ndrange_check(const krt_ndrange *range, uint32_t *dims_out);
+krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *out);
+krt_result krt__config_static(const krt__config_input *in, const uint32_t group[3], krt_launch_config *out);
+/* The memoized lookup of the launch path. Caller holds kernel->lock. */
+krt_result krt__config_lookup(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
+                              const krt_launch_config **out);
+void krt__config_memo_free(krt_kernel *kernel);
+/* The check of a caller's static group size. Caller holds kernel->lock. */
+krt_result krt__config_static_for(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
+                                  const uint32_t group[3], krt_launch_config *out);
+const char *krt__limit_name(krt_limit limit);
+
+/* ---- queue.c / event.c ----------------------------------------------------------------------------- */
+
+struct krt_queue {
+    krt_context *ctx;
+    ze_command_list_handle_t list;
+    pthread_mutex_t lock;      /* order of appends */
+    pthread_mutex_t sync_lock; /* one synchronize at a time uses sync_event */
+    krt_event *sync_event;
+    int is_default;
+    krt_queue *next;
+};
+
+struct krt_event {
+    krt_context *ctx;
+    ze_event_handle_t ze;
+    krt__event_pool *pool;
+    uint32_t slot;
+    uint32_t flags;
+    int internal;
+    krt_event *next;
+};
+
+krt_result krt__queue_create(krt_context *ctx, const krt_queue_desc *desc, int is_default, krt_queue **out);
+void krt__queue_destroy_locked(krt_queue *queue);
+krt_result krt__queue_sync(krt_queue *queue);
+krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt_event **out);
+void krt__event_destroy_locked(krt_event *event);
+void krt__event_pools_destroy(krt_context *ctx);
+
+/* ---- launch.c -------------------------------------------------------------------------------------- */
+
+/* The launch path shared by krt_launch and the built-in fill. */
+krt_result krt__launch(krt_kernel *kernel, const krt_launch_desc *desc);
+
+/* ---- the embedded built-in kernels (builtin_kernels.S) ---------------------------------------------- */
+
+extern const unsigned char krt__builtin_spv[];
+extern const unsigned char krt__builtin_spv_end[];
+
+#endif /* KRT_INTERNAL_H */

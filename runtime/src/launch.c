@@ -1,0 +1,246 @@
+/*
+ * launch.c: the launch path, top to bottom. Under the kernel's lock: look up the memoized configuration (or
+ * check the static group size), check every argument against the reflected signature and set only those
+ * whose value changed, set the group size only if it changed, then append to the queue's immediate list.
+ * A warm launch makes no property or extension query and no heap allocation; with unchanged arguments its
+ * only driver call is the append.
+ */
+#include "krt_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kind_name(krt_arg_kind kind)
+{
+    switch (kind) {
+    case KRT_ARG_GLOBAL_POINTER:
+        return "__global pointer";
+    case KRT_ARG_CONSTANT_POINTER:
+        return "__constant pointer";
+    case KRT_ARG_LOCAL_POINTER:
+        return "__local pointer";
+    case KRT_ARG_SCALAR:
+        return "scalar";
+    case KRT_ARG_STRUCT:
+        return "struct by value";
+    default:
+        return "unsupported type";
+    }
+}
+
+/* "argument 2 (x) of saxpy" for messages; the name is left out when the module carries none. */
+static void arg_label(const krt_kernel *k, uint32_t i, char *buf, size_t size)
+{
+    const char *name = k->refl->args[i].name;
+    if (name && name[0])
+        snprintf(buf, size, "argument %u (%s) of %s", i, name, k->refl->name);
+    else
+        snprintf(buf, size, "argument %u of %s", i, k->refl->name);
+}
+
+/* Checks argument i against its reflected kind and size, without touching the driver. */
+static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
+{
+    const krt_arg_info *info = &k->refl->args[i];
+    char label[160];
+    switch (info->kind) {
+    case KRT_ARG_LOCAL_POINTER:
+        if (a->value != NULL || a->size == 0) {
+            arg_label(k, i, label, sizeof label);
+            return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                             "%s is a __local pointer: pass KRT_ARG_LOCAL(bytes) with bytes > 0 (got value %p, size %zu)",
+                             label, a->value, a->size);
+        }
+        return KRT_SUCCESS;
+    case KRT_ARG_OTHER:
+        arg_label(k, i, label, sizeof label);
+        return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s has a type krt_launch does not support", label);
+    default:
+        if (a->value == NULL) {
+            arg_label(k, i, label, sizeof label);
+            return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                             "%s is a %s but was passed as a __local size (value NULL)", label,
+                             kind_name(info->kind));
+        }
+        if (a->size != info->size) {
+            arg_label(k, i, label, sizeof label);
+            return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s is a %s of %u bytes, but %zu bytes were passed",
+                             label, kind_name(info->kind), info->size, a->size);
+        }
+        return KRT_SUCCESS;
+    }
+}
+
+/* Sets argument i if its value differs from what the driver holds. Pointers are checked with the driver
+ * only when their value changed or memory was freed since they were checked. */
+static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force)
+{
+    const krt_arg_info *info = &k->refl->args[i];
+    krt__arg_slot *slot = &k->slots[i];
+    int is_ptr = info->kind == KRT_ARG_GLOBAL_POINTER || info->kind == KRT_ARG_CONSTANT_POINTER;
+    if (info->kind == KRT_ARG_LOCAL_POINTER) {
+        if (!force && slot->is_set && slot->size == a->size)
+            return KRT_SUCCESS;
+        krt_result r = krt__ze(zeKernelSetArgumentValue(k->ze, i, a->size, NULL), "zeKernelSetArgumentValue");
+        if (r != KRT_SUCCESS)
+            return r;
+        slot->size = a->size;
+        slot->is_set = 1;
+        return KRT_SUCCESS;
+    }
+    int same = slot->is_set && slot->size == a->size && memcmp(slot->value, a->value, a->size) == 0;
+    if (is_ptr) {
+        uint64_t gen = atomic_load_explicit(&k->ctx->free_generation, memory_order_acquire);
+        if (!same || slot->generation != gen) {
+            void *p;
+            memcpy(&p, a->value, sizeof p);
+            if (p != NULL && !krt__pointer_known(k->ctx, p)) {
+                char label[160];
+                arg_label(k, i, label, sizeof label);
+                return krt__fail(KRT_ERROR_INVALID_POINTER,
+                                 "%s = %p is not an allocation known to the driver (freed, or not from krt_alloc)",
+                                 label, p);
+            }
+            slot->generation = gen;
+        }
+    }
+    if (same && !force)
+        return KRT_SUCCESS;
+    krt_result r = krt__ze(zeKernelSetArgumentValue(k->ze, i, a->size, a->value), "zeKernelSetArgumentValue");
+    if (r != KRT_SUCCESS) {
+        slot->is_set = 0;
+        return r;
+    }
+    memcpy(slot->value, a->value, a->size);
+    slot->size = a->size;
+    slot->is_set = 1;
+    return KRT_SUCCESS;
+}
+
+static uint32_t local_bytes_of(const krt_kernel *k, const krt_launch_desc *d)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < d->num_args; i++)
+        if (k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER && d->args[i].value == NULL)
+            total += d->args[i].size;
+    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
+static void trace_launch(const krt_kernel *k, const krt_launch_desc *d, const krt_launch_config *c)
+{
+    krt__logf(&k->ctx->log, KRT_LOG_TRACE,
+              "launch %s range (%llu,%llu,%llu) group (%u,%u,%u) groups (%u,%u,%u) limit %s max %u multiple %u%s",
+              k->refl->name, (unsigned long long)d->range.size[0], (unsigned long long)d->range.size[1],
+              (unsigned long long)d->range.size[2], c->group[0], c->group[1], c->group[2], c->groups[0],
+              c->groups[1], c->groups[2], krt__limit_name(c->limit), c->max_group_size, c->preferred_multiple,
+              c->masked ? " masked" : "");
+}
+
+krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
+{
+    krt_context *ctx = k->ctx;
+    krt_queue *q = d->queue ? d->queue : ctx->default_queue;
+    if (q->ctx != ctx)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: the queue belongs to another context");
+    if (d->num_args != k->refl->num_args)
+        return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s takes %u arguments, but %u were passed",
+                         k->refl->name, k->refl->num_args, d->num_args);
+    for (uint32_t i = 0; i < d->num_args; i++) {
+        krt_result r = check_arg(k, i, &d->args[i]);
+        if (r != KRT_SUCCESS)
+            return r;
+    }
+
+    /* Wait events as driver handles; a launch waiting on more than the stack holds is rare enough to pay. */
+    ze_event_handle_t wait_stack[16];
+    ze_event_handle_t *wait = wait_stack;
+    if (d->num_wait > 16) {
+        wait = malloc(d->num_wait * sizeof *wait);
+        if (!wait)
+            return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %u wait events", d->num_wait);
+    }
+    for (uint32_t i = 0; i < d->num_wait; i++) {
+        if (!d->wait[i] || d->wait[i]->ctx != ctx) {
+            if (wait != wait_stack)
+                free(wait);
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: wait[%u] is %s", i,
+                             d->wait[i] ? "an event of another context" : "NULL");
+        }
+        wait[i] = d->wait[i]->ze;
+    }
+    if (d->signal && d->signal->ctx != ctx) {
+        if (wait != wait_stack)
+            free(wait);
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: the signal event belongs to another context");
+    }
+
+    int nomemo = (ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO) != 0;
+    int is_static = d->group[0] || d->group[1] || d->group[2];
+    uint32_t local_bytes = local_bytes_of(k, d);
+    krt_launch_config static_cfg;
+    const krt_launch_config *cfg = NULL;
+    krt_result r;
+
+    pthread_mutex_lock(&k->lock);
+    /* 1. The configuration: memoized per (ndrange, local bytes), or the caller's static size, checked. */
+    if (is_static) {
+        r = krt__config_static_for(k, &d->range, local_bytes, d->group, &static_cfg);
+        cfg = &static_cfg;
+    } else {
+        r = krt__config_lookup(k, &d->range, local_bytes, &cfg);
+    }
+    if (r != KRT_SUCCESS)
+        goto out;
+
+    /* 2. Arguments: set only those that changed. */
+    for (uint32_t i = 0; i < d->num_args; i++)
+        if ((r = set_arg(k, i, &d->args[i], nomemo)) != KRT_SUCCESS)
+            goto out;
+
+    /* 3. The group size, only if it changed. */
+    if (nomemo || cfg->group[0] != k->group_set[0] || cfg->group[1] != k->group_set[1] ||
+        cfg->group[2] != k->group_set[2]) {
+        r = krt__ze(zeKernelSetGroupSize(k->ze, cfg->group[0], cfg->group[1], cfg->group[2]), "zeKernelSetGroupSize");
+        if (r != KRT_SUCCESS) {
+            k->group_set[0] = 0;
+            goto out;
+        }
+        memcpy(k->group_set, cfg->group, sizeof k->group_set);
+    }
+
+    /* 4. The append, under the queue's lock: commands enter the queue in the order the lock was taken. */
+    ze_group_count_t count = { cfg->groups[0], cfg->groups[1], cfg->groups[2] };
+    pthread_mutex_lock(&q->lock);
+    ze_result_t zr = zeCommandListAppendLaunchKernel(q->list, k->ze, &count, d->signal ? d->signal->ze : NULL,
+                                                     d->num_wait, d->num_wait ? wait : NULL);
+    pthread_mutex_unlock(&q->lock);
+    r = krt__ze(zr, "zeCommandListAppendLaunchKernel");
+    if (r == KRT_SUCCESS && ctx->trace)
+        trace_launch(k, d, cfg);
+out:
+    pthread_mutex_unlock(&k->lock);
+    if (wait != wait_stack)
+        free(wait);
+    return r;
+}
+
+krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc)
+{
+    if (!kernel || !desc)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: %s is NULL", kernel ? "desc" : "kernel");
+    if (desc->num_args > 0 && !desc->args)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: args is NULL with num_args %u", desc->num_args);
+    if (desc->num_wait > 0 && !desc->wait)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: wait is NULL with num_wait %u", desc->num_wait);
+    return krt__launch(kernel, desc);
+}
+
+krt_result krt_launch_sync(krt_kernel *kernel, const krt_launch_desc *desc)
+{
+    krt_result r = krt_launch(kernel, desc);
+    if (r != KRT_SUCCESS)
+        return r;
+    krt_queue *q = desc->queue ? desc->queue : kernel->ctx->default_queue;
+    return krt__queue_sync(q);
+}

@@ -1,0 +1,433 @@
+/*
+ * launch_config.c: the group size krt chooses when the caller gives none, and its memo per (kernel, ndrange).
+ *
+ * The rule, in order (docs/design.md explains each step):
+ *   1. a reqd_work_group_size is obeyed exactly;
+ *   2. the bound: the kernel's max group size from ZE_extension_kernel_max_group_size_properties, else the
+ *      device's maxTotalGroupSize;
+ *   3. the spill-aware cap: if spill > 0 and bound * spill > budget, bound = max(1, prevpow2(budget / spill));
+ *   4. the bound is rounded down to the kernel's preferred multiple;
+ *   5. a small range is split so that it gives at least min_groups groups (the group shrinks to
+ *      ceil(n / min_groups), rounded up to the preferred multiple), and a range that fits in one group is
+ *      launched as one group of exactly its size;
+ *   6. the group is spread over the dimensions, x first, each bounded by maxGroupSize{X,Y,Z};
+ *   7. each dimension is balanced: the same number of groups, with the smallest group (kept a multiple of
+ *      the preferred multiple in x) that still covers the range, which shrinks the masked tail.
+ * The group never collapses to 1 to make a range divide evenly: ceil(n / g) groups are launched and the kernel
+ * guards the work-items past the end.
+ */
+#include "krt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t krt__prev_pow2(uint64_t x)
+{
+    if (x == 0)
+        return 0;
+    if (x >= (1ull << 31))
+        return 1u << 31;
+    uint32_t p = 1;
+    while ((uint64_t)p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+uint32_t krt__spill_cap(uint32_t group_size, uint32_t spill, size_t budget)
+{
+    if (spill == 0 || (uint64_t)group_size * spill <= budget)
+        return group_size;
+    uint64_t per = budget / spill;
+    uint32_t capped = krt__prev_pow2(per > 1 ? per : 1);
+    return capped > 1 ? capped : 1;
+}
+
+const char *krt__limit_name(krt_limit limit)
+{
+    static const char *const names[] = { "range",         "static",      "required",  "kernel max",
+                                         "device max",    "local memory", "spill cap", "min groups" };
+    return (unsigned)limit < sizeof names / sizeof names[0] ? names[limit] : "?";
+}
+
+krt_result krt__ndrange_check(const krt_ndrange *range, uint32_t *dims_out)
+{
+    uint32_t dims = range->dims;
+    if (dims > 3)
+        return krt__fail(KRT_ERROR_INVALID_NDRANGE, "ndrange dims is %u; krt launches 1 to 3 dimensions", dims);
+    if (dims == 0) {
+        for (uint32_t d = 0; d < 3; d++)
+            if (range->size[d] != 0)
+                dims = d + 1;
+        if (dims == 0)
+            return krt__fail(KRT_ERROR_INVALID_NDRANGE, "the ndrange is empty (every size is 0)");
+    }
+    for (uint32_t d = 0; d < dims; d++)
+        if (range->size[d] == 0)
+            return krt__fail(KRT_ERROR_INVALID_NDRANGE, "ndrange size[%u] is 0", d);
+    *dims_out = dims;
+    return KRT_SUCCESS;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static uint64_t round_up(uint64_t x, uint64_t m)
+{
+    return ceil_div(x, m) * m;
+}
+
+/* Group counts per dimension, checked against the device's maxGroupCount. */
+static krt_result finish(const krt__config_input *in, krt_launch_config *out)
+{
+    out->masked = 0;
+    for (uint32_t d = 0; d < 3; d++) {
+        uint64_t size = d < in->dims ? in->size[d] : 1;
+        if (out->group[d] == 0)
+            out->group[d] = 1;
+        uint64_t groups = ceil_div(size, out->group[d]);
+        uint32_t max_count = in->dev_max_count[d] ? in->dev_max_count[d] : UINT32_MAX;
+        if (groups > max_count)
+            return krt__fail(KRT_ERROR_INVALID_NDRANGE,
+                             "ndrange size[%u] = %llu needs %llu groups of %u; the device allows %u groups there", d,
+                             (unsigned long long)size, (unsigned long long)groups, out->group[d], max_count);
+        out->groups[d] = (uint32_t)groups;
+        if (groups * out->group[d] != size)
+            out->masked = 1;
+    }
+    return KRT_SUCCESS;
+}
+
+static krt_result check_local_memory(const krt__config_input *in)
+{
+    uint64_t local = (uint64_t)in->local_mem_size + in->local_bytes;
+    if (in->dev_max_slm && local > in->dev_max_slm)
+        return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                         "local memory limit: %u bytes of static __local plus %u bytes of __local arguments "
+                         "exceed the device's %u bytes per group",
+                         in->local_mem_size, in->local_bytes, in->dev_max_slm);
+    return KRT_SUCCESS;
+}
+
+static void fill_common(const krt__config_input *in, krt_launch_config *out)
+{
+    memset(out, 0, sizeof *out);
+    out->dims = in->dims;
+    out->preferred_multiple = in->preferred_multiple ? in->preferred_multiple : 1;
+    out->spill_mem_size = in->spill_mem_size;
+}
+
+krt_result krt__config_static(const krt__config_input *in, const uint32_t group[3], krt_launch_config *out)
+{
+    krt_result r = check_local_memory(in);
+    if (r != KRT_SUCCESS)
+        return r;
+    fill_common(in, out);
+    uint64_t total = 1;
+    for (uint32_t d = 0; d < 3; d++) {
+        uint32_t g = group[d];
+        if (d < in->dims && g == 0)
+            return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE, "static group size: group[%u] is 0 in a %u-D range", d,
+                             in->dims);
+        if (d >= in->dims && g > 1)
+            return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                             "static group size: group[%u] is %u but the range has %u dimensions", d, g, in->dims);
+        if (g == 0)
+            g = 1;
+        if (g > in->dev_max[d])
+            return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                             "static group size: group[%u] = %u exceeds the device's maxGroupSize%c = %u", d, g,
+                             "XYZ"[d], in->dev_max[d]);
+        out->group[d] = g;
+        total *= g;
+    }
+    uint32_t bound = in->kernel_max < in->dev_max_total ? in->kernel_max : in->dev_max_total;
+    if (total > bound)
+        return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                         "static group size: %llu work-items per group exceed the %s of %u",
+                         (unsigned long long)total,
+                         in->kernel_max_from_ext && in->kernel_max < in->dev_max_total ? "kernel's max group size"
+                                                                                         : "device's maxTotalGroupSize",
+                         bound);
+    if (in->required[0]) {
+        for (uint32_t d = 0; d < 3; d++)
+            if (out->group[d] != (in->required[d] ? in->required[d] : 1))
+                return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                                 "static group size (%u,%u,%u) differs from the kernel's reqd_work_group_size "
+                                 "(%u,%u,%u)",
+                                 out->group[0], out->group[1], out->group[2], in->required[0], in->required[1],
+                                 in->required[2]);
+    }
+    out->max_group_size = bound;
+    out->limit = KRT_LIMIT_STATIC;
+    return finish(in, out);
+}
+
+krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *out)
+{
+    krt_result r = check_local_memory(in);
+    if (r != KRT_SUCCESS)
+        return r;
+    fill_common(in, out);
+    uint32_t pm = out->preferred_multiple;
+
+    if (in->required[0]) {
+        uint64_t total = 1;
+        for (uint32_t d = 0; d < 3; d++) {
+            out->group[d] = in->required[d] ? in->required[d] : 1;
+            total *= out->group[d];
+            if (out->group[d] > in->dev_max[d])
+                return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                                 "the kernel's reqd_work_group_size[%u] = %u exceeds the device's maxGroupSize%c = %u",
+                                 d, out->group[d], "XYZ"[d], in->dev_max[d]);
+        }
+        if (total > in->dev_max_total)
+            return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                             "the kernel's reqd_work_group_size (%llu items) exceeds the device's maxTotalGroupSize %u",
+                             (unsigned long long)total, in->dev_max_total);
+        out->max_group_size = (uint32_t)total;
+        out->limit = KRT_LIMIT_REQUIRED;
+        return finish(in, out);
+    }
+
+    /* 2. The bound. */
+    uint32_t bound = in->kernel_max ? in->kernel_max : in->dev_max_total;
+    krt_limit limit = in->kernel_max_from_ext ? KRT_LIMIT_KERNEL_MAX : KRT_LIMIT_DEVICE_MAX;
+    if (bound > in->dev_max_total) {
+        bound = in->dev_max_total;
+        limit = KRT_LIMIT_DEVICE_MAX;
+    }
+    if (bound == 0)
+        bound = 1;
+    /* 3. The spill cap. */
+    uint32_t capped = krt__spill_cap(bound, in->spill_mem_size, in->spill_budget);
+    if (capped < bound) {
+        bound = capped;
+        limit = KRT_LIMIT_SPILL;
+    }
+    /* 4. The preferred multiple. */
+    if (pm > 1 && bound >= pm)
+        bound = bound / pm * pm;
+    out->max_group_size = bound;
+
+    /* 5. Small ranges. */
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < in->dims; d++)
+        n *= in->size[d];
+    uint64_t g = bound;
+    uint32_t min_groups = in->min_groups ? in->min_groups : 1;
+    uint64_t want = ceil_div(n, min_groups);
+    if (pm > 1 && pm <= bound)
+        want = round_up(want, pm);
+    if (want < g) {
+        g = want;
+        limit = KRT_LIMIT_MIN_GROUPS;
+    }
+    int fits = n <= g;
+    if (fits)
+        limit = KRT_LIMIT_NONE;
+
+    /* 6 and 7. Spread over the dimensions, x first, then balance each dimension. */
+    uint64_t rem = fits ? n : g;
+    for (uint32_t d = 0; d < in->dims; d++) {
+        uint64_t s = in->size[d];
+        uint64_t cap = rem < in->dev_max[d] ? rem : in->dev_max[d];
+        if (cap < rem && !fits && d == 0 && in->dims == 1)
+            limit = KRT_LIMIT_DEVICE_MAX;
+        uint64_t gd = s;
+        if (!fits && d == 0 && pm > 1 && pm <= cap)
+            gd = round_up(s, pm);
+        if (gd > cap)
+            gd = cap;
+        if (gd == 0)
+            gd = 1;
+        if (!fits) {
+            uint64_t count = ceil_div(s, gd);
+            uint64_t balanced = ceil_div(s, count);
+            if (d == 0 && pm > 1 && pm <= gd)
+                balanced = round_up(balanced, pm);
+            if (balanced < gd)
+                gd = balanced;
+        }
+        out->group[d] = (uint32_t)gd;
+        rem = rem / gd ? rem / gd : 1;
+    }
+    out->limit = limit;
+    return finish(in, out);
+}
+
+static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t dims, const krt_ndrange *range,
+                       uint32_t local_bytes, krt__config_input *in)
+{
+    const ze_device_compute_properties_t *c = &k->ctx->dev->compute;
+    memset(in, 0, sizeof *in);
+    in->dims = dims;
+    for (uint32_t d = 0; d < 3; d++)
+        in->size[d] = d < dims ? range->size[d] : 1;
+    in->local_bytes = local_bytes;
+    in->dev_max_total = c->maxTotalGroupSize;
+    in->dev_max[0] = c->maxGroupSizeX;
+    in->dev_max[1] = c->maxGroupSizeY;
+    in->dev_max[2] = c->maxGroupSizeZ;
+    in->dev_max_count[0] = c->maxGroupCountX;
+    in->dev_max_count[1] = c->maxGroupCountY;
+    in->dev_max_count[2] = c->maxGroupCountZ;
+    in->dev_max_slm = c->maxSharedLocalMemory;
+    memcpy(in->required, p->required_group, sizeof in->required);
+    in->kernel_max = p->max_group_size;
+    in->kernel_max_from_ext = p->max_group_size_from_extension;
+    in->preferred_multiple = p->preferred_multiple;
+    in->local_mem_size = p->local_mem_size;
+    in->spill_mem_size = p->spill_mem_size;
+    in->spill_budget = k->ctx->spill_budget;
+    in->min_groups = k->ctx->min_groups;
+}
+
+static uint64_t key_hash(const krt__config_key *key)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ key->dims ^ ((uint64_t)key->local_bytes << 32);
+    for (int d = 0; d < 3; d++) {
+        h ^= key->size[d] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    }
+    return h;
+}
+
+static int key_equal(const krt__config_key *a, const krt__config_key *b)
+{
+    return a->dims == b->dims && a->local_bytes == b->local_bytes && a->size[0] == b->size[0] &&
+           a->size[1] == b->size[1] && a->size[2] == b->size[2];
+}
+
+static krt__config_entry *memo_find(krt_kernel *k, const krt__config_key *key)
+{
+    if (!k->config_cap)
+        return NULL;
+    uint32_t mask = k->config_cap - 1;
+    for (uint32_t i = (uint32_t)key_hash(key) & mask;; i = (i + 1) & mask) {
+        krt__config_entry *e = &k->configs[i];
+        if (!e->used)
+            return NULL;
+        if (key_equal(&e->key, key))
+            return e;
+    }
+}
+
+static krt__config_entry *memo_insert(krt_kernel *k, const krt__config_key *key, const krt_launch_config *cfg)
+{
+    if ((k->config_count + 1) * 4 >= k->config_cap * 3) {
+        uint32_t cap = k->config_cap ? k->config_cap * 2 : 16;
+        krt__config_entry *table = calloc(cap, sizeof *table);
+        if (!table)
+            return NULL;
+        for (uint32_t i = 0; i < k->config_cap; i++) {
+            if (!k->configs[i].used)
+                continue;
+            uint32_t j = (uint32_t)key_hash(&k->configs[i].key) & (cap - 1);
+            while (table[j].used)
+                j = (j + 1) & (cap - 1);
+            table[j] = k->configs[i];
+        }
+        free(k->configs);
+        k->configs = table;
+        k->config_cap = cap;
+    }
+    uint32_t mask = k->config_cap - 1;
+    uint32_t i = (uint32_t)key_hash(key) & mask;
+    while (k->configs[i].used)
+        i = (i + 1) & mask;
+    k->configs[i].used = 1;
+    k->configs[i].key = *key;
+    k->configs[i].config = *cfg;
+    k->config_count++;
+    return &k->configs[i];
+}
+
+void krt__config_memo_free(krt_kernel *k)
+{
+    free(k->configs);
+    k->configs = NULL;
+    k->config_cap = k->config_count = 0;
+    k->last_config = NULL;
+}
+
+krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
+                              const krt_launch_config **out)
+{
+    uint32_t dims;
+    krt_result r = krt__ndrange_check(range, &dims);
+    if (r != KRT_SUCCESS)
+        return r;
+    krt__config_key key = { dims, local_bytes, { range->size[0], dims > 1 ? range->size[1] : 1,
+                                                 dims > 2 ? range->size[2] : 1 } };
+
+    if (k->ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO) {
+        /* The debug knob: everything a cache-less runtime asks per launch, asked again. */
+        int has_ext = 0;
+        krt_kernel_properties props;
+        if ((r = krt__driver_query_max_group_ext(k->ctx->driver, &has_ext)) != KRT_SUCCESS)
+            return r;
+        if ((r = krt__kernel_query_properties(k, has_ext, &props)) != KRT_SUCCESS)
+            return r;
+        krt__config_input in;
+        input_fill(k, &props, dims, range, local_bytes, &in);
+        if ((r = krt__config_compute(&in, &k->unmemoized)) != KRT_SUCCESS)
+            return r;
+        *out = &k->unmemoized;
+        return KRT_SUCCESS;
+    }
+
+    /* Warm path: the last configuration, then the table. No driver call, no allocation. */
+    krt__config_entry *e = k->last_config;
+    if (e && key_equal(&e->key, &key)) {
+        *out = &e->config;
+        return KRT_SUCCESS;
+    }
+    e = memo_find(k, &key);
+    if (!e) {
+        krt_kernel_properties *props;
+        if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
+            return r;
+        krt__config_input in;
+        krt_launch_config cfg;
+        input_fill(k, props, dims, range, local_bytes, &in);
+        if ((r = krt__config_compute(&in, &cfg)) != KRT_SUCCESS)
+            return r;
+        e = memo_insert(k, &key, &cfg);
+        if (!e)
+            return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the launch configuration memo");
+    }
+    k->last_config = e;
+    *out = &e->config;
+    return KRT_SUCCESS;
+}
+
+/* The static-size check of a launch, with the same inputs as the dynamic rule. Caller holds kernel->lock. */
+krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
+                                  const uint32_t group[3], krt_launch_config *out)
+{
+    uint32_t dims;
+    krt_result r = krt__ndrange_check(range, &dims);
+    if (r != KRT_SUCCESS)
+        return r;
+    krt_kernel_properties *props;
+    if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
+        return r;
+    krt__config_input in;
+    input_fill(k, props, dims, range, local_bytes, &in);
+    return krt__config_static(&in, group, out);
+}
+
+krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, krt_launch_config *out)
+{
+    if (!kernel || !range || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch_config_get: %s is NULL",
+                         !kernel ? "kernel" : !range ? "range" : "out");
+    pthread_mutex_lock(&kernel->lock);
+    const krt_launch_config *cfg;
+    krt_result r = krt__config_lookup(kernel, range, 0, &cfg);
+    if (r == KRT_SUCCESS)
+        *out = *cfg;
+    pthread_mutex_unlock(&kernel->lock);
+    return r;
+}

@@ -1,0 +1,236 @@
+/*
+ * memory.c: unified shared memory allocation and free, the set of a context's allocations (so that
+ * krt_free can tell a foreign pointer and krt_context_destroy can free what is left), queued copies, and the
+ * fill done by krt's built-in kernels.
+ */
+#include "krt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KRT__TOMBSTONE ((void *)1)
+
+static size_t ptr_hash(const void *p, size_t cap)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x & (cap - 1);
+}
+
+static int set_grow(krt__alloc_set *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    void **slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        void *p = s->slots[i];
+        if (p && p != KRT__TOMBSTONE) {
+            size_t h = ptr_hash(p, cap);
+            while (slots[h])
+                h = (h + 1) & (cap - 1);
+            slots[h] = p;
+        }
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->cap = cap;
+    s->used = s->count;
+    return 1;
+}
+
+static int set_insert(krt__alloc_set *s, void *p)
+{
+    if ((s->used + 1) * 4 >= s->cap * 3 && !set_grow(s))
+        return 0;
+    size_t h = ptr_hash(p, s->cap);
+    while (s->slots[h] && s->slots[h] != KRT__TOMBSTONE)
+        h = (h + 1) & (s->cap - 1);
+    if (!s->slots[h])
+        s->used++;
+    s->slots[h] = p;
+    s->count++;
+    return 1;
+}
+
+static int set_remove(krt__alloc_set *s, void *p)
+{
+    if (!s->cap)
+        return 0;
+    size_t h = ptr_hash(p, s->cap);
+    while (s->slots[h]) {
+        if (s->slots[h] == p) {
+            s->slots[h] = KRT__TOMBSTONE;
+            s->count--;
+            return 1;
+        }
+        h = (h + 1) & (s->cap - 1);
+    }
+    return 0;
+}
+
+void krt__alloc_set_free_all(krt_context *ctx)
+{
+    krt__alloc_set *s = &ctx->allocs;
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->slots[i] && s->slots[i] != KRT__TOMBSTONE)
+            zeMemFree(ctx->ze, s->slots[i]);
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+bool krt__pointer_known(krt_context *ctx, const void *ptr)
+{
+    ze_memory_allocation_properties_t props = { .stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES };
+    ze_device_handle_t dev = NULL;
+    if (zeMemGetAllocProperties(ctx->ze, ptr, &props, &dev) != ZE_RESULT_SUCCESS)
+        return false;
+    return props.type != ZE_MEMORY_TYPE_UNKNOWN;
+}
+
+krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, void **out)
+{
+    if (!ctx || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: %s is NULL", ctx ? "out" : "ctx");
+    krt_alloc_desc d = desc ? *desc : (krt_alloc_desc){ 0 };
+    if (d.alignment == 0)
+        d.alignment = 64;
+    if (size == 0)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: size is 0");
+    if (d.alignment & (d.alignment - 1))
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: alignment %zu is not a power of two", d.alignment);
+
+    void *p = NULL;
+    ze_result_t zr;
+    ze_device_mem_alloc_desc_t dd = { .stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC };
+    ze_host_mem_alloc_desc_t hd = { .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC };
+    switch (d.kind) {
+    case KRT_MEMORY_DEVICE:
+        zr = zeMemAllocDevice(ctx->ze, &dd, size, d.alignment, ctx->device, &p);
+        break;
+    case KRT_MEMORY_HOST:
+        zr = zeMemAllocHost(ctx->ze, &hd, size, d.alignment, &p);
+        break;
+    case KRT_MEMORY_SHARED:
+        zr = zeMemAllocShared(ctx->ze, &dd, &hd, size, d.alignment, ctx->device, &p);
+        break;
+    default:
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: unknown memory kind %d", (int)d.kind);
+    }
+    if (zr != ZE_RESULT_SUCCESS) {
+        krt_result r = krt__ze(zr, "krt_alloc");
+        if (r == KRT_ERROR_INVALID_ARGUMENT || r == KRT_ERROR_DRIVER)
+            r = krt__fail(KRT_ERROR_OUT_OF_DEVICE_MEMORY, "krt_alloc of %zu bytes failed: %s", size,
+                          krt__ze_name(zr));
+        return r;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    int ok = set_insert(&ctx->allocs, p);
+    pthread_mutex_unlock(&ctx->lock);
+    if (!ok) {
+        zeMemFree(ctx->ze, p);
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "krt_alloc: out of host memory for the allocation table");
+    }
+    *out = p;
+    return KRT_SUCCESS;
+}
+
+krt_result krt_free(krt_context *ctx, void *ptr)
+{
+    if (!ptr)
+        return KRT_SUCCESS;
+    if (!ctx)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_free: ctx is NULL");
+    pthread_mutex_lock(&ctx->lock);
+    int found = set_remove(&ctx->allocs, ptr);
+    if (found) {
+        /* Launches compare this generation with the one they checked their pointer arguments at. */
+        atomic_fetch_add(&ctx->free_generation, 1);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (!found)
+        return krt__fail(KRT_ERROR_INVALID_POINTER, "krt_free: %p is not an allocation of this context", ptr);
+    return krt__ze(zeMemFree(ctx->ze, ptr), "zeMemFree");
+}
+
+krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size)
+{
+    if (!ctx)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: ctx is NULL");
+    if (!dst || !src)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: %s is NULL", dst ? "src" : "dst");
+    if (queue && queue->ctx != ctx)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: the queue belongs to another context");
+    if (size == 0)
+        return KRT_SUCCESS;
+    krt_queue *q = queue ? queue : ctx->default_queue;
+    pthread_mutex_lock(&q->lock);
+    ze_result_t zr = zeCommandListAppendMemoryCopy(q->list, dst, src, size, NULL, 0, NULL);
+    pthread_mutex_unlock(&q->lock);
+    return krt__ze(zr, "zeCommandListAppendMemoryCopy");
+}
+
+/* The built-in fill module, built once per context on the first fill. */
+static krt_result builtin_kernel(krt_context *ctx, const char *name, krt_kernel **out)
+{
+    pthread_mutex_lock(&ctx->lock);
+    krt_result r = KRT_SUCCESS;
+    if (!ctx->builtin)
+        r = krt__module_create_builtin(ctx, &ctx->builtin);
+    krt_module *m = ctx->builtin;
+    pthread_mutex_unlock(&ctx->lock);
+    if (r != KRT_SUCCESS)
+        return r;
+    return krt_kernel_get(m, name, out);
+}
+
+krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void *pattern, size_t pattern_size,
+                       size_t size)
+{
+    if (!ctx || !dst || !pattern)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: %s is NULL",
+                         !ctx ? "ctx" : !dst ? "dst" : "pattern");
+    if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "krt_memfill: pattern_size %zu is not a power of two in 1..128", pattern_size);
+    if (size % pattern_size)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: size %zu is not a multiple of pattern_size %zu",
+                         size, pattern_size);
+    if (queue && queue->ctx != ctx)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: the queue belongs to another context");
+    if (!krt__pointer_known(ctx, dst))
+        return krt__fail(KRT_ERROR_INVALID_POINTER, "krt_memfill: dst %p is not an allocation known to the driver",
+                         dst);
+    if (size == 0)
+        return KRT_SUCCESS;
+
+    /* The pattern goes by value, as a ulong16 of 128 bytes, repeated to fill it: nothing is allocated. */
+    uint64_t words[16];
+    unsigned char *bytes = (unsigned char *)words;
+    for (size_t i = 0; i < sizeof words; i += pattern_size)
+        memcpy(bytes + i, pattern, pattern_size);
+
+    /* Patterns of up to 8 bytes repeat within one 64-bit word, so aligned fills write words. */
+    uintptr_t addr = (uintptr_t)dst;
+    const char *name;
+    uint64_t n;
+    uint32_t period;
+    if ((addr & 7) == 0 && size % 8 == 0) {
+        name = "krt_fill_words";
+        n = size / 8;
+        period = pattern_size <= 8 ? 1 : (uint32_t)(pattern_size / 8);
+    } else {
+        name = "krt_fill_bytes";
+        n = size;
+        period = (uint32_t)pattern_size;
+    }
+    krt_kernel *k;
+    krt_result r = builtin_kernel(ctx, name, &k);
+    if (r != KRT_SUCCESS)
+        return r;
+    krt_arg args[] = { KRT_ARG(dst), KRT_ARG(n), { words, sizeof words }, KRT_ARG(period) };
+    krt_launch_desc ld = { .range = { .dims = 1, .size = { n } }, .args = args, .num_args = 4, .queue = queue };
+    return krt__launch(k, &ld);
+}

@@ -1,0 +1,324 @@
+/*
+ * module.c: a module's way in: read, parse and reflect, validate under the policy, check capabilities
+ * against the device, then build with the driver (its build log becomes the message on failure).
+ */
+#include "krt_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static krt_result read_file(const char *path, uint32_t **words, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return krt__fail(KRT_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    long len = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        len = ftell(f);
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return krt__fail(KRT_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+    }
+    uint32_t *buf = malloc((size_t)len + 4);
+    if (!buf) {
+        fclose(f);
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %s (%ld bytes)", path, len);
+    }
+    size_t got = fread(buf, 1, (size_t)len, f);
+    int err = ferror(f);
+    fclose(f);
+    if (err || got != (size_t)len) {
+        free(buf);
+        return krt__fail(KRT_ERROR_IO, "cannot read %s", path);
+    }
+    *words = buf;
+    *size = (size_t)len;
+    return KRT_SUCCESS;
+}
+
+static krt_result check_capabilities(krt_context *ctx, const krt__reflection *refl)
+{
+    uint32_t flags = ctx->dev->module.flags;
+    if (refl->uses_fp64 && !(flags & ZE_DEVICE_MODULE_FLAG_FP64))
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "the module uses Float64, which %s does not support",
+                         ctx->info.name);
+    if (refl->uses_fp16 && !(flags & ZE_DEVICE_MODULE_FLAG_FP16))
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "the module uses Float16, which %s does not support",
+                         ctx->info.name);
+    if (refl->uses_int64_atomics && !(flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS))
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "the module uses Int64Atomics, which %s does not support",
+                         ctx->info.name);
+    return KRT_SUCCESS;
+}
+
+static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32_t *words, size_t size,
+                        ze_module_handle_t *out)
+{
+    enum { MAX_SPEC = 64 };
+    uint32_t ids[MAX_SPEC];
+    const void *values[MAX_SPEC];
+    if (d->num_spec_constants > MAX_SPEC)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: %u specialization constants (at most %d)",
+                         d->num_spec_constants, MAX_SPEC);
+    for (uint32_t i = 0; i < d->num_spec_constants; i++) {
+        if (!d->spec_constants[i].value)
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: specialization constant %u has no value",
+                             d->spec_constants[i].id);
+        ids[i] = d->spec_constants[i].id;
+        values[i] = d->spec_constants[i].value;
+    }
+    ze_module_constants_t constants = { d->num_spec_constants, ids, values };
+    ze_module_desc_t md = {
+        .stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+        .format = ZE_MODULE_FORMAT_IL_SPIRV,
+        .inputSize = size,
+        .pInputModule = (const uint8_t *)words,
+        .pBuildFlags = d->build_options,
+        .pConstants = d->num_spec_constants ? &constants : NULL,
+    };
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t zr = zeModuleCreate(ctx->ze, ctx->device, &md, out, &log);
+    krt_result r = KRT_SUCCESS;
+    if (zr != ZE_RESULT_SUCCESS) {
+        r = krt__from_ze(zr);
+        if (r == KRT_ERROR_INVALID_MODULE || r == KRT_ERROR_DRIVER)
+            r = KRT_ERROR_MODULE_BUILD_FAILURE;
+        char text[1536] = "";
+        size_t n = 0;
+        if (log && zeModuleBuildLogGetString(log, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
+            char *full = malloc(n);
+            if (full && zeModuleBuildLogGetString(log, &n, full) == ZE_RESULT_SUCCESS)
+                snprintf(text, sizeof text, "%s", full);
+            free(full);
+        }
+        krt__fail(r, "the driver failed to build the module (%s): %s", krt__ze_name(zr),
+                  text[0] ? text : "no build log");
+    }
+    if (log)
+        zeModuleBuildLogDestroy(log);
+    return r;
+}
+
+static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int builtin, krt_module **out)
+{
+    uint32_t *words = NULL;
+    size_t size = 0;
+    krt_result r;
+    if (d->path) {
+        if ((r = read_file(d->path, &words, &size)) != KRT_SUCCESS)
+            return r;
+    } else {
+        /* Copied so that the words are aligned and the caller's buffer may go away. */
+        words = malloc(d->size + 4);
+        if (!words)
+            return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a %zu-byte module", d->size);
+        memcpy(words, d->code, d->size);
+        size = d->size;
+    }
+    const char *what = d->path ? d->path : "the module";
+    krt_module *m = NULL;
+    if (size == 0) {
+        r = krt__fail(KRT_ERROR_INVALID_MODULE, "%s is empty", what);
+        goto fail;
+    }
+    if (size % 4 != 0 || size < 20) {
+        r = krt__fail(KRT_ERROR_INVALID_MODULE, "%s is truncated: %zu bytes is not a whole SPIR-V header and words",
+                      what, size);
+        goto fail;
+    }
+    m = calloc(1, sizeof *m);
+    if (!m) {
+        r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a module");
+        goto fail;
+    }
+    m->ctx = ctx;
+    m->builtin = builtin;
+    pthread_mutex_init(&m->lock, NULL);
+    if ((r = krt__reflect(words, size / 4, &m->refl)) != KRT_SUCCESS)
+        goto fail;
+    if ((r = krt__validate(&ctx->log, words, size / 4, d->validation)) != KRT_SUCCESS)
+        goto fail;
+    if (m->refl.num_kernels == 0) {
+        r = krt__fail(KRT_ERROR_INVALID_MODULE, "%s has no kernel entry point", what);
+        goto fail;
+    }
+    if ((r = check_capabilities(ctx, &m->refl)) != KRT_SUCCESS)
+        goto fail;
+    m->kernels = calloc(m->refl.num_kernels, sizeof *m->kernels);
+    if (!m->kernels) {
+        r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a module");
+        goto fail;
+    }
+    if ((r = build(ctx, d, words, size, &m->ze)) != KRT_SUCCESS)
+        goto fail;
+    free(words);
+    if (!builtin)
+        pthread_mutex_lock(&ctx->lock);
+    m->next = ctx->modules;
+    ctx->modules = m;
+    if (!builtin)
+        pthread_mutex_unlock(&ctx->lock);
+    *out = m;
+    return KRT_SUCCESS;
+fail:
+    free(words);
+    if (m) {
+        free(m->kernels);
+        krt__reflection_free(&m->refl);
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+    }
+    return r;
+}
+
+krt_result krt_module_create(krt_context *ctx, const krt_module_desc *desc, krt_module **out)
+{
+    if (!ctx || !desc || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: %s is NULL",
+                         !ctx ? "ctx" : !desc ? "desc" : "out");
+    int has_code = desc->code != NULL, has_path = desc->path != NULL;
+    if (has_code == has_path)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: give exactly one of code and path (%s)",
+                         has_code ? "both given" : "neither given");
+    if ((unsigned)desc->validation > KRT_VALIDATION_NONE)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: unknown validation policy %d",
+                         (int)desc->validation);
+    if (desc->num_spec_constants && !desc->spec_constants)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: spec_constants is NULL");
+    return module_create(ctx, desc, 0, out);
+}
+
+/* The caller holds ctx->lock. */
+krt_result krt__module_create_builtin(krt_context *ctx, krt_module **out)
+{
+    krt_module_desc d = {
+        .code = krt__builtin_spv,
+        .size = (size_t)(krt__builtin_spv_end - krt__builtin_spv),
+    };
+    return module_create(ctx, &d, 1, out);
+}
+
+/* The caller holds ctx->lock. */
+void krt__module_destroy_locked(krt_module *m)
+{
+    krt_context *ctx = m->ctx;
+    for (krt_module **p = &ctx->modules; *p; p = &(*p)->next)
+        if (*p == m) {
+            *p = m->next;
+            break;
+        }
+    if (ctx->builtin == m)
+        ctx->builtin = NULL;
+    for (uint32_t i = 0; i < m->refl.num_kernels; i++)
+        krt__kernel_destroy(m->kernels[i]);
+    if (m->ze)
+        zeModuleDestroy(m->ze);
+    free(m->kernels);
+    krt__reflection_free(&m->refl);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+void krt_module_destroy(krt_module *module)
+{
+    if (!module)
+        return;
+    krt_context *ctx = module->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    krt__module_destroy_locked(module);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+krt_result krt_module_kernel_names(krt_module *module, const char **names, uint32_t *count)
+{
+    if (!module || !count)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_kernel_names: %s is NULL",
+                         module ? "count" : "module");
+    uint32_t n = module->refl.num_kernels;
+    if (!names) {
+        *count = n;
+        return KRT_SUCCESS;
+    }
+    if (*count < n)
+        n = *count;
+    for (uint32_t i = 0; i < n; i++)
+        names[i] = module->refl.kernel_names[i];
+    *count = n;
+    return KRT_SUCCESS;
+}
+
+/* "a, b, c" of the module's kernel names, for messages. */
+static void list_names(const krt_module *module, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < module->refl.num_kernels && used + 1 < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", module->refl.kernel_names[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+krt_result krt__kernel_not_found(const krt_module *module, const char *name)
+{
+    char names[1024];
+    list_names(module, names, sizeof names);
+    return krt__fail(KRT_ERROR_KERNEL_NOT_FOUND, "no kernel \"%s\" in the module; its kernels: %s", name, names);
+}
+
+static void kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
+{
+    out->name = kr->name;
+    out->num_args = kr->num_args;
+    memcpy(out->required_group, kr->required_group, sizeof out->required_group);
+    memcpy(out->group_hint, kr->group_hint, sizeof out->group_hint);
+}
+
+krt_result krt_module_kernel_info(krt_module *module, const char *kernel_name, krt_kernel_info *out)
+{
+    if (!module || !kernel_name || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_kernel_info: %s is NULL",
+                         !module ? "module" : !kernel_name ? "kernel_name" : "out");
+    const krt__kernel_refl *kr = krt__reflection_find(&module->refl, kernel_name, NULL);
+    if (!kr)
+        return krt__kernel_not_found(module, kernel_name);
+    kernel_info_fill(kr, out);
+    return KRT_SUCCESS;
+}
+
+krt_result krt_module_arg_info(krt_module *module, const char *kernel_name, uint32_t index, krt_arg_info *out)
+{
+    if (!module || !kernel_name || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_arg_info: %s is NULL",
+                         !module ? "module" : !kernel_name ? "kernel_name" : "out");
+    const krt__kernel_refl *kr = krt__reflection_find(&module->refl, kernel_name, NULL);
+    if (!kr)
+        return krt__kernel_not_found(module, kernel_name);
+    if (index >= kr->num_args)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
+                         kernel_name, kr->num_args);
+    *out = kr->args[index];
+    return KRT_SUCCESS;
+}
+
+krt_result krt_kernel_info_get(krt_kernel *kernel, krt_kernel_info *out)
+{
+    if (!kernel || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_info_get: %s is NULL", kernel ? "out" : "kernel");
+    kernel_info_fill(kernel->refl, out);
+    return KRT_SUCCESS;
+}
+
+krt_result krt_kernel_arg_info(krt_kernel *kernel, uint32_t index, krt_arg_info *out)
+{
+    if (!kernel || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_arg_info: %s is NULL", kernel ? "out" : "kernel");
+    if (index >= kernel->refl->num_args)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
+                         kernel->refl->name, kernel->refl->num_args);
+    *out = kernel->refl->args[index];
+    return KRT_SUCCESS;
+}

@@ -1,0 +1,123 @@
+/*
+ * queue.c: a queue is one in-order immediate command list. API 1.4 has no zeCommandListHostSynchronize, so a
+ * queue waits by appending a barrier that signals a host-visible event of its own and waiting on that event.
+ */
+#include "krt_internal.h"
+
+#include <stdlib.h>
+
+krt_result krt__queue_create(krt_context *ctx, const krt_queue_desc *desc, int is_default, krt_queue **out)
+{
+    krt_queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a queue");
+    q->ctx = ctx;
+    q->is_default = is_default;
+    uint32_t ordinal = desc && desc->ordinal ? desc->ordinal : ctx->dev->compute_ordinal;
+    ze_command_queue_desc_t qd = {
+        .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        .ordinal = ordinal,
+        .index = 0,
+        .flags = 0,
+        .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        .priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+    };
+    krt_result r = krt__ze(zeCommandListCreateImmediate(ctx->ze, ctx->device, &qd, &q->list),
+                           "zeCommandListCreateImmediate");
+    if (r != KRT_SUCCESS) {
+        free(q);
+        return r;
+    }
+    if ((r = krt__event_create(ctx, 0, 1, &q->sync_event)) != KRT_SUCCESS) {
+        zeCommandListDestroy(q->list);
+        free(q);
+        return r;
+    }
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_mutex_init(&q->sync_lock, NULL);
+    pthread_mutex_lock(&ctx->lock);
+    q->next = ctx->queues;
+    ctx->queues = q;
+    pthread_mutex_unlock(&ctx->lock);
+    *out = q;
+    return KRT_SUCCESS;
+}
+
+krt_result krt_queue_create(krt_context *ctx, const krt_queue_desc *desc, krt_queue **out)
+{
+    if (!ctx || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_create: %s is NULL", ctx ? "out" : "ctx");
+    return krt__queue_create(ctx, desc, 0, out);
+}
+
+krt_result krt__queue_sync(krt_queue *q)
+{
+    pthread_mutex_lock(&q->sync_lock);
+    pthread_mutex_lock(&q->lock);
+    ze_result_t zr = zeCommandListAppendBarrier(q->list, q->sync_event->ze, 0, NULL);
+    pthread_mutex_unlock(&q->lock);
+    krt_result r = krt__ze(zr, "zeCommandListAppendBarrier");
+    if (r == KRT_SUCCESS)
+        r = krt__ze(zeEventHostSynchronize(q->sync_event->ze, UINT64_MAX), "zeEventHostSynchronize");
+    if (r == KRT_SUCCESS)
+        r = krt__ze(zeEventHostReset(q->sync_event->ze), "zeEventHostReset");
+    pthread_mutex_unlock(&q->sync_lock);
+    return r;
+}
+
+krt_result krt_queue_synchronize(krt_queue *queue)
+{
+    if (!queue)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_synchronize: queue is NULL");
+    return krt__queue_sync(queue);
+}
+
+/* The caller holds ctx->lock. */
+void krt__queue_destroy_locked(krt_queue *q)
+{
+    krt_context *ctx = q->ctx;
+    for (krt_queue **p = &ctx->queues; *p; p = &(*p)->next)
+        if (*p == q) {
+            *p = q->next;
+            break;
+        }
+    if (ctx->default_queue == q)
+        ctx->default_queue = NULL;
+    zeCommandListDestroy(q->list);
+    krt__event_destroy_locked(q->sync_event);
+    pthread_mutex_destroy(&q->lock);
+    pthread_mutex_destroy(&q->sync_lock);
+    free(q);
+}
+
+void krt_queue_destroy(krt_queue *queue)
+{
+    if (!queue || queue->is_default)
+        return;
+    krt__queue_sync(queue);
+    krt_context *ctx = queue->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    krt__queue_destroy_locked(queue);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+krt_queue *krt_context_default_queue(krt_context *ctx)
+{
+    return ctx ? ctx->default_queue : NULL;
+}
+
+krt_result krt_context_synchronize(krt_context *ctx)
+{
+    if (!ctx)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_synchronize: ctx is NULL");
+    /* The context lock keeps the list stable; queues are not destroyed while it is held. */
+    pthread_mutex_lock(&ctx->lock);
+    krt_result r = KRT_SUCCESS;
+    for (krt_queue *q = ctx->queues; q; q = q->next) {
+        krt_result qr = krt__queue_sync(q);
+        if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
+            r = qr;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return r;
+}
