@@ -71,6 +71,7 @@ typedef struct entry {
     char *name;
     uint32_t local[3], hint[3];
     uint32_t first_param, num_params;
+    int defined; /* its OpFunction was seen */
 } entry;
 
 typedef struct parse_state {
@@ -233,8 +234,10 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
     case OP_FUNCTION: {
         entry *e = find_entry(s, rid);
         s->current_entry = e ? (uint32_t)(e - s->entries) + 1 : 0;
-        if (e)
+        if (e) {
             e->first_param = s->num_params;
+            e->defined = 1;
+        }
         break;
     }
     case OP_FUNCTION_PARAMETER:
@@ -417,6 +420,11 @@ static void state_free(parse_state *s)
  * frees it in three calls and the names stay valid as long as the module. */
 static krt_result build(parse_state *s, krt__reflection *out)
 {
+    for (uint32_t k = 0; k < s->num_entries; k++)
+        if (!s->entries[k].defined)
+            return krt__fail(KRT_ERROR_INVALID_MODULE,
+                             "kernel %s has an entry point but no function body (truncated module?)",
+                             s->entries[k].name);
     size_t strings = 0;
     uint32_t total_args = 0;
     for (uint32_t k = 0; k < s->num_entries; k++) {
