@@ -1,1 +1,34 @@
-# owned by its area; filled in as the area lands
+# ze_pocl: the Level Zero driver over PoCL. Builds $(BUILD)/lib/libze_pocl.so.
+# Hidden visibility everywhere; only the *ProcAddrTable getters are exported (ZE_DLLEXPORT), and the
+# static SPIRV-Tools library is kept from re-exporting its symbols with --exclude-libs. The driver is
+# never linked against the Level Zero loader.
+
+ZP_OBJDIR   := $(OBJDIR)/driver
+ZP_C_SRCS   := $(wildcard driver/*.c) $(wildcard driver/pocl/*.c)
+ZP_CXX_SRCS := $(wildcard driver/pocl/*.cpp)
+ZP_HDRS     := $(wildcard driver/*.h) $(wildcard driver/pocl/*.h)
+ZP_OBJS     := $(patsubst driver/%.c,$(ZP_OBJDIR)/%.o,$(ZP_C_SRCS)) \
+               $(patsubst driver/%.cpp,$(ZP_OBJDIR)/%.o,$(ZP_CXX_SRCS))
+
+ZP_LLVM_CXXFLAGS := -I$(shell llvm-config-15 --includedir 2>/dev/null || echo /usr/lib/llvm-15/include)
+ZP_LLVM_LIBDIR   := $(shell llvm-config-15 --libdir 2>/dev/null || echo /usr/lib/llvm-15/lib)
+ZP_CFLAGS   := $(CFLAGS_C) -fvisibility=hidden $(shell $(PKG_CONFIG) --cflags level-zero OpenCL 2>/dev/null)
+ZP_CXXFLAGS := $(CXXFLAGS_C) -fvisibility=hidden -fvisibility-inlines-hidden -fno-rtti $(ZP_LLVM_CXXFLAGS) \
+               $(shell $(PKG_CONFIG) --cflags LLVMSPIRVLib SPIRV-Tools 2>/dev/null) -Wno-unused-parameter
+ZP_LDLIBS   := -lLLVMSPIRVLib -L$(ZP_LLVM_LIBDIR) -lLLVM-15 -Wl,-rpath,$(ZP_LLVM_LIBDIR) \
+               -Wl,--exclude-libs,ALL -lSPIRV-Tools -lOpenCL -lpthread -lstdc++
+
+.PHONY: driver
+driver: $(ZE_POCL_SO)
+all: driver
+
+$(ZE_POCL_SO): $(ZP_OBJS) driver/exports.map | $(LIBDIR)
+	$(CXX) -shared -o $@ $(ZP_OBJS) -Wl,--no-undefined -Wl,-z,defs -Wl,--version-script=driver/exports.map $(ZP_LDLIBS)
+
+$(ZP_OBJDIR)/%.o: driver/%.c $(ZP_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ZP_CFLAGS) -c $< -o $@
+
+$(ZP_OBJDIR)/%.o: driver/%.cpp $(ZP_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ZP_CXXFLAGS) -c $< -o $@

@@ -1,0 +1,159 @@
+/* The execution backend of ze_pocl: one table of operations between the Level Zero object model
+ * (the driver/ C files) and whatever executes commands (driver/pocl/ today, a CUDA backend later).
+ * Nothing here names OpenCL: the object model only sees opaque backend objects and neutral structs. */
+#ifndef ZP_BACKEND_H
+#define ZP_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <level_zero/ze_api.h>
+
+/* Opaque backend objects. A backend defines these structs privately. */
+typedef struct zp_bdev zp_bdev;     /* one execution device */
+typedef struct zp_bmod zp_bmod;     /* one built program */
+typedef struct zp_bkern zp_bkern;   /* one kernel instance with its own argument state */
+typedef struct zp_bqueue zp_bqueue; /* one in-order stream of commands */
+typedef struct zp_btoken zp_btoken; /* completion token of one command, or a host-opened gate */
+
+/* What the object model needs to know about a device to answer the property queries. */
+typedef struct zp_device_info {
+    char name[256];
+    uint32_t vendor_id;
+    uint32_t device_id;
+    uint32_t compute_units;   /* cores the backend schedules work-groups on */
+    uint32_t clock_mhz;
+    uint64_t global_mem;
+    uint64_t max_alloc;
+    uint64_t local_mem;       /* bytes of work-group local memory */
+    uint32_t max_group_total; /* work-items per work-group */
+    uint32_t max_group[3];
+    uint32_t max_args_size;   /* bytes of kernel arguments */
+    uint32_t printf_buffer;
+    uint64_t cache_size;      /* last-level cache bytes as the backend reports it */
+    uint32_t cacheline;
+    bool fp16;
+    bool fp64;
+    bool int64_atomics;
+    bool profiling;           /* command timestamps available */
+} zp_device_info;
+
+/* Argument kinds of a kernel, read from the module itself. */
+enum zp_arg_kind {
+    ZP_ARG_SCALAR = 0,   /* a value of a scalar or vector type */
+    ZP_ARG_GLOBAL,       /* __global pointer */
+    ZP_ARG_CONSTANT,     /* __constant pointer */
+    ZP_ARG_LOCAL,        /* __local pointer: set as (size, NULL) */
+    ZP_ARG_BYVAL,        /* struct passed by value */
+    ZP_ARG_UNSUPPORTED   /* images, samplers, pipes: rejected at set-argument time */
+};
+
+typedef struct zp_arg_meta {
+    uint32_t kind; /* enum zp_arg_kind */
+    uint32_t size; /* bytes the caller must pass (pointer size for pointers) */
+} zp_arg_meta;
+
+/* Per-kernel facts computed from the module (never from per-program backend queries, which are wrong
+ * when a program holds several kernels). */
+typedef struct zp_kernel_meta {
+    char *name;
+    uint32_t num_args;
+    zp_arg_meta *args;
+    uint32_t reqd[3];        /* required work-group size, zeros when none */
+    uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */
+    uint64_t private_size;   /* bytes of private memory per work-item (all stack objects, callees included) */
+    uint64_t spill_size;     /* bytes of that held in arrays and aggregates, which cannot live in registers */
+} zp_kernel_meta;
+
+typedef struct zp_module_meta {
+    uint32_t count;
+    zp_kernel_meta *kernels;
+} zp_module_meta;
+
+/* What a module is built from. */
+typedef struct zp_module_src {
+    const uint8_t *spirv;
+    size_t size;
+    const char *flags;             /* build flags as the caller gave them, may be NULL */
+    uint32_t num_spec;
+    const uint32_t *spec_ids;
+    const void *const *spec_values;
+} zp_module_src;
+
+/* Per-kernel limits that only the backend knows. */
+typedef struct zp_kernel_limits {
+    uint32_t max_group_total;    /* largest work-group the backend can run this kernel with */
+    uint32_t preferred_multiple; /* preferred work-group size multiple */
+} zp_kernel_limits;
+
+/* One kernel launch. */
+typedef struct zp_ndrange {
+    uint32_t dims;
+    size_t offset[3];
+    size_t global[3];
+    size_t local[3];
+} zp_ndrange;
+
+typedef void (*zp_token_fn)(zp_btoken *token, void *user);
+
+typedef struct zp_backend_ops {
+    const char *name;
+    /* Starts the backend once; later calls return the first result. */
+    ze_result_t (*init)(void);
+    uint32_t (*device_count)(void);
+    zp_bdev *(*device)(uint32_t index);
+    void (*device_info)(zp_bdev *dev, zp_device_info *info);
+    /* Host clock and device clock, both in nanoseconds of the clock command timestamps use. */
+    void (*timestamps)(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);
+
+    /* Memory visible to host and every device; alignment is a power of two or 0. */
+    void *(*mem_alloc)(size_t size, size_t alignment);
+    void (*mem_free)(void *ptr);
+
+    /* Builds SPIR-V for one device. Fills meta (caller frees with module_meta_free) and a build log
+     * (malloc'd, may be NULL) on success and on failure. */
+    ze_result_t (*module_build)(zp_bdev *dev, const zp_module_src *src, zp_bmod **out,
+                                zp_module_meta *meta, char **log);
+    void (*module_destroy)(zp_bmod *mod);
+    void (*module_meta_free)(zp_module_meta *meta);
+
+    ze_result_t (*kernel_create)(zp_bmod *mod, const char *name, zp_bkern **out, zp_kernel_limits *limits);
+    void (*kernel_destroy)(zp_bkern *kern);
+    /* Sets one argument; value is the pointer value itself for pointer kinds, NULL for local kinds. */
+    ze_result_t (*kernel_set_arg)(zp_bkern *kern, uint32_t index, uint32_t kind, size_t size,
+                                  const void *value);
+
+    ze_result_t (*queue_create)(zp_bdev *dev, zp_bqueue **out);
+    void (*queue_destroy)(zp_bqueue *q);
+    ze_result_t (*queue_finish)(zp_bqueue *q);
+
+    /* Commands. Each waits for the tokens in waits, runs after the previous command of its queue,
+     * and returns its own completion token in *done when done is not NULL. */
+    ze_result_t (*launch)(zp_bqueue *q, zp_bkern *kern, const zp_ndrange *range, uint32_t num_waits,
+                          zp_btoken *const *waits, zp_btoken **done);
+    ze_result_t (*copy)(zp_bqueue *q, void *dst, const void *src, size_t size, uint32_t num_waits,
+                        zp_btoken *const *waits, zp_btoken **done);
+    ze_result_t (*fill)(zp_bqueue *q, void *dst, const void *pattern, size_t pattern_size, size_t size,
+                        uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done);
+    ze_result_t (*barrier)(zp_bqueue *q, uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done);
+    /* Runs fn(data) on some host thread in stream order: after the waits and the previous command, and
+     * before the next command starts. For work the device cannot do itself, such as copies from memory
+     * the backend did not allocate. fn owns data. */
+    ze_result_t (*host_task)(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
+                             zp_btoken *const *waits, zp_btoken **done);
+
+    /* Tokens. A gate is a token the host opens; commands may wait on it before it opens. */
+    ze_result_t (*gate_create)(zp_btoken **out);
+    void (*gate_open)(zp_btoken *gate);
+    void (*token_retain)(zp_btoken *t);
+    void (*token_release)(zp_btoken *t);
+    /* Calls fn(token, user) once the token completes (at once if it already has), from any thread. */
+    ze_result_t (*token_on_complete)(zp_btoken *t, zp_token_fn fn, void *user);
+    /* Start and end of the command in device nanoseconds. */
+    ze_result_t (*token_times)(zp_btoken *t, uint64_t *start, uint64_t *end);
+} zp_backend_ops;
+
+/* The backend in use; chosen at build time. */
+extern const zp_backend_ops zp_pocl_backend;
+
+#endif

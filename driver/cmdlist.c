@@ -1,0 +1,271 @@
+/* Command list entry points. An immediate list owns an in-order backend queue and runs each append at
+ * once; a regular list records commands (with argument snapshots) for a command queue to replay. */
+#include "zp.h"
+#include "api.h"
+
+#define ZP_NUM_QUEUES 4u
+
+static void free_cmds(ze_command_list_handle_t l) {
+    for (size_t i = 0; i < l->num_cmds; i++) {
+        free(l->cmds[i].waits);
+        free(l->cmds[i].args);
+    }
+    l->num_cmds = 0;
+}
+
+ze_result_t zp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                   const ze_command_list_desc_t *desc, ze_command_list_handle_t *phList) {
+    ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
+    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+    ZP_CHECK_PTR(desc);
+    ZP_CHECK_PTR(phList);
+    if (desc->flags > 0xf) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->commandQueueGroupOrdinal != 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ze_command_list_handle_t l = calloc(1, sizeof *l);
+    if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    l->magic = ZP_MAGIC_CMDLIST;
+    l->ctx = hContext;
+    l->dev = hDevice;
+    *phList = l;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                            const ze_command_queue_desc_t *desc, ze_command_list_handle_t *phList) {
+    ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
+    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+    ZP_CHECK_PTR(desc);
+    ZP_CHECK_PTR(phList);
+    if (desc->flags > 0x3 || desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ||
+        desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ze_command_list_handle_t l = calloc(1, sizeof *l);
+    if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    ze_result_t r = zp_be->queue_create(hDevice->bdev, &l->bq);
+    if (r != ZE_RESULT_SUCCESS) {
+        free(l);
+        return r;
+    }
+    l->magic = ZP_MAGIC_CMDLIST;
+    l->immediate = true;
+    l->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    l->ctx = hContext;
+    l->dev = hDevice;
+    *phList = l;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListDestroy(ze_command_list_handle_t hList) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    hList->magic = 0;
+    if (hList->bq) zp_be->queue_destroy(hList->bq);
+    free_cmds(hList);
+    free(hList->cmds);
+    free(hList);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListClose(ze_command_list_handle_t hList) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    if (!hList->immediate) hList->closed = true;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    if (hList->immediate) return zp_be->queue_finish(hList->bq);
+    free_cmds(hList);
+    hList->closed = false;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Runs a command on an immediate list or records it on a regular one. The recorded copy owns its
+ * wait list; the kernel arguments are snapshotted by the caller. */
+static ze_result_t submit(ze_command_list_handle_t l, zp_cmd *c) {
+    if (l->immediate) {
+        ze_result_t r = zp_exec_cmd(l->bq, c, NULL);
+        if (r == ZE_RESULT_SUCCESS && l->synchronous) r = zp_be->queue_finish(l->bq);
+        return r;
+    }
+    if (l->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (l->num_cmds == l->cap_cmds) {
+        size_t cap = l->cap_cmds ? l->cap_cmds * 2 : 16;
+        zp_cmd *n = realloc(l->cmds, cap * sizeof *n);
+        if (!n) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        l->cmds = n;
+        l->cap_cmds = cap;
+    }
+    if (c->num_waits) {
+        ze_event_handle_t *w = malloc(c->num_waits * sizeof *w);
+        if (!w) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        memcpy(w, c->waits, c->num_waits * sizeof *w);
+        c->waits = w;
+    } else {
+        c->waits = NULL;
+    }
+    l->cmds[l->num_cmds++] = *c;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Checks the handles every append shares. */
+static ze_result_t check_events(ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits) {
+    if (signal && ZP_BAD_HANDLE(signal, ZP_MAGIC_EVENT)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (num_waits && !waits) return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < num_waits; i++) ZP_CHECK_HANDLE(waits[i], ZP_MAGIC_EVENT);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, ze_kernel_handle_t hKernel,
+                                               const ze_group_count_t *gc, ze_event_handle_t hSignalEvent,
+                                               uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(gc);
+    ze_kernel_handle_t k = hKernel;
+    if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    zp_cmd c;
+    c.type = ZP_CMD_LAUNCH;
+    c.kernel = k;
+    c.args = NULL;
+    zp_ndrange *r = &c.range;
+    /* Reading group size and offset unlocked is fine: the spec forbids changing them concurrently with
+     * an append that uses the kernel. */
+    r->local[0] = k->group[0];
+    r->local[1] = k->group[1];
+    r->local[2] = k->group[2];
+    r->global[0] = (size_t)gc->groupCountX * k->group[0];
+    r->global[1] = (size_t)gc->groupCountY * k->group[1];
+    r->global[2] = (size_t)gc->groupCountZ * k->group[2];
+    r->dims = r->global[2] > 1 || r->local[2] > 1 ? 3 : r->global[1] > 1 || r->local[1] > 1 ? 2 : 1;
+    if (k->has_offset) {
+        r->offset[0] = k->offset[0];
+        r->offset[1] = k->offset[1];
+        r->offset[2] = k->offset[2];
+    } else {
+        r->offset[0] = r->offset[1] = r->offset[2] = 0;
+    }
+
+    /* The common case: an immediate list, no events, arguments already in the backend kernel. */
+    if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2]) {
+        pthread_mutex_lock(&k->lock);
+        ze_result_t res = ZE_RESULT_SUCCESS;
+        if (k->backend_stale) {
+            res = zp_kernel_apply_args(k, k->arg_data);
+            if (res == ZE_RESULT_SUCCESS) k->backend_stale = false;
+        }
+        if (res == ZE_RESULT_SUCCESS) res = zp_be->launch(hList->bq, k->bkern, r, 0, NULL, NULL);
+        pthread_mutex_unlock(&k->lock);
+        if (res == ZE_RESULT_SUCCESS && hList->synchronous) res = zp_be->queue_finish(hList->bq);
+        return res;
+    }
+
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    c.signal = hSignalEvent;
+    c.num_waits = numWaitEvents;
+    c.waits = phWaitEvents;
+    if (!hList->immediate) {
+        if (hList->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        c.args = malloc(k->arg_bytes ? k->arg_bytes : 1);
+        if (!c.args) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        pthread_mutex_lock(&k->lock);
+        memcpy(c.args, k->arg_data, k->arg_bytes);
+        pthread_mutex_unlock(&k->lock);
+        res = submit(hList, &c);
+        if (res != ZE_RESULT_SUCCESS) free(c.args);
+        return res;
+    }
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, void *dst, const void *src, size_t size,
+                                             ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                             ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(dst);
+    ZP_CHECK_PTR(src);
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    if (size && d < s + size && s < d + size) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
+    zp_cmd c = {.type = ZP_CMD_COPY, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents,
+                .dst = dst, .src = src, .size = size};
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hList, void *ptr, const void *pattern,
+                                             size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent,
+                                             uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(ptr);
+    ZP_CHECK_PTR(pattern);
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    if (!zp_is_pow2(pattern_size) || pattern_size > 128) return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (size % pattern_size != 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    zp_cmd c = {.type = ZP_CMD_FILL, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents,
+                .dst = ptr, .size = size, .pattern_size = pattern_size};
+    memcpy(c.pattern, pattern, pattern_size);
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendBarrier(ze_command_list_handle_t hList, ze_event_handle_t hSignalEvent,
+                                          uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    zp_cmd c = {.type = ZP_CMD_BARRIER, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents};
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hList, uint32_t numRanges,
+                                                      const size_t *pRangeSizes, const void **pRanges,
+                                                      ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                                      ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    if (numRanges && (!pRangeSizes || !pRanges)) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    /* Memory is coherent; a full barrier covers any set of ranges. */
+    return zp_zeCommandListAppendBarrier(hList, hSignalEvent, numWaitEvents, phWaitEvents);
+}
+
+ze_result_t zp_zeCommandListAppendSignalEvent(ze_command_list_handle_t hList, ze_event_handle_t hEvent) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    zp_cmd c = {.type = ZP_CMD_SIGNAL, .signal = hEvent};
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hList, uint32_t numEvents,
+                                               ze_event_handle_t *phEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ze_result_t res = check_events(NULL, numEvents, phEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    zp_cmd c = {.type = ZP_CMD_WAIT, .num_waits = numEvents, .waits = phEvents};
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendEventReset(ze_command_list_handle_t hList, ze_event_handle_t hEvent) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    zp_cmd c = {.type = ZP_CMD_RESET, .signal = hEvent};
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hList, const void *ptr, size_t size) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(ptr);
+    (void)size;
+    /* Host and device share memory: nothing to move. */
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hList, ze_device_handle_t hDevice, const void *ptr,
+                                            size_t size, ze_memory_advice_t advice) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+    ZP_CHECK_PTR(ptr);
+    (void)size;
+    if (advice > ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    return ZE_RESULT_SUCCESS;
+}

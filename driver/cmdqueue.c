@@ -1,0 +1,90 @@
+/* Command queue entry points: each queue owns an in-order backend queue on which regular command
+ * lists are replayed. */
+#include "zp.h"
+#include "api.h"
+
+#define ZP_NUM_QUEUES 4u
+
+ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                    const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phQueue) {
+    ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
+    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+    ZP_CHECK_PTR(desc);
+    ZP_CHECK_PTR(phQueue);
+    if (desc->flags > 0x3 || desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ||
+        desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ze_command_queue_handle_t q = calloc(1, sizeof *q);
+    if (!q) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    ze_result_t r = zp_be->queue_create(hDevice->bdev, &q->bq);
+    if (r != ZE_RESULT_SUCCESS) {
+        free(q);
+        return r;
+    }
+    pthread_mutex_init(&q->lock, NULL);
+    q->magic = ZP_MAGIC_QUEUE;
+    q->ctx = hContext;
+    q->dev = hDevice;
+    q->mode = desc->mode;
+    *phQueue = q;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {
+    ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
+    hQueue->magic = 0;
+    zp_be->queue_destroy(hQueue->bq);
+    pthread_mutex_destroy(&hQueue->lock);
+    free(hQueue);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueue, uint32_t numLists,
+                                                 ze_command_list_handle_t *phLists, ze_fence_handle_t hFence) {
+    ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
+    ZP_CHECK_PTR(phLists);
+    if (numLists == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (hFence && (ZP_BAD_HANDLE(hFence, ZP_MAGIC_FENCE) || hFence->queue != hQueue))
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < numLists; i++) {
+        ZP_CHECK_HANDLE(phLists[i], ZP_MAGIC_CMDLIST);
+        if (phLists[i]->immediate) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
+        if (!phLists[i]->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    pthread_mutex_lock(&hQueue->lock);
+    for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS; i++) {
+        ze_command_list_handle_t l = phLists[i];
+        for (size_t j = 0; j < l->num_cmds && r == ZE_RESULT_SUCCESS; j++) r = zp_exec_cmd(hQueue->bq, &l->cmds[j], NULL);
+    }
+    if (r == ZE_RESULT_SUCCESS && hFence) {
+        zp_btoken *done = NULL;
+        r = zp_be->barrier(hQueue->bq, 0, NULL, &done);
+        if (r == ZE_RESULT_SUCCESS) zp_signal_arm(&hFence->sig, done);
+    }
+    if (r == ZE_RESULT_SUCCESS && hQueue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS) r = zp_be->queue_finish(hQueue->bq);
+    pthread_mutex_unlock(&hQueue->lock);
+    return r;
+}
+
+static void free_sync(zp_signal *s) { free(s); }
+
+ze_result_t zp_zeCommandQueueSynchronize(ze_command_queue_handle_t hQueue, uint64_t timeout) {
+    ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
+    if (timeout == UINT64_MAX) return zp_be->queue_finish(hQueue->bq);
+    /* A bounded wait: mark the current end of the queue and wait for the mark with a timeout. */
+    zp_signal *s = malloc(sizeof *s);
+    if (!s) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    zp_signal_init(s, free_sync);
+    zp_btoken *done = NULL;
+    pthread_mutex_lock(&hQueue->lock);
+    ze_result_t r = zp_be->barrier(hQueue->bq, 0, NULL, &done);
+    pthread_mutex_unlock(&hQueue->lock);
+    if (r == ZE_RESULT_SUCCESS) {
+        zp_signal_arm(s, done);
+        r = zp_signal_wait(s, timeout);
+    }
+    zp_signal_unref(s);
+    return r;
+}

@@ -1,0 +1,122 @@
+/* Global and driver entry points: zeInit, zeDriverGet and the driver queries. */
+#include <stdio.h>
+
+#include "zp.h"
+#include "api.h"
+
+const zp_backend_ops *zp_be = &zp_pocl_backend;
+struct _ze_driver_handle_t zp_driver;
+atomic_bool zp_initialized;
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static ze_result_t init_result = ZE_RESULT_ERROR_UNINITIALIZED;
+static bool init_done;
+
+/* The extensions ze_pocl really implements; the list the two-call query returns. */
+static const ze_driver_extension_properties_t extensions[] = {
+    {ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
+    {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_MAKE_VERSION(1, 0)},
+};
+
+/* Builds the device list once; the loader calls zeInit twice on the application's first zeInit. */
+static ze_result_t init_devices(void) {
+    ze_result_t r = zp_be->init();
+    if (r != ZE_RESULT_SUCCESS) return r;
+    uint32_t n = zp_be->device_count();
+    struct _ze_device_handle_t *devs = calloc(n ? n : 1, sizeof *devs);
+    if (!devs) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; i < n; i++) {
+        devs[i].magic = ZP_MAGIC_DEVICE;
+        devs[i].index = i;
+        devs[i].bdev = zp_be->device(i);
+        zp_be->device_info(devs[i].bdev, &devs[i].info);
+    }
+    zp_driver.devices = devs;
+    zp_driver.num_devices = n;
+    zp_driver.magic = ZP_MAGIC_DRIVER;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeInit(ze_init_flags_t flags) {
+    if (flags & ~(ze_init_flags_t)(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY))
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* A CPU device is neither a GPU nor a VPU, but many programs pass GPU_ONLY out of habit; ze_pocl
+     * answers it so those programs can run on the CPU. VPU_ONLY asks for something else entirely. */
+    if (flags == ZE_INIT_FLAG_VPU_ONLY) return ZE_RESULT_ERROR_UNINITIALIZED;
+    pthread_mutex_lock(&init_lock);
+    if (!init_done) {
+        init_result = init_devices();
+        init_done = true;
+        if (init_result == ZE_RESULT_SUCCESS) atomic_store(&zp_initialized, true);
+    }
+    ze_result_t r = init_result;
+    pthread_mutex_unlock(&init_lock);
+    return r;
+}
+
+ze_result_t zp_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
+    ZP_CHECK_INIT();
+    ZP_CHECK_PTR(pCount);
+    if (*pCount == 0 || phDrivers == NULL) {
+        *pCount = 1;
+        return ZE_RESULT_SUCCESS;
+    }
+    phDrivers[0] = &zp_driver;
+    *pCount = 1;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version) {
+    ZP_CHECK_INIT();
+    ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
+    ZP_CHECK_PTR(version);
+    *version = ZE_API_VERSION_1_4;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *props) {
+    ZP_CHECK_INIT();
+    ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
+    ZP_CHECK_PTR(props);
+    /* A fixed UUID: the same driver build reports the same identity in every process. */
+    static const uint8_t uuid[ZE_MAX_DRIVER_UUID_SIZE] = {'z', 'e', '_', 'p', 'o', 'c', 'l', 0,
+                                                         0x4b, 0x52, 0x54, 0x01, 0, 0, 0, 1};
+    memcpy(props->uuid.id, uuid, sizeof uuid);
+    props->driverVersion = ZP_DRIVER_VERSION;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *props) {
+    ZP_CHECK_INIT();
+    ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
+    ZP_CHECK_PTR(props);
+    props->flags = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount,
+                                              ze_driver_extension_properties_t *props) {
+    ZP_CHECK_INIT();
+    ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
+    ZP_CHECK_PTR(pCount);
+    uint32_t n = (uint32_t)(sizeof extensions / sizeof extensions[0]);
+    if (*pCount == 0 || props == NULL) {
+        *pCount = n;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (*pCount > n) *pCount = n;
+    for (uint32_t i = 0; i < *pCount; i++) props[i] = extensions[i];
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunction) {
+    ZP_CHECK_INIT();
+    ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
+    ZP_CHECK_PTR(name);
+    ZP_CHECK_PTR(ppFunction);
+    if (strcmp(name, "zeKernelSetGlobalOffsetExp") == 0) {
+        *ppFunction = (void *)zp_zeKernelSetGlobalOffsetExp;
+        return ZE_RESULT_SUCCESS;
+    }
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}

@@ -1,0 +1,101 @@
+/* Event pool and event entry points. Events are host objects (see signal.c). */
+#include "zp.h"
+#include "api.h"
+
+ze_result_t zp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices,
+                                 ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool) {
+    ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
+    ZP_CHECK_PTR(desc);
+    ZP_CHECK_PTR(phEventPool);
+    if (numDevices > 0 && phDevices == NULL) return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < numDevices; i++) ZP_CHECK_HANDLE(phDevices[i], ZP_MAGIC_DEVICE);
+    if (desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    ze_event_pool_handle_t p = calloc(1, sizeof *p);
+    if (!p) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    p->magic = ZP_MAGIC_POOL;
+    p->ctx = hContext;
+    p->count = desc->count;
+    p->flags = desc->flags;
+    atomic_init(&p->live_events, 0);
+    *phEventPool = p;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool) {
+    ZP_CHECK_HANDLE(hEventPool, ZP_MAGIC_POOL);
+    if (atomic_load(&hEventPool->live_events) > 0) return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+    hEventPool->magic = 0;
+    free(hEventPool);
+    return ZE_RESULT_SUCCESS;
+}
+
+static void free_event(zp_signal *s) { free((ze_event_handle_t)s); }
+
+ze_result_t zp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent) {
+    ZP_CHECK_HANDLE(hEventPool, ZP_MAGIC_POOL);
+    ZP_CHECK_PTR(desc);
+    ZP_CHECK_PTR(phEvent);
+    if (desc->signal > 0x7 || desc->wait > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->index >= hEventPool->count) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ze_event_handle_t e = calloc(1, sizeof *e);
+    if (!e) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    zp_signal_init(&e->sig, free_event);
+    e->magic = ZP_MAGIC_EVENT;
+    e->pool = hEventPool;
+    e->index = desc->index;
+    atomic_fetch_add(&hEventPool->live_events, 1);
+    *phEvent = e;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventDestroy(ze_event_handle_t hEvent) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    hEvent->magic = 0;
+    atomic_fetch_sub(&hEvent->pool->live_events, 1);
+    zp_signal_unref(&hEvent->sig);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventHostSignal(ze_event_handle_t hEvent) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    zp_signal_set(&hEvent->sig);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    return zp_signal_wait(&hEvent->sig, timeout);
+}
+
+ze_result_t zp_zeEventQueryStatus(ze_event_handle_t hEvent) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    return atomic_load(&hEvent->sig.state) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+ze_result_t zp_zeEventHostReset(ze_event_handle_t hEvent) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    zp_signal_reset(&hEvent->sig);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dst) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    ZP_CHECK_PTR(dst);
+    if (!(hEvent->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    zp_signal *s = &hEvent->sig;
+    if (!atomic_load(&s->state)) return ZE_RESULT_NOT_READY;
+    uint64_t start = 0, end = 0;
+    pthread_mutex_lock(&s->mu);
+    zp_btoken *t = s->token;
+    if (t) zp_be->token_retain(t);
+    pthread_mutex_unlock(&s->mu);
+    if (t) {
+        zp_be->token_times(t, &start, &end);
+        zp_be->token_release(t);
+    }
+    /* Kernels of one command run on the whole device: the context span equals the global span. */
+    dst->global.kernelStart = dst->context.kernelStart = start;
+    dst->global.kernelEnd = dst->context.kernelEnd = end;
+    return ZE_RESULT_SUCCESS;
+}

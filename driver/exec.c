@@ -1,0 +1,135 @@
+/* Running one command on a backend queue: shared by immediate command lists (at append) and by
+ * command queues (replaying a regular list). Wait events become backend tokens; a signal event is
+ * armed with the command's completion token. */
+#include "zp.h"
+
+ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_btoken **buf, uint32_t cap,
+                          zp_btoken ***out, uint32_t *num_out) {
+    zp_btoken **tokens = buf;
+    *num_out = 0;
+    *out = buf;
+    if (n == 0) return ZE_RESULT_SUCCESS;
+    if (events == NULL) return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < n; i++) ZP_CHECK_HANDLE(events[i], ZP_MAGIC_EVENT);
+    if (n > cap) {
+        tokens = malloc(n * sizeof *tokens);
+        if (!tokens) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        zp_btoken *t;
+        ze_result_t r = zp_signal_wait_token(&events[i]->sig, &t);
+        if (r != ZE_RESULT_SUCCESS) {
+            zp_exec_release_waits(tokens, m, buf);
+            return r;
+        }
+        if (t) tokens[m++] = t;
+    }
+    *out = tokens;
+    *num_out = m;
+    return ZE_RESULT_SUCCESS;
+}
+
+void zp_exec_release_waits(zp_btoken **tokens, uint32_t n, zp_btoken **buf) {
+    for (uint32_t i = 0; i < n; i++) zp_be->token_release(tokens[i]);
+    if (tokens != buf) free(tokens);
+}
+
+#define ZP_WAIT_BUF 8
+
+/* Copies and fills that touch memory the backend did not allocate run on the host, in stream order. */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t size;
+    size_t pattern_size;
+    uint8_t pattern[128];
+} host_mem_op;
+
+static void host_copy(void *p) {
+    host_mem_op *op = p;
+    memcpy(op->dst, op->src, op->size);
+    free(op);
+}
+
+static void host_fill(void *p) {
+    host_mem_op *op = p;
+    uint8_t *d = op->dst;
+    for (size_t i = 0; i < op->size; i += op->pattern_size) memcpy(d + i, op->pattern, op->pattern_size);
+    free(op);
+}
+
+static bool tracked(const void *p, size_t size) {
+    zp_alloc_info a;
+    return zp_mem_lookup(NULL, p, &a) && (uintptr_t)p + size <= (uintptr_t)a.base + a.size;
+}
+
+static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken **tokens, zp_btoken **pdone) {
+    if (c->size == 0) return zp_be->barrier(bq, nt, tokens, pdone);
+    bool dev_ok = tracked(c->dst, c->size) && (c->type == ZP_CMD_FILL || tracked(c->src, c->size));
+    if (dev_ok) {
+        if (c->type == ZP_CMD_COPY) return zp_be->copy(bq, c->dst, c->src, c->size, nt, tokens, pdone);
+        return zp_be->fill(bq, c->dst, c->pattern, c->pattern_size, c->size, nt, tokens, pdone);
+    }
+    host_mem_op *op = malloc(sizeof *op);
+    if (!op) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    op->dst = c->dst;
+    op->src = c->src;
+    op->size = c->size;
+    op->pattern_size = c->pattern_size;
+    if (c->type == ZP_CMD_FILL) memcpy(op->pattern, c->pattern, c->pattern_size);
+    return zp_be->host_task(bq, c->type == ZP_CMD_COPY ? host_copy : host_fill, op, nt, tokens, pdone);
+}
+
+ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range, const uint8_t *args,
+                           ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits) {
+    zp_btoken *buf[ZP_WAIT_BUF], **tokens, *done = NULL;
+    uint32_t nt;
+    ze_result_t r = zp_exec_waits(num_waits, waits, buf, ZP_WAIT_BUF, &tokens, &nt);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    pthread_mutex_lock(&k->lock);
+    if (args) {
+        r = zp_kernel_apply_args(k, args);
+        k->backend_stale = true;
+    } else if (k->backend_stale) {
+        r = zp_kernel_apply_args(k, k->arg_data);
+        if (r == ZE_RESULT_SUCCESS) k->backend_stale = false;
+    }
+    if (r == ZE_RESULT_SUCCESS) r = zp_be->launch(bq, k->bkern, range, nt, tokens, signal ? &done : NULL);
+    pthread_mutex_unlock(&k->lock);
+    zp_exec_release_waits(tokens, nt, buf);
+    if (r == ZE_RESULT_SUCCESS && signal) zp_signal_arm(&signal->sig, done);
+    return r;
+}
+
+ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, zp_btoken **done_out) {
+    if (c->type == ZP_CMD_LAUNCH && (c->range.global[0] && c->range.global[1] && c->range.global[2]))
+        return zp_exec_launch(bq, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits);
+    if (c->type == ZP_CMD_RESET) {
+        /* Resets happen when the command is reached on the host side of the stream. */
+        zp_signal_reset(&c->signal->sig);
+        return ZE_RESULT_SUCCESS;
+    }
+    zp_btoken *buf[ZP_WAIT_BUF], **tokens, *done = NULL;
+    uint32_t nt;
+    ze_result_t r = zp_exec_waits(c->num_waits, c->waits, buf, ZP_WAIT_BUF, &tokens, &nt);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    zp_btoken **pdone = (c->signal || done_out) ? &done : NULL;
+    switch (c->type) {
+    case ZP_CMD_COPY:
+    case ZP_CMD_FILL:
+        r = mem_op(bq, c, nt, tokens, pdone);
+        break;
+    default: /* barriers, signal and wait commands, empty launches */
+        r = zp_be->barrier(bq, nt, tokens, pdone);
+        break;
+    }
+    zp_exec_release_waits(tokens, nt, buf);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    if (c->signal) {
+        if (done_out) zp_be->token_retain(done);
+        zp_signal_arm(&c->signal->sig, done);
+    }
+    if (done_out) *done_out = done;
+    return ZE_RESULT_SUCCESS;
+}

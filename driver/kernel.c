@@ -1,0 +1,321 @@
+/* Kernel entry points: creation, arguments, group sizes and properties. The argument values are kept
+ * here as well as in the backend kernel, so a regular command list can snapshot them and the backend
+ * can be brought back to them after a replay. */
+#include <stdio.h>
+
+#include "zp.h"
+#include "api.h"
+
+/* Bytes one argument takes in arg_data. */
+static uint32_t slot_size(const zp_arg_meta *a) {
+    switch (a->kind) {
+    case ZP_ARG_GLOBAL:
+    case ZP_ARG_CONSTANT: return sizeof(void *);
+    case ZP_ARG_LOCAL: return sizeof(size_t);
+    default: return a->size;
+    }
+}
+
+ze_result_t zp_kernel_apply_args(ze_kernel_handle_t k, const uint8_t *args) {
+    for (uint32_t i = 0; i < k->meta->num_args; i++) {
+        if (!k->arg_set[i]) continue;
+        const zp_arg_meta *a = &k->meta->args[i];
+        const uint8_t *slot = args + k->arg_off[i];
+        ze_result_t r;
+        if (a->kind == ZP_ARG_GLOBAL || a->kind == ZP_ARG_CONSTANT) {
+            void *p;
+            memcpy(&p, slot, sizeof p);
+            r = zp_be->kernel_set_arg(k->bkern, i, a->kind, sizeof p, p);
+        } else if (a->kind == ZP_ARG_LOCAL) {
+            size_t n;
+            memcpy(&n, slot, sizeof n);
+            r = zp_be->kernel_set_arg(k->bkern, i, a->kind, n, NULL);
+        } else {
+            r = zp_be->kernel_set_arg(k->bkern, i, a->kind, a->size, slot);
+        }
+        if (r != ZE_RESULT_SUCCESS) return r;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel) {
+    ZP_CHECK_HANDLE(hModule, ZP_MAGIC_MODULE);
+    ZP_CHECK_PTR(desc);
+    ZP_CHECK_PTR(phKernel);
+    ZP_CHECK_PTR(desc->pKernelName);
+    if (desc->flags > 0x3) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    const zp_kernel_meta *meta = NULL;
+    for (uint32_t i = 0; i < hModule->meta.count; i++)
+        if (strcmp(hModule->meta.kernels[i].name, desc->pKernelName) == 0) meta = &hModule->meta.kernels[i];
+    if (!meta) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+
+    ze_kernel_handle_t k = calloc(1, sizeof *k);
+    if (!k) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t n = meta->num_args;
+    k->arg_set = calloc(n ? n : 1, 1);
+    k->arg_off = calloc(n ? n : 1, sizeof *k->arg_off);
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (k->arg_off) k->arg_off[i] = (uint32_t)bytes;
+        bytes += (slot_size(&meta->args[i]) + 7u) & ~(size_t)7u;
+    }
+    k->arg_bytes = bytes;
+    k->arg_data = calloc(bytes ? bytes : 1, 1);
+    if (!k->arg_set || !k->arg_off || !k->arg_data) {
+        free(k->arg_set);
+        free(k->arg_off);
+        free(k->arg_data);
+        free(k);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    ze_result_t r = zp_be->kernel_create(hModule->bmod, meta->name, &k->bkern, &k->limits);
+    if (r != ZE_RESULT_SUCCESS) {
+        free(k->arg_set);
+        free(k->arg_off);
+        free(k->arg_data);
+        free(k);
+        return r;
+    }
+    pthread_mutex_init(&k->lock, NULL);
+    k->magic = ZP_MAGIC_KERNEL;
+    k->module = hModule;
+    k->meta = meta;
+    for (int d = 0; d < 3; d++) k->group[d] = meta->reqd[0] ? meta->reqd[d] : 1;
+    *phKernel = k;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelDestroy(ze_kernel_handle_t hKernel) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    hKernel->magic = 0;
+    zp_be->kernel_destroy(hKernel->bkern);
+    pthread_mutex_destroy(&hKernel->lock);
+    free(hKernel->arg_set);
+    free(hKernel->arg_off);
+    free(hKernel->arg_data);
+    free(hKernel);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ze_kernel_handle_t k = hKernel;
+    if (argIndex >= k->meta->num_args) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    const zp_arg_meta *a = &k->meta->args[argIndex];
+    uint8_t *slot = k->arg_data + k->arg_off[argIndex];
+    uint8_t tmp[sizeof(void *) > sizeof(size_t) ? sizeof(void *) : sizeof(size_t)] = {0};
+    const void *value;
+    size_t size;
+    switch (a->kind) {
+    case ZP_ARG_GLOBAL:
+    case ZP_ARG_CONSTANT: {
+        if (argSize != sizeof(void *)) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        void *p = NULL;
+        if (pArgValue) memcpy(&p, pArgValue, sizeof p);
+        memcpy(tmp, &p, sizeof p);
+        value = p;
+        size = sizeof p;
+        break;
+    }
+    case ZP_ARG_LOCAL:
+        if (argSize == 0) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        memcpy(tmp, &argSize, sizeof argSize);
+        value = NULL;
+        size = argSize;
+        break;
+    case ZP_ARG_SCALAR:
+    case ZP_ARG_BYVAL:
+        if (argSize != a->size) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        value = pArgValue;
+        size = argSize;
+        break;
+    default:
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+    pthread_mutex_lock(&k->lock);
+    ze_result_t r;
+    if (value == NULL && (a->kind == ZP_ARG_SCALAR || a->kind == ZP_ARG_BYVAL)) {
+        /* A NULL value means zero for a by-value argument. */
+        memset(slot, 0, size);
+        r = zp_be->kernel_set_arg(k->bkern, argIndex, a->kind, size, slot);
+    } else {
+        r = zp_be->kernel_set_arg(k->bkern, argIndex, a->kind, size, value);
+        if (r == ZE_RESULT_SUCCESS) {
+            if (a->kind == ZP_ARG_SCALAR || a->kind == ZP_ARG_BYVAL)
+                memcpy(slot, value, size);
+            else
+                memcpy(slot, tmp, a->kind == ZP_ARG_LOCAL ? sizeof(size_t) : sizeof(void *));
+        }
+    }
+    if (r == ZE_RESULT_SUCCESS && !k->arg_set[argIndex]) {
+        k->arg_set[argIndex] = 1;
+        k->args_set++;
+    }
+    pthread_mutex_unlock(&k->lock);
+    return r;
+}
+
+/* Largest group the kernel may run with on its device. */
+static uint32_t max_group(ze_kernel_handle_t k) {
+    const zp_kernel_meta *m = k->meta;
+    if (m->reqd[0]) return m->reqd[0] * m->reqd[1] * m->reqd[2];
+    uint32_t dev_max = k->module->dev->info.max_group_total;
+    uint32_t lim = k->limits.max_group_total;
+    return lim && lim < dev_max ? lim : dev_max;
+}
+
+ze_result_t zp_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t x, uint32_t y, uint32_t z) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    const zp_device_info *in = &hKernel->module->dev->info;
+    if (x == 0 || y == 0 || z == 0) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    if (x > in->max_group[0] || y > in->max_group[1] || z > in->max_group[2])
+        return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    if ((uint64_t)x * y * z > max_group(hKernel)) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    const uint32_t *req = hKernel->meta->reqd;
+    if (req[0] && (x != req[0] || y != req[1] || z != req[2])) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    pthread_mutex_lock(&hKernel->lock);
+    hKernel->group[0] = x;
+    hKernel->group[1] = y;
+    hKernel->group[2] = z;
+    pthread_mutex_unlock(&hKernel->lock);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Largest divisor of n that is at most cap (1 for primes above cap). */
+static uint32_t largest_divisor(uint32_t n, uint32_t cap) {
+    if (cap >= n) return n;
+    for (uint32_t d = cap; d > 1; d--)
+        if (n % d == 0) return d;
+    return 1;
+}
+
+/* Groups bigger than this gain nothing on a CPU device (each group runs on one core) and leave cores
+ * idle on small ranges. */
+#define ZP_SUGGEST_CAP 256u
+
+ze_result_t zp_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t gx, uint32_t gy, uint32_t gz,
+                                        uint32_t *x, uint32_t *y, uint32_t *z) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(x);
+    ZP_CHECK_PTR(y);
+    ZP_CHECK_PTR(z);
+    if (gx == 0 || gy == 0 || gz == 0) return ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+    const uint32_t *req = hKernel->meta->reqd;
+    if (req[0]) {
+        *x = req[0];
+        *y = req[1];
+        *z = req[2];
+        return ZE_RESULT_SUCCESS;
+    }
+    const zp_device_info *in = &hKernel->module->dev->info;
+    uint32_t budget = max_group(hKernel);
+    if (budget > ZP_SUGGEST_CAP) budget = ZP_SUGGEST_CAP;
+    uint32_t sx = largest_divisor(gx, budget < in->max_group[0] ? budget : in->max_group[0]);
+    budget /= sx;
+    uint32_t sy = largest_divisor(gy, budget < in->max_group[1] ? budget : in->max_group[1]);
+    budget /= sy;
+    uint32_t sz = largest_divisor(gz, budget < in->max_group[2] ? budget : in->max_group[2]);
+    *x = sx;
+    *y = sy;
+    *z = sz;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(totalGroupCount);
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+ze_result_t zp_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    if (flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* All memory is shared virtual memory in one address space: indirect access always works. */
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(pFlags);
+    *pFlags = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST | ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+              ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    if (flags > 0x3) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    return ZE_RESULT_SUCCESS;
+}
+
+static uint32_t clamp32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+ze_result_t zp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *p) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(p);
+    const zp_kernel_meta *m = hKernel->meta;
+    uint32_t mg = max_group(hKernel);
+    p->numKernelArgs = m->num_args;
+    p->requiredGroupSizeX = m->reqd[0];
+    p->requiredGroupSizeY = m->reqd[1];
+    p->requiredGroupSizeZ = m->reqd[2];
+    p->requiredNumSubGroups = 0;
+    p->requiredSubgroupSize = 0;
+    p->maxSubgroupSize = 1;
+    p->maxNumSubgroups = mg;
+    p->localMemSize = clamp32(m->local_static);
+    p->privateMemSize = clamp32(m->private_size);
+    p->spillMemSize = clamp32(m->spill_size);
+    memset(&p->uuid, 0, sizeof p->uuid);
+    /* Walk the chain; structures ze_pocl does not know are left untouched. The bound stops a cyclic
+     * chain from looping forever. */
+    ze_base_properties_t *ext = p->pNext;
+    for (int guard = 0; ext && guard < 64; guard++, ext = ext->pNext) {
+        if (ext->stype == ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES) {
+            ((ze_kernel_preferred_group_size_properties_t *)ext)->preferredMultiple = hKernel->limits.preferred_multiple;
+        } else if (ext->stype == ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES) {
+            ((ze_kernel_max_group_size_properties_ext_t *)ext)->maxGroupSize = mg;
+        }
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(pSize);
+    const char *name = hKernel->meta->name;
+    size_t need = strlen(name) + 1;
+    if (pName == NULL || *pSize == 0) {
+        *pSize = need;
+        return ZE_RESULT_SUCCESS;
+    }
+    size_t n = *pSize < need ? *pSize : need;
+    memcpy(pName, name, n - 1);
+    pName[n - 1] = '\0';
+    *pSize = n;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(pSize);
+    /* Source attributes are not kept: the answer is the empty string. */
+    if (pString == NULL || *pSize == 0) {
+        *pSize = 1;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (*pString) (*pString)[0] = '\0';
+    *pSize = 1;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t x, uint32_t y, uint32_t z) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    pthread_mutex_lock(&hKernel->lock);
+    hKernel->offset[0] = x;
+    hKernel->offset[1] = y;
+    hKernel->offset[2] = z;
+    hKernel->has_offset = (x | y | z) != 0;
+    pthread_mutex_unlock(&hKernel->lock);
+    return ZE_RESULT_SUCCESS;
+}

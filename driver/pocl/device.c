@@ -1,0 +1,169 @@
+/* PoCL backend: platform start-up, devices, their properties, clocks and memory. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pocl_be.h"
+
+cl_context zp_cl_ctx;
+static cl_device_id *devices;
+static cl_uint num_devices;
+static ze_result_t init_result = ZE_RESULT_ERROR_UNINITIALIZED;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+ze_result_t zp_cl_result(cl_int err) {
+    switch (err) {
+    case CL_SUCCESS: return ZE_RESULT_SUCCESS;
+    case CL_OUT_OF_HOST_MEMORY: return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    case CL_OUT_OF_RESOURCES:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    case CL_INVALID_WORK_GROUP_SIZE:
+    case CL_INVALID_WORK_ITEM_SIZE: return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    case CL_INVALID_GLOBAL_WORK_SIZE: return ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+    case CL_INVALID_ARG_INDEX: return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    case CL_INVALID_ARG_SIZE: return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+    case CL_INVALID_KERNEL_NAME: return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILER_NOT_AVAILABLE: return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    case CL_INVALID_BINARY: return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    case CL_INVALID_VALUE:
+    case CL_INVALID_ARG_VALUE:
+    case CL_INVALID_KERNEL_ARGS:
+    case CL_INVALID_EVENT_WAIT_LIST: return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    case CL_DEVICE_NOT_AVAILABLE: return ZE_RESULT_ERROR_DEVICE_LOST;
+    default: return ZE_RESULT_ERROR_UNKNOWN;
+    }
+}
+
+/* Chooses the PoCL platform among whatever ICDs are installed. */
+static cl_platform_id find_pocl(void) {
+    cl_uint n = 0;
+    if (clGetPlatformIDs(0, NULL, &n) != CL_SUCCESS || n == 0) return NULL;
+    cl_platform_id *ps = calloc(n, sizeof *ps);
+    if (!ps) return NULL;
+    cl_platform_id found = NULL;
+    if (clGetPlatformIDs(n, ps, NULL) == CL_SUCCESS) {
+        for (cl_uint i = 0; i < n && !found; i++) {
+            char name[256] = {0};
+            clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+            if (strstr(name, "Portable Computing Language") || strstr(name, "pocl") || strstr(name, "PoCL"))
+                found = ps[i];
+        }
+    }
+    free(ps);
+    return found;
+}
+
+static void init_once_fn(void) {
+    cl_platform_id p = find_pocl();
+    if (!p) {
+        init_result = ZE_RESULT_ERROR_UNINITIALIZED;
+        return;
+    }
+    cl_uint n = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, NULL, &n) != CL_SUCCESS || n == 0) {
+        init_result = ZE_RESULT_ERROR_UNINITIALIZED;
+        return;
+    }
+    devices = calloc(n, sizeof *devices);
+    if (!devices) {
+        init_result = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        return;
+    }
+    clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, devices, NULL);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
+    cl_int err;
+    zp_cl_ctx = clCreateContext(props, n, devices, NULL, NULL, &err);
+    if (!zp_cl_ctx) {
+        free(devices);
+        devices = NULL;
+        init_result = zp_cl_result(err) == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                                                                             : ZE_RESULT_ERROR_UNINITIALIZED;
+        return;
+    }
+    num_devices = n;
+    init_result = ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_pocl_init(void) {
+    pthread_once(&init_once, init_once_fn);
+    return init_result;
+}
+
+uint32_t zp_pocl_device_count(void) { return num_devices; }
+
+zp_bdev *zp_pocl_device(uint32_t index) { return index < num_devices ? (zp_bdev *)devices[index] : NULL; }
+
+static uint64_t dev_u64(cl_device_id d, cl_device_info what) {
+    cl_ulong v = 0;
+    clGetDeviceInfo(d, what, sizeof v, &v, NULL);
+    return v;
+}
+
+static uint32_t dev_u32(cl_device_id d, cl_device_info what) {
+    cl_uint v = 0;
+    clGetDeviceInfo(d, what, sizeof v, &v, NULL);
+    return v;
+}
+
+static size_t dev_size(cl_device_id d, cl_device_info what) {
+    size_t v = 0;
+    clGetDeviceInfo(d, what, sizeof v, &v, NULL);
+    return v;
+}
+
+void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info) {
+    cl_device_id d = ZP_CLD(dev);
+    memset(info, 0, sizeof *info);
+    clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL);
+    info->vendor_id = dev_u32(d, CL_DEVICE_VENDOR_ID);
+    info->device_id = 0;
+    info->compute_units = dev_u32(d, CL_DEVICE_MAX_COMPUTE_UNITS);
+    info->clock_mhz = dev_u32(d, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+    info->global_mem = dev_u64(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+    info->max_alloc = dev_u64(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    info->local_mem = dev_u64(d, CL_DEVICE_LOCAL_MEM_SIZE);
+    info->max_group_total = (uint32_t)dev_size(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    size_t sizes[3] = {0, 0, 0};
+    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, NULL);
+    for (int i = 0; i < 3; i++) info->max_group[i] = (uint32_t)sizes[i];
+    info->max_args_size = (uint32_t)dev_size(d, CL_DEVICE_MAX_PARAMETER_SIZE);
+    info->printf_buffer = (uint32_t)dev_size(d, CL_DEVICE_PRINTF_BUFFER_SIZE);
+    info->cache_size = dev_u64(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
+    info->cacheline = dev_u32(d, CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE);
+    size_t ext_len = 0;
+    clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len);
+    char *ext = calloc(1, ext_len + 1);
+    if (ext) {
+        clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL);
+        info->fp16 = strstr(ext, "cl_khr_fp16") != NULL;
+        info->fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+        info->int64_atomics = strstr(ext, "cl_khr_int64_base_atomics") != NULL;
+        free(ext);
+    }
+    info->profiling = true;
+}
+
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void zp_pocl_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns) {
+    cl_ulong d = 0, h = 0;
+    if (clGetDeviceAndHostTimer(ZP_CLD(dev), &d, &h) == CL_SUCCESS) {
+        *host_ns = h;
+        *device_ns = d;
+    } else {
+        *host_ns = *device_ns = mono_ns();
+    }
+}
+
+void *zp_pocl_mem_alloc(size_t size, size_t alignment) {
+    return clSVMAlloc(zp_cl_ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS, size,
+                      (cl_uint)alignment);
+}
+
+void zp_pocl_mem_free(void *ptr) { clSVMFree(zp_cl_ctx, ptr); }

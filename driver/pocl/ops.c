@@ -1,0 +1,33 @@
+/* The PoCL backend's operations table: the only thing the object model sees of OpenCL. */
+#include "pocl_be.h"
+
+const zp_backend_ops zp_pocl_backend = {
+    .name = "pocl",
+    .init = zp_pocl_init,
+    .device_count = zp_pocl_device_count,
+    .device = zp_pocl_device,
+    .device_info = zp_pocl_device_info,
+    .timestamps = zp_pocl_timestamps,
+    .mem_alloc = zp_pocl_mem_alloc,
+    .mem_free = zp_pocl_mem_free,
+    .module_build = zp_pocl_module_build,
+    .module_destroy = zp_pocl_module_destroy,
+    .module_meta_free = zp_pocl_module_meta_free,
+    .kernel_create = zp_pocl_kernel_create,
+    .kernel_destroy = zp_pocl_kernel_destroy,
+    .kernel_set_arg = zp_pocl_kernel_set_arg,
+    .queue_create = zp_pocl_queue_create,
+    .queue_destroy = zp_pocl_queue_destroy,
+    .queue_finish = zp_pocl_queue_finish,
+    .launch = zp_pocl_launch,
+    .copy = zp_pocl_copy,
+    .fill = zp_pocl_fill,
+    .barrier = zp_pocl_barrier,
+    .host_task = zp_pocl_host_task,
+    .gate_create = zp_pocl_gate_create,
+    .gate_open = zp_pocl_gate_open,
+    .token_retain = zp_pocl_token_retain,
+    .token_release = zp_pocl_token_release,
+    .token_on_complete = zp_pocl_token_on_complete,
+    .token_times = zp_pocl_token_times,
+};

@@ -1,0 +1,336 @@
+// SPIR-V -> LLVM bitcode for PoCL, and per-kernel facts from the translated module.
+//
+// PoCL 3.1 takes no SPIR-V, but it takes SPIR 1.2 bitcode; libLLVMSPIRVLib turns SPIR-V into that in
+// process. The module is in hand here, so this is also where the per-kernel figures come from: PoCL's
+// per-kernel queries are wrong when a program holds several kernels.
+#include "spirv_bridge.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <LLVMSPIRVLib/LLVMSPIRVLib.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <spirv-tools/libspirv.h>
+
+namespace {
+
+// The translator keeps some global tables; module builds are rare, so one lock is the simple answer.
+std::mutex bridge_lock;
+
+char *dup_string(const std::string &s) {
+    char *p = static_cast<char *>(std::malloc(s.size() + 1));
+    if (p) std::memcpy(p, s.c_str(), s.size() + 1);
+    return p;
+}
+
+// The translator trusts its input's instruction stream; a structural parse first turns garbage into an
+// error instead of a crash.
+bool parse_ok(const uint8_t *bytes, size_t size, std::string &why) {
+    if (size < 20 || size % 4 != 0) {
+        why = "SPIR-V size must be a multiple of 4 and at least 20 bytes";
+        return false;
+    }
+    uint32_t magic;
+    std::memcpy(&magic, bytes, 4);
+    if (magic != 0x07230203u) {
+        why = "not SPIR-V: wrong magic number";
+        return false;
+    }
+    std::vector<uint32_t> words(size / 4);
+    std::memcpy(words.data(), bytes, size);
+    spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_5);
+    if (!ctx) {
+        why = "out of memory";
+        return false;
+    }
+    spv_diagnostic diag = nullptr;
+    spv_result_t r = spvBinaryParse(ctx, nullptr, words.data(), words.size(), nullptr, nullptr, &diag);
+    if (r != SPV_SUCCESS) {
+        why = "malformed SPIR-V";
+        if (diag && diag->error) {
+            why += ": ";
+            why += diag->error;
+        }
+    }
+    spvDiagnosticDestroy(diag);
+    spvContextDestroy(ctx);
+    return r == SPV_SUCCESS;
+}
+
+struct FuncFacts {
+    uint64_t priv = 0;      // bytes of all static allocas
+    uint64_t agg = 0;       // bytes of those that are arrays or structs
+    std::set<const llvm::GlobalVariable *> locals;
+    std::set<const llvm::Function *> callees;
+};
+
+void collect_users(const llvm::Value *v, const llvm::GlobalVariable *gv,
+                   std::map<const llvm::Function *, FuncFacts> &facts, int depth) {
+    if (depth > 16) return;
+    for (const llvm::User *u : v->users()) {
+        if (auto *inst = llvm::dyn_cast<llvm::Instruction>(u)) {
+            facts[inst->getFunction()].locals.insert(gv);
+        } else if (llvm::isa<llvm::Constant>(u)) {
+            collect_users(u, gv, facts, depth + 1);
+        }
+    }
+}
+
+struct Totals {
+    uint64_t priv, agg;
+    std::set<const llvm::GlobalVariable *> locals;
+};
+
+// Private memory of a function is its own stack plus its deepest callee's; recursion counts once.
+void totals_of(const llvm::Function *f, std::map<const llvm::Function *, FuncFacts> &facts,
+               std::map<const llvm::Function *, Totals> &memo, std::set<const llvm::Function *> &active,
+               Totals &out) {
+    auto m = memo.find(f);
+    if (m != memo.end()) {
+        out = m->second;
+        return;
+    }
+    FuncFacts &ff = facts[f];
+    Totals t{ff.priv, ff.agg, ff.locals};
+    if (active.count(f)) {
+        out = t;
+        return;
+    }
+    active.insert(f);
+    uint64_t best_priv = 0, best_agg = 0;
+    for (const llvm::Function *c : ff.callees) {
+        Totals ct;
+        totals_of(c, facts, memo, active, ct);
+        if (ct.priv > best_priv) best_priv = ct.priv;
+        if (ct.agg > best_agg) best_agg = ct.agg;
+        t.locals.insert(ct.locals.begin(), ct.locals.end());
+    }
+    active.erase(f);
+    t.priv += best_priv;
+    t.agg += best_agg;
+    memo[f] = t;
+    out = t;
+}
+
+uint32_t arg_kind(const llvm::Function &f, const llvm::Argument &a, const llvm::DataLayout &dl, uint32_t &size) {
+    llvm::Type *ty = a.getType();
+    if (ty->isPointerTy()) {
+        unsigned as = ty->getPointerAddressSpace();
+        size = dl.getPointerSize(as);
+        if (a.hasByValAttr()) {
+            size = (uint32_t)dl.getTypeAllocSize(a.getParamByValType());
+            return ZP_ARG_BYVAL;
+        }
+        llvm::Type *elem = ty->isOpaquePointerTy() ? nullptr : ty->getNonOpaquePointerElementType();
+        if (elem && elem->isStructTy()) {
+            auto *st = llvm::cast<llvm::StructType>(elem);
+            if (st->isOpaque() && st->hasName() && st->getName().startswith("opencl.")) return ZP_ARG_UNSUPPORTED;
+        }
+        switch (as) {
+        case 1: return ZP_ARG_GLOBAL;
+        case 2: return ZP_ARG_CONSTANT;
+        case 3: return ZP_ARG_LOCAL;
+        default: return ZP_ARG_UNSUPPORTED;
+        }
+    }
+    (void)f;
+    if (ty->isSized()) {
+        size = (uint32_t)dl.getTypeAllocSize(ty);
+        return ZP_ARG_SCALAR;
+    }
+    size = 0;
+    return ZP_ARG_UNSUPPORTED;
+}
+
+int extract_meta(llvm::Module &mod, zp_module_meta *meta) {
+    const llvm::DataLayout &dl = mod.getDataLayout();
+    std::map<const llvm::Function *, FuncFacts> facts;
+    for (llvm::Function &f : mod) {
+        FuncFacts &ff = facts[&f];
+        for (llvm::BasicBlock &bb : f) {
+            for (llvm::Instruction &i : bb) {
+                if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(&i)) {
+                    if (auto sz = al->getAllocationSizeInBits(dl)) {
+                        uint64_t bytes = (*sz + 7) / 8;
+                        ff.priv += bytes;
+                        llvm::Type *at = al->getAllocatedType();
+                        if (at->isArrayTy() || at->isStructTy() || !al->isStaticAlloca()) ff.agg += bytes;
+                    }
+                } else if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i)) {
+                    if (const llvm::Function *callee = call->getCalledFunction())
+                        if (!callee->isDeclaration()) ff.callees.insert(callee);
+                }
+            }
+        }
+    }
+    for (llvm::GlobalVariable &gv : mod.globals())
+        if (gv.getAddressSpace() == 3) collect_users(&gv, &gv, facts, 0);
+
+    std::vector<llvm::Function *> kernels;
+    for (llvm::Function &f : mod)
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) kernels.push_back(&f);
+
+    meta->count = 0;
+    meta->kernels = static_cast<zp_kernel_meta *>(std::calloc(kernels.size() ? kernels.size() : 1, sizeof(zp_kernel_meta)));
+    if (!meta->kernels) return ZP_BRIDGE_OUT_OF_MEMORY;
+    std::map<const llvm::Function *, Totals> memo;
+    for (llvm::Function *f : kernels) {
+        zp_kernel_meta *k = &meta->kernels[meta->count];
+        k->name = dup_string(f->getName().str());
+        k->num_args = (uint32_t)f->arg_size();
+        k->args = static_cast<zp_arg_meta *>(std::calloc(k->num_args ? k->num_args : 1, sizeof(zp_arg_meta)));
+        if (!k->name || !k->args) {
+            std::free(k->name);
+            std::free(k->args);
+            return ZP_BRIDGE_OUT_OF_MEMORY;
+        }
+        meta->count++;
+        uint32_t idx = 0;
+        for (const llvm::Argument &a : f->args()) {
+            uint32_t size = 0;
+            k->args[idx].kind = arg_kind(*f, a, dl, size);
+            k->args[idx].size = size;
+            idx++;
+        }
+        if (llvm::MDNode *md = f->getMetadata("reqd_work_group_size")) {
+            for (unsigned d = 0; d < 3 && d < md->getNumOperands(); d++) {
+                if (auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(md->getOperand(d)))
+                    k->reqd[d] = (uint32_t)c->getZExtValue();
+            }
+        }
+        std::set<const llvm::Function *> active;
+        Totals t;
+        totals_of(f, facts, memo, active, t);
+        k->private_size = t.priv;
+        k->spill_size = t.agg;
+        uint64_t local = 0;
+        for (const llvm::GlobalVariable *gv : t.locals) local += dl.getTypeAllocSize(gv->getValueType());
+        k->local_static = local;
+    }
+    return ZP_BRIDGE_OK;
+}
+
+// Specialization constant values arrive as untyped pointers; their width comes from the module.
+void set_spec_consts(const zp_module_src *src, SPIRV::TranslatorOpts &opts) {
+    if (src->num_spec == 0 || !src->spec_ids || !src->spec_values) return;
+    std::string bytes(reinterpret_cast<const char *>(src->spirv), src->size);
+    std::istringstream is(bytes);
+    std::vector<llvm::SpecConstInfoTy> info;
+    if (!llvm::getSpecConstInfo(is, info)) return;
+    for (uint32_t i = 0; i < src->num_spec; i++) {
+        const void *p = src->spec_values[i];
+        if (!p) continue;
+        for (auto &sc : info) {
+            if (sc.first != src->spec_ids[i]) continue;
+            uint64_t v = 0;
+            switch (sc.second) {
+            case 1: { uint8_t x; std::memcpy(&x, p, 1); v = x; break; }
+            case 2: { uint16_t x; std::memcpy(&x, p, 2); v = x; break; }
+            case 4: { uint32_t x; std::memcpy(&x, p, 4); v = x; break; }
+            default: std::memcpy(&v, p, 8); break;
+            }
+            opts.setSpecConst(sc.first, v);
+        }
+    }
+}
+
+int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp_module_meta *meta,
+              std::string &log) {
+    if (!parse_ok(src->spirv, src->size, log)) return ZP_BRIDGE_INVALID_BINARY;
+
+    llvm::LLVMContext ctx;
+    ctx.setOpaquePointers(false);
+    SPIRV::TranslatorOpts opts;
+    opts.enableAllExtensions();
+    opts.setDesiredBIsRepresentation(SPIRV::BIsRepresentation::OpenCL12);
+    set_spec_consts(src, opts);
+
+    std::string bytes(reinterpret_cast<const char *>(src->spirv), src->size);
+    std::istringstream is(bytes);
+    llvm::Module *raw = nullptr;
+    std::string err;
+    if (!llvm::readSpirv(ctx, opts, is, raw, err) || !raw) {
+        delete raw;
+        log = "SPIR-V translation failed: " + err;
+        return ZP_BRIDGE_BUILD_FAILURE;
+    }
+    std::unique_ptr<llvm::Module> mod(raw);
+    std::string verr;
+    llvm::raw_string_ostream vos(verr);
+    if (llvm::verifyModule(*mod, &vos)) {
+        vos.flush();
+        log = "translated module is invalid: " + verr;
+        return ZP_BRIDGE_BUILD_FAILURE;
+    }
+    int rc = extract_meta(*mod, meta);
+    if (rc != ZP_BRIDGE_OK) return rc;
+
+    llvm::SmallVector<char, 0> buf;
+    llvm::raw_svector_ostream os(buf);
+    llvm::WriteBitcodeToFile(*mod, os);
+    *bitcode = std::malloc(buf.size());
+    if (!*bitcode) return ZP_BRIDGE_OUT_OF_MEMORY;
+    std::memcpy(*bitcode, buf.data(), buf.size());
+    *bitcode_size = buf.size();
+    return ZP_BRIDGE_OK;
+}
+
+} // namespace
+
+extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
+    if (!meta || !meta->kernels) return;
+    for (uint32_t i = 0; i < meta->count; i++) {
+        std::free(meta->kernels[i].name);
+        std::free(meta->kernels[i].args);
+    }
+    std::free(meta->kernels);
+    meta->kernels = nullptr;
+    meta->count = 0;
+}
+
+extern "C" int zp_spirv_to_bitcode(const zp_module_src *src, void **bitcode, size_t *bitcode_size,
+                                   zp_module_meta *meta, char **log) {
+    *bitcode = nullptr;
+    *bitcode_size = 0;
+    *log = nullptr;
+    meta->count = 0;
+    meta->kernels = nullptr;
+    std::string text;
+    int rc;
+    try {
+        std::lock_guard<std::mutex> g(bridge_lock);
+        rc = translate(src, bitcode, bitcode_size, meta, text);
+    } catch (const std::bad_alloc &) {
+        rc = ZP_BRIDGE_OUT_OF_MEMORY;
+        text = "out of memory";
+    } catch (...) {
+        rc = ZP_BRIDGE_BUILD_FAILURE;
+        text = "SPIR-V translation failed";
+    }
+    if (rc != ZP_BRIDGE_OK) {
+        zp_spirv_meta_free(meta);
+        std::free(*bitcode);
+        *bitcode = nullptr;
+    }
+    if (!text.empty()) *log = dup_string(text);
+    return rc;
+}

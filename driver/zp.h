@@ -1,0 +1,242 @@
+/* ze_pocl internals: the Level Zero object model shared by the driver/ C files. Nothing here is exported; the
+ * only exported symbols are the table getters in ddi.c. */
+#ifndef ZP_H
+#define ZP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
+
+#include "backend.h"
+
+/* The headers of API 1.4 lack this extension; define it as later headers do. */
+#ifndef ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES
+#define ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES ((ze_structure_type_t)0x10013)
+#endif
+#ifndef ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME
+#define ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME "ZE_extension_kernel_max_group_size_properties"
+typedef struct _ze_kernel_max_group_size_properties_ext_t {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t maxGroupSize;
+} ze_kernel_max_group_size_properties_ext_t;
+#endif
+
+#define ZP_HIDDEN __attribute__((visibility("hidden")))
+
+/* Driver version as zeDriverGetProperties reports it: major.minor.patch in 8.8.16 bits. */
+#define ZP_DRIVER_VERSION ((0u << 24) | (1u << 16) | 0u)
+
+/* Every handle starts with a magic word so that a wrong, stale or foreign handle is refused instead of
+ * being used. Destroy clears the word before freeing. */
+enum {
+    ZP_MAGIC_DRIVER = 0x7a704472,
+    ZP_MAGIC_DEVICE = 0x7a704476,
+    ZP_MAGIC_CONTEXT = 0x7a704378,
+    ZP_MAGIC_MODULE = 0x7a704d64,
+    ZP_MAGIC_BUILDLOG = 0x7a70424c,
+    ZP_MAGIC_KERNEL = 0x7a704b6e,
+    ZP_MAGIC_CMDLIST = 0x7a70434c,
+    ZP_MAGIC_QUEUE = 0x7a705175,
+    ZP_MAGIC_POOL = 0x7a70506c,
+    ZP_MAGIC_EVENT = 0x7a704576,
+    ZP_MAGIC_FENCE = 0x7a704663,
+};
+
+/* A handle is usable when it is not NULL, looks like a heap pointer and carries the right magic word.
+ * The address test keeps small integers passed as handles from being dereferenced. */
+#define ZP_BAD_HANDLE(h, m) \
+    ((uintptr_t)(h) < 4096u || ((uintptr_t)(h) & 7u) != 0 || (h)->magic != (uint32_t)(m))
+#define ZP_CHECK_HANDLE(h, m)                                     \
+    do {                                                          \
+        if ((h) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE; \
+        if (ZP_BAD_HANDLE(h, m)) return ZE_RESULT_ERROR_INVALID_ARGUMENT; \
+    } while (0)
+#define ZP_CHECK_PTR(p)                                               \
+    do {                                                              \
+        if ((p) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER; \
+    } while (0)
+#define ZP_CHECK_INIT()                                                \
+    do {                                                               \
+        if (!zp_initialized) return ZE_RESULT_ERROR_UNINITIALIZED;     \
+    } while (0)
+
+struct _ze_device_handle_t {
+    uint32_t magic;
+    uint32_t index;
+    zp_bdev *bdev;
+    zp_device_info info;
+};
+
+struct _ze_driver_handle_t {
+    uint32_t magic;
+    uint32_t num_devices;
+    struct _ze_device_handle_t *devices;
+};
+
+struct _ze_context_handle_t {
+    uint32_t magic;
+    ze_driver_handle_t driver;
+};
+
+struct _ze_module_handle_t {
+    uint32_t magic;
+    ze_context_handle_t ctx;
+    ze_device_handle_t dev;
+    zp_bmod *bmod;
+    zp_module_meta meta;
+};
+
+struct _ze_module_build_log_handle_t {
+    uint32_t magic;
+    char *text;
+};
+
+struct _ze_kernel_handle_t {
+    uint32_t magic;
+    ze_module_handle_t module;
+    const zp_kernel_meta *meta;
+    zp_bkern *bkern;
+    zp_kernel_limits limits;
+    pthread_mutex_t lock;  /* serialises argument changes and launches of this kernel */
+    uint32_t group[3];
+    size_t offset[3];
+    bool has_offset;
+    bool backend_stale;    /* a replay left other arguments in the backend kernel */
+    uint32_t args_set;     /* count of distinct arguments set so far */
+    uint8_t *arg_set;      /* one flag per argument */
+    uint32_t *arg_off;     /* offset of each argument's bytes in arg_data */
+    uint8_t *arg_data;     /* current argument values (pointer values, scalar bytes, local sizes) */
+    size_t arg_bytes;
+};
+
+/* The state behind an event or a fence: host-side, so it can be waited on before anything that
+ * signals it has been appended. */
+typedef struct zp_signal {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_int refs;        /* the handle plus each completion callback in flight */
+    atomic_int state;       /* 1 signalled, 0 not */
+    zp_btoken *token;       /* the last command that signals it, retained (timestamps come from it) */
+    zp_btoken *gate;        /* opened when the signal is set, for commands that wait before it is armed */
+    void (*free_fn)(struct zp_signal *s);
+} zp_signal;
+
+struct _ze_event_pool_handle_t {
+    uint32_t magic;
+    ze_context_handle_t ctx;
+    uint32_t count;
+    ze_event_pool_flags_t flags;
+    atomic_int live_events;
+};
+
+struct _ze_event_handle_t {
+    zp_signal sig;          /* first, so the signal's free function frees the event */
+    uint32_t magic;
+    ze_event_pool_handle_t pool;
+    uint32_t index;
+};
+
+struct _ze_fence_handle_t {
+    zp_signal sig;
+    uint32_t magic;
+    ze_command_queue_handle_t queue;
+};
+
+struct _ze_command_queue_handle_t {
+    uint32_t magic;
+    ze_context_handle_t ctx;
+    ze_device_handle_t dev;
+    zp_bqueue *bq;
+    ze_command_queue_mode_t mode;
+    pthread_mutex_t lock;
+};
+
+/* One recorded command of a regular command list. */
+enum zp_cmd_type {
+    ZP_CMD_LAUNCH,
+    ZP_CMD_COPY,
+    ZP_CMD_FILL,
+    ZP_CMD_BARRIER,
+    ZP_CMD_SIGNAL,
+    ZP_CMD_WAIT,
+    ZP_CMD_RESET,
+    ZP_CMD_TIMESTAMP,
+};
+
+typedef struct zp_cmd {
+    uint32_t type;
+    ze_event_handle_t signal;
+    uint32_t num_waits;
+    ze_event_handle_t *waits;
+    ze_kernel_handle_t kernel;
+    zp_ndrange range;
+    uint8_t *args;       /* snapshot of the kernel's arg_data */
+    void *dst;
+    const void *src;
+    size_t size;
+    size_t pattern_size;
+    uint8_t pattern[128];
+} zp_cmd;
+
+struct _ze_command_list_handle_t {
+    uint32_t magic;
+    bool immediate;
+    bool closed;
+    bool synchronous;
+    ze_context_handle_t ctx;
+    ze_device_handle_t dev;
+    zp_bqueue *bq;       /* immediate lists only */
+    zp_cmd *cmds;        /* regular lists only */
+    size_t num_cmds;
+    size_t cap_cmds;
+};
+
+/* Globals. */
+extern const zp_backend_ops *zp_be;
+extern struct _ze_driver_handle_t zp_driver;
+extern atomic_bool zp_initialized;
+
+/* Memory tracking (memory.c). */
+typedef struct zp_alloc_info {
+    void *base;
+    size_t size;
+    ze_memory_type_t type;
+    ze_context_handle_t ctx;
+    ze_device_handle_t dev;
+    uint64_t id;
+} zp_alloc_info;
+ZP_HIDDEN bool zp_mem_lookup(ze_context_handle_t ctx, const void *ptr, zp_alloc_info *out);
+ZP_HIDDEN ze_result_t zp_mem_free_context(ze_context_handle_t ctx);
+
+/* Signals (event.c). */
+ZP_HIDDEN void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *));
+ZP_HIDDEN void zp_signal_unref(zp_signal *s);
+ZP_HIDDEN void zp_signal_set(zp_signal *s);
+ZP_HIDDEN void zp_signal_reset(zp_signal *s);
+ZP_HIDDEN void zp_signal_arm(zp_signal *s, zp_btoken *token);
+ZP_HIDDEN ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns);
+/* Appends the token a command must wait for to reach this signal, or nothing if it is already set. */
+ZP_HIDDEN ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out);
+
+/* Command execution shared by immediate lists and queue replay (cmdexec.c). */
+ZP_HIDDEN ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_btoken **buf, uint32_t cap,
+                                    zp_btoken ***out, uint32_t *num_out);
+ZP_HIDDEN void zp_exec_release_waits(zp_btoken **tokens, uint32_t n, zp_btoken **buf);
+ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, zp_btoken **done);
+ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range,
+                                     const uint8_t *args, ze_event_handle_t signal, uint32_t num_waits,
+                                     ze_event_handle_t *waits);
+
+/* Kernels (kernel.c). */
+ZP_HIDDEN ze_result_t zp_kernel_apply_args(ze_kernel_handle_t k, const uint8_t *args);
+
+/* Helpers. */
+static inline bool zp_is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+#endif
