@@ -206,13 +206,10 @@ static krt_device_type device_type(ze_device_type_t t)
     }
 }
 
-/* ze_pocl says who it is through an extension of its own name prefix; any other driver is named by UUID. */
-static int is_ze_pocl(const krt__driver_entry *drv)
+/* ze_pocl's driver UUID begins with the bytes "ze_pocl"; any other driver is named by its UUID in hex. */
+static int is_ze_pocl(const ze_driver_properties_t *dp)
 {
-    for (uint32_t i = 0; i < drv->num_extensions; i++)
-        if (strncmp(drv->names[i], "ZE_pocl", 7) == 0 || strncmp(drv->names[i], "ZEX_pocl", 8) == 0)
-            return 1;
-    return 0;
+    return memcmp(dp->uuid.id, "ze_pocl", 7) == 0;
 }
 
 void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry *dev, uint32_t driver_index,
@@ -225,7 +222,7 @@ void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry
     zeDriverGetApiVersion(drv->driver, &api);
     if (zeDriverGetProperties(drv->driver, &dp) == ZE_RESULT_SUCCESS)
         out->driver_version = dp.driverVersion;
-    if (is_ze_pocl(drv)) {
+    if (is_ze_pocl(&dp)) {
         snprintf(out->driver_name, sizeof out->driver_name, "ze_pocl");
     } else {
         char *p = out->driver_name;

@@ -13,6 +13,8 @@
  *   6. the group is spread over the dimensions, x first, each bounded by maxGroupSize{X,Y,Z};
  *   7. each dimension is balanced: the same number of groups, with the smallest group (kept a multiple of
  *      the preferred multiple in x) that still covers the range, which shrinks the masked tail.
+ * No group is larger than its dimension of the range. krt_launch_config.max_group_size reports the bound of
+ * step 2, before the spill cap.
  * The group never collapses to 1 to make a range divide evenly: ceil(n / g) groups are launched and the kernel
  * guards the work-items past the end.
  */
@@ -200,6 +202,7 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
     }
     if (bound == 0)
         bound = 1;
+    out->max_group_size = bound;
     /* 3. The spill cap. */
     uint32_t capped = krt__spill_cap(bound, in->spill_mem_size, in->spill_budget);
     if (capped < bound) {
@@ -209,7 +212,6 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
     /* 4. The preferred multiple. */
     if (pm > 1 && bound >= pm)
         bound = bound / pm * pm;
-    out->max_group_size = bound;
 
     /* 5. Small ranges. */
     uint64_t n = 1;
@@ -236,8 +238,6 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
         if (cap < rem && !fits && d == 0 && in->dims == 1)
             limit = KRT_LIMIT_DEVICE_MAX;
         uint64_t gd = s;
-        if (!fits && d == 0 && pm > 1 && pm <= cap)
-            gd = round_up(s, pm);
         if (gd > cap)
             gd = cap;
         if (gd == 0)

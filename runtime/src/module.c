@@ -8,12 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static krt_result read_file(const char *path, uint32_t **words, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return krt__fail(KRT_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    /* fopen accepts a directory on Linux; only a regular file is a module. */
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return krt__fail(KRT_ERROR_IO, "cannot read %s: not a regular file", path);
+    }
     long len = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         len = ftell(f);
