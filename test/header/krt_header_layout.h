@@ -1,0 +1,48 @@
+/* The public structs' layout as one translation unit sees it: sizes, field offsets and enum values that C
+ * and C++ must agree on. Used by the header compile checks and by test/test_header.c. */
+#ifndef KRT_TEST_HEADER_LAYOUT_H
+#define KRT_TEST_HEADER_LAYOUT_H
+
+#include <stddef.h>
+
+#define KT_LAYOUT_LIST(X)                                                                                  \
+    X(sizeof(krt_result)) X(KRT_ERROR_DRIVER) X(KRT_LIMIT_MIN_GROUPS) X(KRT_TYPE_BOOL)                     \
+    X(sizeof(krt_logger)) X(offsetof(krt_logger, user_data)) X(offsetof(krt_logger, max_level))            \
+    X(sizeof(krt_context_desc)) X(offsetof(krt_context_desc, spill_budget))                                \
+    X(offsetof(krt_context_desc, min_groups)) X(offsetof(krt_context_desc, flags))                         \
+    X(offsetof(krt_context_desc, logger))                                                                  \
+    X(sizeof(krt_device_info)) X(offsetof(krt_device_info, driver_name)) X(offsetof(krt_device_info, type)) \
+    X(offsetof(krt_device_info, max_group)) X(offsetof(krt_device_info, sub_group_sizes))                  \
+    X(offsetof(krt_device_info, memory_bytes)) X(offsetof(krt_device_info, int64_atomics))                 \
+    X(sizeof(krt_alloc_desc)) X(offsetof(krt_alloc_desc, alignment))                                       \
+    X(sizeof(krt_queue_desc)) X(sizeof(krt_event_desc))                                                    \
+    X(sizeof(krt_spec_constant)) X(offsetof(krt_spec_constant, size))                                      \
+    X(sizeof(krt_module_desc)) X(offsetof(krt_module_desc, path)) X(offsetof(krt_module_desc, validation)) \
+    X(sizeof(krt_arg_info)) X(offsetof(krt_arg_info, name))                                                \
+    X(sizeof(krt_kernel_info)) X(offsetof(krt_kernel_info, group_hint))                                    \
+    X(sizeof(krt_kernel_properties)) X(offsetof(krt_kernel_properties, spill_mem_size))                    \
+    X(sizeof(krt_arg)) X(offsetof(krt_arg, size))                                                          \
+    X(sizeof(krt_ndrange)) X(offsetof(krt_ndrange, size))                                                  \
+    X(sizeof(krt_launch_config)) X(offsetof(krt_launch_config, limit)) X(offsetof(krt_launch_config, masked)) \
+    X(sizeof(krt_launch_desc)) X(offsetof(krt_launch_desc, args)) X(offsetof(krt_launch_desc, wait))       \
+    X(offsetof(krt_launch_desc, num_wait))
+
+#define KT_LAYOUT_COUNT_(e) +1
+enum { KT_LAYOUT_COUNT = 0 KT_LAYOUT_LIST(KT_LAYOUT_COUNT_) };
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Each compile check defines one of these; each fills out[0 .. KT_LAYOUT_COUNT). */
+void kt_layout_c11(size_t *out);
+void kt_layout_c17(size_t *out);
+void kt_layout_cxx11(size_t *out);
+void kt_layout_cxx17(size_t *out);
+/* The C++ checks also call krt_result_name through krt.h's declarations. */
+const char *kt_name_cxx11(int code);
+const char *kt_name_cxx17(int code);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

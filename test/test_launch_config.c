@@ -1,0 +1,463 @@
+/* The launch configuration krt chooses when the caller gives no group size: the spill-aware cap as a table
+ * and end to end, required sizes, the preferred multiple, small ranges, 2-D/3-D spreading, and prime ranges
+ * with guarded work-items past the end. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "krt_test.h"
+
+TestSuite(launch_config, .timeout = KT_TEST_TIMEOUT);
+
+#define MIB (1024u * 1024u)
+
+static krt_launch_config config_of(krt_kernel *k, krt_ndrange range)
+{
+    krt_launch_config c;
+    memset(&c, 0xab, sizeof c);
+    KT_OK(krt_launch_config_get(k, &range, &c));
+    return c;
+}
+
+static krt_ndrange r1(uint64_t n) { return (krt_ndrange){1, {n, 0, 0}}; }
+
+/* Checks the invariants every configuration has, whatever decided it. */
+static void check_consistent(const krt_launch_config *c, krt_ndrange range, const krt_device_info *dev)
+{
+    uint32_t dims = range.dims;
+    cr_assert_eq(c->dims, dims);
+    uint64_t total = 1;
+    int masked = 0;
+    for (uint32_t d = 0; d < 3; d++) {
+        uint64_t size = d < dims ? range.size[d] : 1;
+        cr_assert_geq(c->group[d], 1, "group[%u] = 0", d);
+        cr_assert_leq(c->group[d], dev->max_group[d], "group[%u] %u over the device's %u", d, c->group[d],
+                      dev->max_group[d]);
+        cr_assert_eq(c->groups[d], (size + c->group[d] - 1) / c->group[d], "groups[%u] = %u for size %llu and group %u",
+                     d, c->groups[d], (unsigned long long)size, c->group[d]);
+        masked |= (uint64_t)c->groups[d] * c->group[d] != size;
+        total *= c->group[d];
+    }
+    cr_assert_leq(total, c->max_group_size, "group %u x %u x %u over max %u", c->group[0], c->group[1], c->group[2],
+                  c->max_group_size);
+    cr_assert_leq(c->max_group_size, dev->max_group_size);
+    cr_assert_eq(c->masked, masked, "masked is %d, the groups %s the range", c->masked,
+                 masked ? "overrun" : "fit");
+}
+
+typedef struct {
+    krt_context *ctx;
+    krt_module *m;
+    krt_kernel *k;
+    krt_device_info dev;
+} one_kernel;
+
+static one_kernel open_kernel(size_t budget, uint32_t min_groups, const char *module, const char *kernel)
+{
+    one_kernel o;
+    krt_context_desc desc = {.spill_budget = budget, .min_groups = min_groups};
+    o.ctx = kt_context(&desc);
+    KT_OK(krt_context_device_info(o.ctx, &o.dev));
+    o.m = kt_module(o.ctx, module);
+    o.k = kt_kernel(o.m, kernel);
+    return o;
+}
+
+static void close_kernel(one_kernel *o)
+{
+    krt_module_destroy(o->m);
+    krt_context_destroy(o->ctx);
+}
+
+/* A range large enough that neither min_groups nor the range itself limits the group. */
+#define BIG_RANGE (1u << 24)
+
+/* ---- the spill cap ---- */
+
+static uint32_t spill_of(const char *kernel)
+{
+    one_kernel o = open_kernel(0, 0, "krt_spill", kernel);
+    krt_kernel_properties p;
+    KT_OK(krt_kernel_properties_get(o.k, &p));
+    close_kernel(&o);
+    return p.spill_mem_size;
+}
+
+/* The uncapped maximum for the kernel: what the cap starts from. */
+static uint32_t max_of(const char *kernel)
+{
+    one_kernel o = open_kernel(0, 0, "krt_spill", kernel);
+    krt_launch_config c = config_of(o.k, r1(BIG_RANGE));
+    close_kernel(&o);
+    return c.max_group_size;
+}
+
+/* The rule: if spill > 0 and gs * spill > budget then gs = max(1, prevpow2(max(1, budget / spill))). */
+static uint32_t capped(uint32_t max, uint32_t spill, uint64_t budget)
+{
+    if (spill == 0 || (uint64_t)max * spill <= budget)
+        return max;
+    uint64_t q = budget / spill;
+    return (uint32_t)kt_prevpow2(q ? q : 1);
+}
+
+static void expect_cap(const char *kernel, uint64_t budget, uint32_t want, int want_spill_limit)
+{
+    one_kernel o = open_kernel((size_t)budget, 0, "krt_spill", kernel);
+    krt_launch_config c = config_of(o.k, r1(BIG_RANGE));
+    check_consistent(&c, r1(BIG_RANGE), &o.dev);
+    cr_assert_eq(c.group[0], want, "%s, budget %llu: group %u, expected %u (spill %u, max %u)", kernel,
+                 (unsigned long long)budget, c.group[0], want, c.spill_mem_size, c.max_group_size);
+    if (want_spill_limit)
+        cr_assert_eq(c.limit, KRT_LIMIT_SPILL, "%s, budget %llu: limit %d", kernel, (unsigned long long)budget,
+                     c.limit);
+    else
+        cr_assert_neq(c.limit, KRT_LIMIT_SPILL, "%s, budget %llu: the cap applied", kernel,
+                      (unsigned long long)budget);
+    close_kernel(&o);
+}
+
+Test(launch_config, spill_zero_is_not_capped)
+{
+    one_kernel o = open_kernel(0, 0, "krt_spill", "krt_private_none");
+    krt_launch_config c = config_of(o.k, r1(BIG_RANGE));
+    check_consistent(&c, r1(BIG_RANGE), &o.dev);
+    cr_assert_eq(c.spill_mem_size, 0);
+    cr_assert_neq(c.limit, KRT_LIMIT_SPILL);
+    cr_assert_eq(c.group[0], c.max_group_size, "a big range without spill gets the maximum");
+    close_kernel(&o);
+    /* Even a one-byte budget does not cap a kernel that does not spill. */
+    expect_cap("krt_private_none", 1, max_of("krt_private_none"), 0);
+}
+
+/* The worked example: 3648 bytes of spill per item at 1024 items is 3.7 MB; 1 MiB / 3648 = 287, so 256. */
+Test(launch_config, spill_3648_gives_256)
+{
+    uint32_t s = spill_of("krt_private_3648"), max = max_of("krt_private_3648");
+    cr_assert_gt(s, 0, "krt_private_3648 reports no spill");
+    cr_assert_gt(max, 287, "the kernel's maximum group %u is below the example's", max);
+    /* With the driver's own figure the same ratio comes from a budget of 287.5 items' worth; when the driver
+     * reports exactly 3648 that budget is the default 1 MiB. */
+    uint64_t budget = s == 3648 ? 0 : 287ull * s + s / 2;
+    expect_cap("krt_private_3648", budget, 256, 1);
+    if (s == 3648)
+        cr_assert_eq(capped(1024, 3648, MIB), 256);
+}
+
+Test(launch_config, spill_exactly_at_the_budget_is_not_capped)
+{
+    uint32_t s = spill_of("krt_private_3648"), max = max_of("krt_private_3648");
+    cr_assert_gt(s, 0);
+    expect_cap("krt_private_3648", (uint64_t)max * s, max, 0);
+    /* One byte less and the cap halves the group (the next power of two down). */
+    expect_cap("krt_private_3648", (uint64_t)max * s - 1, (uint32_t)kt_prevpow2(max - 1), 1);
+}
+
+Test(launch_config, spill_above_the_whole_budget_gives_1)
+{
+    uint32_t s = spill_of("krt_private_3648");
+    cr_assert_gt(s, 1);
+    expect_cap("krt_private_3648", s - 1, 1, 1);
+    expect_cap("krt_private_3648", 1, 1, 1);
+    uint32_t s16 = spill_of("krt_private_16k");
+    cr_assert_gt(s16, 1);
+    expect_cap("krt_private_16k", s16 / 2, 1, 1);
+}
+
+Test(launch_config, spill_cap_table)
+{
+    uint32_t s = spill_of("krt_private_3648"), max = max_of("krt_private_3648");
+    cr_assert_gt(s, 0);
+    const uint64_t budgets[] = {s, 2ull * s, 3ull * s, 5ull * s + 1, 100ull * s, 1000ull * s, MIB, 2 * MIB,
+                                (uint64_t)max * s + 1, (uint64_t)max * s * 4};
+    for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
+        uint32_t want = capped(max, s, budgets[i]);
+        expect_cap("krt_private_3648", budgets[i], want, want != max);
+    }
+}
+
+static uint32_t host_private_16k(uint32_t i, uint32_t seed)
+{
+    /* j * seed (mod 4096) is a permutation for an odd seed, so every slot x holds i + x * seed. */
+    uint32_t s = 0;
+    for (uint32_t x = 0; x < 4096; x++)
+        s += i + x * seed;
+    return s;
+}
+
+/* A kernel with a large private array gets a capped group on ze_pocl and computes the right result. */
+Test(launch_config, spill_end_to_end)
+{
+    one_kernel o = open_kernel(0, 0, "krt_spill", "krt_private_16k");
+    krt_kernel_properties p;
+    KT_OK(krt_kernel_properties_get(o.k, &p));
+    cr_assert_gt(p.spill_mem_size, 0, "a 16 KiB private array does not spill");
+    const uint32_t n = 3001;
+    krt_launch_config c = config_of(o.k, r1(n));
+    check_consistent(&c, r1(n), &o.dev);
+    cr_assert_eq(c.spill_mem_size, p.spill_mem_size);
+    uint32_t items = c.group[0] * c.group[1] * c.group[2];
+    cr_assert((uint64_t)items * p.spill_mem_size <= MIB || items == 1,
+              "group %u x spill %u is over the 1 MiB budget", items, p.spill_mem_size);
+    uint32_t *out = kt_alloc(o.ctx, n * 4, KRT_MEMORY_SHARED);
+    uint32_t nn = n, seed = 5;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(nn), KRT_ARG(seed)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    KT_OK(krt_launch_sync(o.k, &d));
+    const uint32_t base = host_private_16k(0, seed);
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], base + 4096u * i, "item %u: %u", i, out[i]);
+    close_kernel(&o);
+}
+
+Test(launch_config, spill_3648_end_to_end)
+{
+    one_kernel o = open_kernel(0, 0, "krt_spill", "krt_private_3648");
+    const uint32_t n = 10007;
+    uint32_t *out = kt_alloc(o.ctx, n * 4, KRT_MEMORY_SHARED);
+    uint32_t nn = n, seed = 5;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(nn), KRT_ARG(seed)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    KT_OK(krt_launch_sync(o.k, &d));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], 912u * i + 911u * 912u / 2u, "item %u: %u", i, out[i]);
+    close_kernel(&o);
+}
+
+/* ---- required sizes, preferred multiple, small ranges ---- */
+
+Test(launch_config, required_size_obeyed_exactly)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_reqd64");
+    const uint64_t sizes[] = {1, 7, 64, 1000, 1u << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        krt_launch_config c = config_of(o.k, r1(sizes[i]));
+        check_consistent(&c, r1(sizes[i]), &o.dev);
+        cr_assert_eq(c.group[0], 64, "range %llu: group %u", (unsigned long long)sizes[i], c.group[0]);
+        cr_assert_eq(c.group[1], 1);
+        cr_assert_eq(c.group[2], 1);
+        cr_assert_eq(c.limit, KRT_LIMIT_REQUIRED);
+    }
+    krt_kernel *k2 = kt_kernel(o.m, "krt_reqd16x2");
+    krt_ndrange r = {2, {100, 9, 0}};
+    krt_launch_config c = config_of(k2, r);
+    check_consistent(&c, r, &o.dev);
+    cr_assert_eq(c.group[0], 16);
+    cr_assert_eq(c.group[1], 2);
+    cr_assert_eq(c.group[2], 1);
+    cr_assert_eq(c.groups[0], 7);
+    cr_assert_eq(c.groups[1], 5);
+    cr_assert_eq(c.masked, 1);
+    cr_assert_eq(c.limit, KRT_LIMIT_REQUIRED);
+    /* And the launch runs it so: every item sees 16 x 2. */
+    uint32_t nx = 100, ny = 9;
+    uint32_t *out = kt_alloc(o.ctx, nx * ny * 4, KRT_MEMORY_SHARED);
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(nx), KRT_ARG(ny)};
+    krt_launch_desc d = {.range = r, .args = args, .num_args = 3};
+    KT_OK(krt_launch_sync(k2, &d));
+    for (uint32_t i = 0; i < nx * ny; i++)
+        cr_assert_eq(out[i], 16 * 100 + 2, "item %u saw %u", i, out[i]);
+    close_kernel(&o);
+}
+
+Test(launch_config, preferred_multiple_honoured)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_vadd");
+    krt_kernel_properties p;
+    KT_OK(krt_kernel_properties_get(o.k, &p));
+    const uint64_t sizes[] = {1000, 4099, 10007, 100000, 1u << 20, 1000003};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        krt_launch_config c = config_of(o.k, r1(sizes[i]));
+        check_consistent(&c, r1(sizes[i]), &o.dev);
+        cr_assert_eq(c.preferred_multiple, p.preferred_multiple);
+        if (sizes[i] >= 16ull * p.preferred_multiple)
+            cr_assert_eq(c.group[0] % p.preferred_multiple, 0, "range %llu: group %u is not a multiple of %u",
+                         (unsigned long long)sizes[i], c.group[0], p.preferred_multiple);
+    }
+    close_kernel(&o);
+}
+
+Test(launch_config, small_ranges_give_min_groups)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_vadd");
+    krt_kernel_properties p;
+    KT_OK(krt_kernel_properties_get(o.k, &p));
+    const uint64_t n = 256ull * p.preferred_multiple;
+    krt_launch_config c = config_of(o.k, r1(n));
+    check_consistent(&c, r1(n), &o.dev);
+    cr_assert_geq(c.groups[0], 16, "range %llu split into %u groups", (unsigned long long)n, c.groups[0]);
+    if ((uint64_t)c.max_group_size * 16 > n)
+        cr_assert_eq(c.limit, KRT_LIMIT_MIN_GROUPS);
+    close_kernel(&o);
+
+    /* The context's own min_groups. */
+    o = open_kernel(0, 64, "krt_basic", "krt_vadd");
+    const uint64_t n2 = 64ull * 4 * p.preferred_multiple;
+    c = config_of(o.k, r1(n2));
+    check_consistent(&c, r1(n2), &o.dev);
+    cr_assert_geq(c.groups[0], 64, "range %llu split into %u groups with min_groups 64", (unsigned long long)n2,
+                  c.groups[0]);
+    cr_assert_eq(c.limit, KRT_LIMIT_MIN_GROUPS);
+    /* A large range is not shrunk. */
+    c = config_of(o.k, r1(BIG_RANGE));
+    cr_assert_eq(c.group[0], c.max_group_size);
+    cr_assert_neq(c.limit, KRT_LIMIT_MIN_GROUPS);
+    close_kernel(&o);
+}
+
+/* ---- dimensions ---- */
+
+/* KernelAbstractions' greedy spreading of `max` items over the range, dimension by dimension. */
+static void greedy(uint32_t max, krt_ndrange r, const krt_device_info *dev, uint32_t out[3])
+{
+    uint32_t left = max;
+    for (uint32_t d = 0; d < 3; d++) {
+        uint64_t size = d < r.dims ? r.size[d] : 1;
+        uint64_t g = size < left ? size : left;
+        if (g > dev->max_group[d])
+            g = dev->max_group[d];
+        out[d] = (uint32_t)g;
+        left /= out[d];
+    }
+}
+
+Test(launch_config, spreading_over_3d)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_count3");
+    krt_ndrange r = {3, {64, 64, 64}};
+    krt_launch_config c = config_of(o.k, r);
+    check_consistent(&c, r, &o.dev);
+    uint32_t want[3];
+    greedy(c.max_group_size, r, &o.dev, want);
+    cr_assert_arr_eq(c.group, want, sizeof want, "(64,64,64) gave (%u,%u,%u), expected (%u,%u,%u)", c.group[0],
+                     c.group[1], c.group[2], want[0], want[1], want[2]);
+    if (c.max_group_size == 1024)
+        cr_assert(c.group[0] == 64 && c.group[1] == 16 && c.group[2] == 1);
+    /* Every item runs once. */
+    uint32_t nx = 64, ny = 64, nz = 64;
+    uint32_t *hits = kt_alloc(o.ctx, nx * ny * nz * 4, KRT_MEMORY_SHARED);
+    memset(hits, 0, nx * ny * nz * 4);
+    krt_arg args[] = {KRT_ARG(hits), KRT_ARG(nx), KRT_ARG(ny), KRT_ARG(nz)};
+    krt_launch_desc d = {.range = r, .args = args, .num_args = 4};
+    KT_OK(krt_launch_sync(o.k, &d));
+    for (uint32_t i = 0; i < nx * ny * nz; i++)
+        cr_assert_eq(hits[i], 1, "item %u ran %u times", i, hits[i]);
+    close_kernel(&o);
+}
+
+Test(launch_config, spreading_over_2d_and_odd_shapes)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_count3");
+    const krt_ndrange ranges[] = {{2, {1000, 3, 0}}, {2, {5, 3000, 0}}, {3, {3, 5, 7000}}, {2, {1009, 997, 0}}};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        krt_ndrange r = ranges[i];
+        krt_launch_config c = config_of(o.k, r);
+        check_consistent(&c, r, &o.dev);
+        for (uint32_t d = 0; d < r.dims; d++)
+            cr_assert_leq(c.group[d], r.size[d] < c.max_group_size ? r.size[d] : c.max_group_size,
+                          "range %zu: group[%u] = %u larger than its dimension", i, d, c.group[d]);
+        cr_assert_gt(c.group[0] * c.group[1] * c.group[2], 1, "range %zu got a group of 1", i);
+        uint32_t nx = (uint32_t)r.size[0], ny = (uint32_t)r.size[1], nz = r.dims == 3 ? (uint32_t)r.size[2] : 1;
+        uint32_t *hits = kt_alloc(o.ctx, (size_t)nx * ny * nz * 4, KRT_MEMORY_SHARED);
+        memset(hits, 0, (size_t)nx * ny * nz * 4);
+        krt_arg args[] = {KRT_ARG(hits), KRT_ARG(nx), KRT_ARG(ny), KRT_ARG(nz)};
+        krt_launch_desc d = {.range = r, .args = args, .num_args = 4};
+        KT_OK(krt_launch_sync(o.k, &d));
+        for (uint32_t j = 0; j < nx * ny * nz; j++)
+            cr_assert_eq(hits[j], 1, "range %zu item %u ran %u times", i, j, hits[j]);
+        KT_OK(krt_free(o.ctx, hits));
+    }
+    close_kernel(&o);
+}
+
+/* The launch really uses the configuration krt_launch_config_get reports. */
+Test(launch_config, launch_uses_the_reported_configuration)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_shape");
+    const krt_ndrange ranges[] = {{1, {100000, 0, 0}}, {1, {1000, 0, 0}}, {2, {300, 200, 0}}, {3, {64, 64, 64}},
+                                  {1, {1000003, 0, 0}}};
+    uint32_t *out = kt_alloc(o.ctx, 7 * 4, KRT_MEMORY_SHARED);
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        krt_launch_config c = config_of(o.k, ranges[i]);
+        memset(out, 0, 7 * 4);
+        krt_arg args[] = {KRT_ARG(out)};
+        krt_launch_desc d = {.range = ranges[i], .args = args, .num_args = 1};
+        KT_OK(krt_launch_sync(o.k, &d));
+        for (int dd = 0; dd < 3; dd++) {
+            cr_assert_eq(out[dd], c.group[dd], "range %zu: the launch used local size %u in dim %d, config says %u",
+                         i, out[dd], dd, c.group[dd]);
+            cr_assert_eq(out[3 + dd], c.groups[dd], "range %zu: %u groups in dim %d, config says %u", i,
+                         out[3 + dd], dd, c.groups[dd]);
+        }
+        cr_assert_eq(out[6], ranges[i].dims);
+        /* Asked again, the same answer. */
+        krt_launch_config again = config_of(o.k, ranges[i]);
+        cr_assert_arr_eq(again.group, c.group, sizeof c.group);
+        cr_assert_eq(again.limit, c.limit);
+    }
+    close_kernel(&o);
+}
+
+/* ---- primes ---- */
+
+Test(launch_config, prime_ranges_never_give_group_1)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_count1");
+    const uint32_t primes[] = {1009, 7919, 65537, 1000003};
+    for (size_t i = 0; i < sizeof primes / sizeof primes[0]; i++) {
+        uint32_t n = primes[i];
+        krt_launch_config c = config_of(o.k, r1(n));
+        check_consistent(&c, r1(n), &o.dev);
+        cr_assert_gt(c.group[0], 1, "prime %u collapsed to group size 1", n);
+        cr_assert_eq(c.masked, 1);
+        uint64_t covered = (uint64_t)c.groups[0] * c.group[0];
+        uint32_t *hits = kt_alloc(o.ctx, covered * 4, KRT_MEMORY_SHARED);
+        memset(hits, 0, covered * 4);
+        uint32_t nn = n;
+        krt_arg args[] = {KRT_ARG(hits), KRT_ARG(nn)};
+        krt_launch_desc d = kt_desc1(n, args, 2);
+        KT_OK(krt_launch_sync(o.k, &d));
+        for (uint64_t j = 0; j < covered; j++)
+            cr_assert_eq(hits[j], j < n ? 1u : 0u, "prime %u: item %llu ran %u times", n, (unsigned long long)j,
+                         hits[j]);
+        KT_OK(krt_free(o.ctx, hits));
+    }
+    close_kernel(&o);
+}
+
+Test(launch_config, prime_range_result_is_right)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_vadd");
+    const uint32_t n = 1000003;
+    float *a = kt_alloc(o.ctx, n * 4, KRT_MEMORY_SHARED), *b = kt_alloc(o.ctx, n * 4, KRT_MEMORY_SHARED);
+    /* c has room for a whole extra group after the range, filled with a marker the kernel must not touch. */
+    krt_launch_config cfg = config_of(o.k, r1(n));
+    cr_assert_gt(cfg.group[0], 1);
+    size_t cn = (size_t)cfg.groups[0] * cfg.group[0];
+    float *c = kt_alloc(o.ctx, cn * 4, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = (float)(i % 1024);
+        b[i] = 3.0f;
+    }
+    for (size_t i = 0; i < cn; i++)
+        c[i] = -7.0f;
+    uint32_t nn = n;
+    krt_arg args[] = {KRT_ARG(a), KRT_ARG(b), KRT_ARG(c), KRT_ARG(nn)};
+    krt_launch_desc d = kt_desc1(n, args, 4);
+    KT_OK(krt_launch_sync(o.k, &d));
+    for (size_t i = 0; i < cn; i++)
+        cr_assert_eq(c[i], i < n ? (float)(i % 1024) + 3.0f : -7.0f, "item %zu is %f", i, (double)c[i]);
+    close_kernel(&o);
+}
+
+Test(launch_config, bad_arguments)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_vadd");
+    krt_ndrange r = r1(100);
+    krt_launch_config c;
+    KT_EXPECT(krt_launch_config_get(NULL, &r, &c), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_launch_config_get(o.k, NULL, &c), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_launch_config_get(o.k, &r, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    c = config_of(o.k, r);
+    check_consistent(&c, r, &o.dev);
+    close_kernel(&o);
+}

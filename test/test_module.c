@@ -1,0 +1,387 @@
+/* Modules: loading from a file and from memory, bad input of every kind (each leaving the context usable),
+ * the validation policy on optimised loops, driver build failures, build options, specialization constants
+ * and kernel names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "krt_test.h"
+
+TestSuite(module, .timeout = KT_TEST_TIMEOUT);
+
+static const char *const basic_names[] = {
+    "krt_vadd",       "krt_iota",   "krt_scale",    "krt_count1",   "krt_count3", "krt_shape",
+    "krt_optional",   "krt_group_sum", "krt_const_add", "krt_struct", "krt_local_tile", "krt_reqd64",
+    "krt_reqd16x2",   "krt_hint32", "krt_slow_fill", "krt_double",
+};
+#define NUM_BASIC (sizeof basic_names / sizeof basic_names[0])
+
+static void check_basic_names(krt_module *m)
+{
+    uint32_t count = 0;
+    KT_OK(krt_module_kernel_names(m, NULL, &count));
+    cr_assert_eq(count, NUM_BASIC);
+    const char *names[NUM_BASIC + 1];
+    names[NUM_BASIC] = (const char *)(uintptr_t)0x1;
+    uint32_t filled = NUM_BASIC + 1;
+    KT_OK(krt_module_kernel_names(m, names, &filled));
+    cr_assert_eq(filled, NUM_BASIC);
+    for (size_t i = 0; i < NUM_BASIC; i++)
+        cr_assert_str_eq(names[i], basic_names[i], "kernel %zu", i);
+    cr_assert_eq(names[NUM_BASIC], (const char *)(uintptr_t)0x1, "wrote past the count");
+}
+
+/* Runs krt_iota from module m over n items in shared memory and checks it. */
+static void run_iota(krt_context *ctx, krt_module *m, uint32_t n)
+{
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    uint32_t *out = kt_alloc(ctx, n * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    uint32_t base = 1000;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], base + i, "item %u", i);
+    KT_OK(krt_free(ctx, out));
+}
+
+Test(module, load_from_file)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    check_basic_names(m);
+    run_iota(ctx, m, 777);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(module, load_from_memory_copies_the_code)
+{
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    unsigned char *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    krt_module_desc desc = {.code = code, .size = size};
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &desc, &m));
+    /* krt copied the code during the call: wreck the caller's buffer before anything else uses the module. */
+    memset(code, 0xee, size);
+    free(code);
+    check_basic_names(m);
+    run_iota(ctx, m, 1234);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(module, kernel_names_partial_and_bad_arguments)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    const char *two[3] = {NULL, NULL, (const char *)(uintptr_t)0x1};
+    uint32_t n = 2;
+    KT_OK(krt_module_kernel_names(m, two, &n));
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(two[0], basic_names[0]);
+    cr_assert_str_eq(two[1], basic_names[1]);
+    cr_assert_eq(two[2], (const char *)(uintptr_t)0x1);
+    KT_EXPECT(krt_module_kernel_names(m, two, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_module_kernel_names(NULL, NULL, &n), KRT_ERROR_INVALID_ARGUMENT);
+    krt_module_destroy(m);
+    krt_module_destroy(NULL);
+    krt_context_destroy(ctx);
+}
+
+Test(module, bad_descriptors)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, NULL, &m), KRT_ERROR_INVALID_ARGUMENT);
+    krt_module_desc neither = {0};
+    KT_EXPECT(krt_module_create(ctx, &neither, &m), KRT_ERROR_INVALID_ARGUMENT);
+    size_t size;
+    void *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    krt_module_desc both = {.code = code, .size = size, .path = kt_kernel_path("krt_basic")};
+    KT_EXPECT(krt_module_create(ctx, &both, &m), KRT_ERROR_INVALID_ARGUMENT);
+    krt_module_desc good = {.code = code, .size = size};
+    KT_EXPECT(krt_module_create(ctx, &good, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_module_create(NULL, &good, &m), KRT_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(m);
+    free(code);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+Test(module, unreadable_paths)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = NULL;
+    krt_module_desc missing = {.path = "/nonexistent/krt-test/none.spv"};
+    KT_EXPECT(krt_module_create(ctx, &missing, &m), KRT_ERROR_IO);
+    cr_assert_null(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* A directory opens but cannot be read as a file. */
+Test(module, directory_path)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = NULL;
+    krt_module_desc dir = {.path = "/"};
+    KT_EXPECT(krt_module_create(ctx, &dir, &m), KRT_ERROR_IO);
+    cr_assert_null(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* Loads bytes from memory and expects KRT_ERROR_INVALID_MODULE, an untouched output, and a usable
+ * context. */
+static void expect_invalid(krt_context *ctx, const void *code, size_t size, const char *what)
+{
+    krt_module_desc desc = {.code = code, .size = size};
+    krt_module *sentinel = (krt_module *)(uintptr_t)0x4321, *m = sentinel;
+    krt_result r = krt_module_create(ctx, &desc, &m);
+    cr_assert_eq(r, KRT_ERROR_INVALID_MODULE, "%s: got %s", what, krt_result_name(r));
+    const char *msg = krt_last_error_message();
+    cr_assert(msg && msg[0], "%s: empty message", what);
+    cr_assert_eq(m, sentinel, "%s: output written on failure", what);
+    kt_assert_usable(ctx);
+}
+
+Test(module, empty_input)
+{
+    krt_context *ctx = kt_context(NULL);
+    static const uint32_t nothing[1] = {0};
+    expect_invalid(ctx, nothing, 0, "empty buffer");
+    /* An empty file too. */
+    char path[] = "/tmp/krt-test-empty-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    krt_module_desc desc = {.path = path};
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_INVALID_MODULE);
+    unlink(path);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+Test(module, truncated_input)
+{
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    cr_assert_gt(size, 64);
+    expect_invalid(ctx, code, 3 * 4, "three words");
+    expect_invalid(ctx, code, 5 * 4, "header only");
+    expect_invalid(ctx, code, (size / 8) * 4, "first half");
+    expect_invalid(ctx, code, size - 4, "last word missing");
+    expect_invalid(ctx, code, size - 1, "size not a multiple of 4");
+    free(code);
+    krt_context_destroy(ctx);
+}
+
+Test(module, wrong_magic)
+{
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    cr_assert_eq(code[0], 0x07230203u);
+    code[0] = 0x07230204u;
+    expect_invalid(ctx, code, size, "wrong magic");
+    code[0] = 0xdeadbeefu;
+    expect_invalid(ctx, code, size, "other magic");
+    free(code);
+    krt_context_destroy(ctx);
+}
+
+Test(module, garbage)
+{
+    krt_context *ctx = kt_context(NULL);
+    enum { WORDS = 2048 };
+    uint32_t *junk = malloc(WORDS * 4);
+    cr_assert_not_null(junk);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < WORDS; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        junk[i] = (uint32_t)(s >> 32);
+    }
+    expect_invalid(ctx, junk, WORDS * 4, "random words");
+    /* A correct header followed by random words. */
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    memcpy(junk, code, 5 * 4);
+    expect_invalid(ctx, junk, WORDS * 4, "header + random words");
+    /* A real module whose id bound is too small for its ids. */
+    code[3] = 2;
+    expect_invalid(ctx, code, size, "id bound 2");
+    /* A real module with its first instruction's word count made 0. */
+    free(code);
+    code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    code[5] &= 0x0000ffffu;
+    expect_invalid(ctx, code, size, "instruction of 0 words");
+    free(code);
+    free(junk);
+    krt_context_destroy(ctx);
+}
+
+typedef struct {
+    int warnings;
+    int errors;
+} log_counts;
+
+static void count_log(void *user, krt_log_level level, const char *message)
+{
+    log_counts *c = user;
+    cr_assert_not_null(message);
+    if (level == KRT_LOG_WARNING)
+        __atomic_fetch_add(&c->warnings, 1, __ATOMIC_RELAXED);
+    if (level == KRT_LOG_ERROR)
+        __atomic_fetch_add(&c->errors, 1, __ATOMIC_RELAXED);
+}
+
+static uint32_t collatz(uint32_t v)
+{
+    uint32_t c = 0;
+    while (v != 1) {
+        v = (v & 1) ? 3 * v + 1 : v / 2;
+        c++;
+    }
+    return c;
+}
+
+/* -O2 loops with a misplaced OpLoopMerge: the default policy loads them (with a warning) and they run. */
+Test(module, o2_loop_merge_loads_by_default_and_runs)
+{
+    log_counts counts = {0, 0};
+    krt_context_desc cdesc = {.logger = {.func = count_log, .user_data = &counts, .max_level = KRT_LOG_WARNING}};
+    krt_context *ctx = kt_context(&cdesc);
+    krt_module *m = kt_module(ctx, "o2/krt_o2_loopmerge");
+    cr_assert_geq(counts.warnings, 1, "the tolerated validation error was not logged as a warning");
+    krt_kernel *k = kt_kernel(m, "krt_o2_collatz");
+    enum { N = 3000 };
+    uint32_t *in = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED), *out = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < N; i++) {
+        in[i] = i + 1;
+        out[i] = 0xffffffffu;
+    }
+    uint32_t n = N;
+    krt_arg args[] = {KRT_ARG(in), KRT_ARG(out), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(N, args, 3);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], collatz(i + 1), "collatz(%u)", i + 1);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(module, o2_loop_merge_rejected_when_strict)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module_desc desc = {.path = kt_kernel_path("o2/krt_o2_loopmerge"), .validation = KRT_VALIDATION_STRICT};
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_INVALID_MODULE);
+    cr_assert_null(m);
+    /* Validation off: the module only has to parse. */
+    desc.validation = KRT_VALIDATION_NONE;
+    KT_OK(krt_module_create(ctx, &desc, &m));
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* -O2 loops whose exit block comes before the block that dominates it. */
+Test(module, o2_block_order_loads_by_default_and_runs)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "o2/krt_o2_blockorder");
+    krt_kernel *k = kt_kernel(m, "krt_o2_triangle");
+    enum { N = 2500 };
+    uint32_t *out = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED);
+    uint32_t n = N;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(N, args, 2);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], i * (i + 1) / 2, "triangle(%u)", i);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(module, o2_block_order_rejected_when_strict)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module_desc desc = {.path = kt_kernel_path("o2/krt_o2_blockorder"), .validation = KRT_VALIDATION_STRICT};
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_INVALID_MODULE);
+    cr_assert_null(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* Valid SPIR-V the driver cannot build: its own code, and the context stays usable. */
+Test(module, driver_build_failure)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module_desc desc = {.path = kt_kernel_path("krt_unresolved")};
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert_null(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+Test(module, build_options_are_passed)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module_desc desc = {.path = kt_kernel_path("krt_basic"), .build_options = "-cl-fast-relaxed-math"};
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &desc, &m));
+    run_iota(ctx, m, 100);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+static void read_spec(krt_context *ctx, const krt_spec_constant *sc, uint32_t n, int64_t out3[3])
+{
+    krt_module_desc desc = {.path = kt_kernel_path("krt_spec"), .spec_constants = sc, .num_spec_constants = n};
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &desc, &m));
+    krt_kernel *k = kt_kernel(m, "krt_spec_values");
+    int64_t *out = kt_alloc(ctx, 3 * sizeof(int64_t), KRT_MEMORY_SHARED);
+    out[0] = out[1] = out[2] = 0x5555;
+    krt_arg args[] = {KRT_ARG(out)};
+    krt_launch_desc d = kt_desc1(1, args, 1);
+    KT_OK(krt_launch_sync(k, &d));
+    memcpy(out3, out, 3 * sizeof(int64_t));
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+}
+
+Test(module, spec_constant_defaults)
+{
+    krt_context *ctx = kt_context(NULL);
+    int64_t v[3];
+    read_spec(ctx, NULL, 0, v);
+    cr_assert_eq(v[0], 7);
+    cr_assert_eq(v[1], -3);
+    cr_assert_eq(v[2], 5000000000ll);
+    krt_context_destroy(ctx);
+}
+
+Test(module, spec_constants_override)
+{
+    krt_context *ctx = kt_context(NULL);
+    int32_t one = 100;
+    int64_t three = -42000000000ll;
+    krt_spec_constant sc[] = {{.id = 3, .value = &three, .size = sizeof three}, {.id = 1, .value = &one, .size = sizeof one}};
+    int64_t v[3];
+    read_spec(ctx, sc, 2, v);
+    cr_assert_eq(v[0], 100);
+    cr_assert_eq(v[1], -3, "a constant not given keeps its default");
+    cr_assert_eq(v[2], -42000000000ll);
+    /* Another module of the same code without constants is not affected. */
+    read_spec(ctx, NULL, 0, v);
+    cr_assert_eq(v[0], 7);
+    krt_context_destroy(ctx);
+}

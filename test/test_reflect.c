@@ -1,0 +1,226 @@
+/* Reflection straight from the SPIR-V: kernel names, argument kinds, types, sizes and names, and the
+ * reqd_work_group_size / work_group_size_hint attributes. */
+#include <string.h>
+
+#include "krt_test.h"
+
+TestSuite(reflect, .timeout = KT_TEST_TIMEOUT);
+
+typedef struct {
+    krt_arg_kind kind;
+    krt_scalar_type type;
+    uint32_t vector_width; /* 0: not checked */
+    uint32_t size;
+    const char *name;
+} want_arg;
+
+/* The signature of krt_args in test/kernels/krt_reflect.cl. */
+static const want_arg krt_args_sig[] = {
+    {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_FLOAT32, 0, sizeof(void *), "gf"},
+    {KRT_ARG_CONSTANT_POINTER, KRT_TYPE_INT32, 0, sizeof(void *), "ci"},
+    {KRT_ARG_LOCAL_POINTER, KRT_TYPE_FLOAT32, 0, 0, "lf"},
+    {KRT_ARG_SCALAR, KRT_TYPE_INT8, 1, 1, "c"},
+    {KRT_ARG_SCALAR, KRT_TYPE_INT16, 1, 2, "s"},
+    {KRT_ARG_SCALAR, KRT_TYPE_INT32, 1, 4, "i"},
+    {KRT_ARG_SCALAR, KRT_TYPE_INT64, 1, 8, "l"},
+    {KRT_ARG_SCALAR, KRT_TYPE_FLOAT32, 1, 4, "f"},
+    {KRT_ARG_SCALAR, KRT_TYPE_FLOAT64, 1, 8, "d"},
+    {KRT_ARG_SCALAR, KRT_TYPE_FLOAT32, 4, 16, "v4"},
+    {KRT_ARG_SCALAR, KRT_TYPE_INT32, 2, 8, "i2"},
+    {KRT_ARG_STRUCT, KRT_TYPE_NONE, 0, 32, "p"},
+    {KRT_ARG_SCALAR, KRT_TYPE_INT8, 1, 1, "uc"},
+    {KRT_ARG_SCALAR, KRT_TYPE_INT64, 1, 8, "ul"},
+    {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_INT32, 0, sizeof(void *), "gu"},
+};
+#define NUM_ARGS (sizeof krt_args_sig / sizeof krt_args_sig[0])
+
+static void check_arg(const krt_arg_info *got, const want_arg *want, uint32_t index)
+{
+    cr_assert_eq(got->kind, want->kind, "arg %u kind %d, expected %d", index, got->kind, want->kind);
+    cr_assert_eq(got->type, want->type, "arg %u type %d, expected %d", index, got->type, want->type);
+    if (want->vector_width)
+        cr_assert_eq(got->vector_width, want->vector_width, "arg %u vector width %u, expected %u", index,
+                     got->vector_width, want->vector_width);
+    cr_assert_eq(got->size, want->size, "arg %u size %u, expected %u", index, got->size, want->size);
+    cr_assert_not_null(got->name, "arg %u name NULL", index);
+    cr_assert_str_eq(got->name, want->name, "arg %u", index);
+}
+
+Test(reflect, kernel_names_in_module_order)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    static const char *const want[] = {"krt_args", "krt_noargs", "krt_reqd842", "krt_hint128x2", "krt_vectors"};
+    const char *names[8];
+    uint32_t n = 8;
+    KT_OK(krt_module_kernel_names(m, names, &n));
+    cr_assert_eq(n, 5);
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_str_eq(names[i], want[i]);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, argument_kinds_types_sizes_names)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel_info info;
+    KT_OK(krt_module_kernel_info(m, "krt_args", &info));
+    cr_assert_str_eq(info.name, "krt_args");
+    cr_assert_eq(info.num_args, NUM_ARGS);
+    for (uint32_t i = 0; i < 3; i++) {
+        cr_assert_eq(info.required_group[i], 0);
+        cr_assert_eq(info.group_hint[i], 0);
+    }
+    for (uint32_t i = 0; i < NUM_ARGS; i++) {
+        krt_arg_info a;
+        KT_OK(krt_module_arg_info(m, "krt_args", i, &a));
+        check_arg(&a, &krt_args_sig[i], i);
+    }
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, kernel_handle_agrees_with_module)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel *k = kt_kernel(m, "krt_args");
+    krt_kernel_info info;
+    KT_OK(krt_kernel_info_get(k, &info));
+    cr_assert_str_eq(info.name, "krt_args");
+    cr_assert_eq(info.num_args, NUM_ARGS);
+    for (uint32_t i = 0; i < NUM_ARGS; i++) {
+        krt_arg_info a;
+        KT_OK(krt_kernel_arg_info(k, i, &a));
+        check_arg(&a, &krt_args_sig[i], i);
+    }
+    krt_arg_info a;
+    KT_EXPECT(krt_kernel_arg_info(k, NUM_ARGS, &a), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_kernel_arg_info(k, 0, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_kernel_arg_info(NULL, 0, &a), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_kernel_info_get(k, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_kernel_info_get(NULL, &info), KRT_ERROR_INVALID_ARGUMENT);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, vectors_of_three_take_four)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    static const want_arg sig[] = {
+        {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_FLOAT32, 0, sizeof(void *), "out"},
+        {KRT_ARG_SCALAR, KRT_TYPE_FLOAT32, 3, 16, "v3"},
+        {KRT_ARG_SCALAR, KRT_TYPE_INT8, 2, 2, "c2"},
+        {KRT_ARG_SCALAR, KRT_TYPE_INT16, 8, 16, "s8"},
+    };
+    krt_kernel_info info;
+    KT_OK(krt_module_kernel_info(m, "krt_vectors", &info));
+    cr_assert_eq(info.num_args, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        krt_arg_info a;
+        KT_OK(krt_module_arg_info(m, "krt_vectors", i, &a));
+        check_arg(&a, &sig[i], i);
+    }
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, no_arguments)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel_info info;
+    KT_OK(krt_module_kernel_info(m, "krt_noargs", &info));
+    cr_assert_eq(info.num_args, 0);
+    krt_arg_info a;
+    KT_EXPECT(krt_module_arg_info(m, "krt_noargs", 0, &a), KRT_ERROR_INVALID_ARGUMENT);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, required_group_size)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel_info info;
+    KT_OK(krt_module_kernel_info(m, "krt_reqd842", &info));
+    cr_assert_eq(info.required_group[0], 8);
+    cr_assert_eq(info.required_group[1], 4);
+    cr_assert_eq(info.required_group[2], 2);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(info.group_hint[i], 0);
+    cr_assert_eq(info.num_args, 1);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, group_size_hint)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel_info info;
+    KT_OK(krt_module_kernel_info(m, "krt_hint128x2", &info));
+    cr_assert_eq(info.group_hint[0], 128);
+    cr_assert_eq(info.group_hint[1], 2);
+    cr_assert_eq(info.group_hint[2], 1);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(info.required_group[i], 0);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, basic_module_kinds_and_empty_names)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    /* krt_group_sum(global const int *in, global int *out, local int *scratch, uint n), built without names. */
+    static const want_arg sig[] = {
+        {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_INT32, 0, sizeof(void *), ""},
+        {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_INT32, 0, sizeof(void *), ""},
+        {KRT_ARG_LOCAL_POINTER, KRT_TYPE_INT32, 0, 0, ""},
+        {KRT_ARG_SCALAR, KRT_TYPE_INT32, 1, 4, ""},
+    };
+    for (uint32_t i = 0; i < 4; i++) {
+        krt_arg_info a;
+        KT_OK(krt_module_arg_info(m, "krt_group_sum", i, &a));
+        check_arg(&a, &sig[i], i);
+    }
+    /* krt_struct(global long *out, krt_params p) */
+    krt_arg_info a;
+    KT_OK(krt_module_arg_info(m, "krt_struct", 1, &a));
+    cr_assert_eq(a.kind, KRT_ARG_STRUCT);
+    cr_assert_eq(a.size, 32);
+    krt_kernel_info info;
+    KT_OK(krt_module_kernel_info(m, "krt_reqd16x2", &info));
+    cr_assert_eq(info.required_group[0], 16);
+    cr_assert_eq(info.required_group[1], 2);
+    cr_assert_eq(info.required_group[2], 1);
+    KT_OK(krt_module_kernel_info(m, "krt_hint32", &info));
+    cr_assert_eq(info.group_hint[0], 32);
+    cr_assert_eq(info.group_hint[1], 1);
+    cr_assert_eq(info.group_hint[2], 1);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(reflect, unknown_kernel_and_bad_arguments)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel_info info;
+    krt_arg_info a;
+    KT_EXPECT(krt_module_kernel_info(m, "krt_no_such_kernel", &info), KRT_ERROR_KERNEL_NOT_FOUND);
+    KT_EXPECT(krt_module_kernel_info(m, "krt_arg", &info), KRT_ERROR_KERNEL_NOT_FOUND);
+    KT_EXPECT(krt_module_arg_info(m, "krt_no_such_kernel", 0, &a), KRT_ERROR_KERNEL_NOT_FOUND);
+    KT_EXPECT(krt_module_arg_info(m, "krt_args", NUM_ARGS, &a), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_module_arg_info(m, "krt_args", UINT32_MAX, &a), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_module_kernel_info(m, NULL, &info), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_module_kernel_info(m, "krt_args", NULL), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_module_kernel_info(NULL, "krt_args", &info), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_module_arg_info(m, "krt_args", 0, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
