@@ -78,6 +78,10 @@ typedef struct zp_module_src {
     uint32_t num_spec;
     const uint32_t *spec_ids;
     const void *const *spec_values;
+    /* What the device supports: modules declaring other capabilities are refused. */
+    bool fp16;
+    bool fp64;
+    bool int64_atomics;
 } zp_module_src;
 
 /* Per-kernel limits that only the backend knows. */
@@ -106,9 +110,10 @@ typedef struct zp_backend_ops {
     /* Host clock and device clock, both in nanoseconds of the clock command timestamps use. */
     void (*timestamps)(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);
 
-    /* Memory visible to host and every device; alignment is a power of two or 0. */
-    void *(*mem_alloc)(size_t size, size_t alignment);
-    void (*mem_free)(void *ptr);
+    /* Memory visible to host and every device; alignment is a power of two or 0. *raw receives what
+     * mem_free takes, which differs from the result when the alignment needed padding. */
+    void *(*mem_alloc)(size_t size, size_t alignment, void **raw);
+    void (*mem_free)(void *raw);
 
     /* Builds SPIR-V for one device. Fills meta (caller frees with module_meta_free) and a build log
      * (malloc'd, may be NULL) on success and on failure. */

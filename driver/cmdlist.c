@@ -123,6 +123,8 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     ZP_CHECK_PTR(gc);
     ze_kernel_handle_t k = hKernel;
+    if (numWaitEvents && !phWaitEvents) return ZE_RESULT_ERROR_INVALID_SIZE;
+    /* A launch with arguments never set would run the kernel on garbage. */
     if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     zp_cmd c;
     c.type = ZP_CMD_LAUNCH;

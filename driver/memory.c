@@ -66,7 +66,7 @@ ze_result_t zp_mem_free_context(ze_context_handle_t ctx) {
     size_t w = 0;
     for (size_t r = 0; r < table_len; r++) {
         if (table[r].ctx == ctx)
-            zp_be->mem_free(table[r].base);
+            zp_be->mem_free(table[r].raw);
         else
             table[w++] = table[r];
     }
@@ -82,12 +82,13 @@ static ze_result_t alloc(ze_context_handle_t ctx, ze_device_handle_t dev, ze_mem
     if (alignment > 65536) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
     uint64_t limit = dev ? dev->info.max_alloc : (zp_driver.num_devices ? zp_driver.devices[0].info.max_alloc : 0);
     if (size > limit) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
-    void *p = zp_be->mem_alloc(size, alignment);
+    void *raw = NULL;
+    void *p = zp_be->mem_alloc(size, alignment, &raw);
     if (!p) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
-    zp_alloc_info info = {.base = p, .size = size, .type = type, .ctx = ctx, .dev = dev};
+    zp_alloc_info info = {.base = p, .raw = raw, .size = size, .type = type, .ctx = ctx, .dev = dev};
     ze_result_t r = insert(&info);
     if (r != ZE_RESULT_SUCCESS) {
-        zp_be->mem_free(p);
+        zp_be->mem_free(raw);
         return r;
     }
     *pptr = p;
@@ -134,10 +135,11 @@ ze_result_t zp_zeMemFree(ze_context_handle_t hContext, void *ptr) {
         pthread_rwlock_unlock(&table_lock);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
+    void *raw = table[i].raw;
     memmove(&table[i], &table[i + 1], (table_len - i - 1) * sizeof *table);
     table_len--;
     pthread_rwlock_unlock(&table_lock);
-    zp_be->mem_free(ptr);
+    zp_be->mem_free(raw);
     return ZE_RESULT_SUCCESS;
 }
 

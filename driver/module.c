@@ -33,7 +33,9 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
         if (phBuildLog) *phBuildLog = make_log(strdup("native binaries are not supported by ze_pocl"));
         return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     }
-    zp_module_src src = {.spirv = desc->pInputModule, .size = desc->inputSize, .flags = desc->pBuildFlags};
+    zp_module_src src = {.spirv = desc->pInputModule, .size = desc->inputSize, .flags = desc->pBuildFlags,
+                         .fp16 = hDevice->info.fp16, .fp64 = hDevice->info.fp64,
+                         .int64_atomics = hDevice->info.int64_atomics};
     if (desc->pConstants && desc->pConstants->numConstants > 0) {
         if (!desc->pConstants->pConstantIds || !desc->pConstants->pConstantValues)
             return ZE_RESULT_ERROR_INVALID_NULL_POINTER;

@@ -205,6 +205,7 @@ extern atomic_bool zp_initialized;
 /* Memory tracking (memory.c). */
 typedef struct zp_alloc_info {
     void *base;
+    void *raw;      /* what the backend frees */
     size_t size;
     ze_memory_type_t type;
     ze_context_handle_t ctx;

@@ -161,9 +161,19 @@ void zp_pocl_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns) {
     }
 }
 
-void *zp_pocl_mem_alloc(size_t size, size_t alignment) {
-    return clSVMAlloc(zp_cl_ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS, size,
-                      (cl_uint)alignment);
+/* PoCL's clSVMAlloc refuses alignments above 128 bytes; larger ones are served by padding. */
+#define ZP_SVM_MAX_ALIGN 128u
+
+void *zp_pocl_mem_alloc(size_t size, size_t alignment, void **raw) {
+    cl_svm_mem_flags flags = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS;
+    if (alignment <= ZP_SVM_MAX_ALIGN) {
+        *raw = clSVMAlloc(zp_cl_ctx, flags, size, (cl_uint)alignment);
+        return *raw;
+    }
+    if (size > SIZE_MAX - alignment) return NULL;
+    *raw = clSVMAlloc(zp_cl_ctx, flags, size + alignment, ZP_SVM_MAX_ALIGN);
+    if (!*raw) return NULL;
+    return (void *)(((uintptr_t)*raw + alignment - 1) & ~(uintptr_t)(alignment - 1));
 }
 
-void zp_pocl_mem_free(void *ptr) { clSVMFree(zp_cl_ctx, ptr); }
+void zp_pocl_mem_free(void *raw) { clSVMFree(zp_cl_ctx, raw); }

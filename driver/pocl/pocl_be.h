@@ -29,7 +29,7 @@ ZP_HIDDEN uint32_t zp_pocl_device_count(void);
 ZP_HIDDEN zp_bdev *zp_pocl_device(uint32_t index);
 ZP_HIDDEN void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info);
 ZP_HIDDEN void zp_pocl_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);
-ZP_HIDDEN void *zp_pocl_mem_alloc(size_t size, size_t alignment);
+ZP_HIDDEN void *zp_pocl_mem_alloc(size_t size, size_t alignment, void **raw);
 ZP_HIDDEN void zp_pocl_mem_free(void *ptr);
 
 ZP_HIDDEN ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out,

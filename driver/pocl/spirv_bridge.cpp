@@ -42,38 +42,145 @@ char *dup_string(const std::string &s) {
     return p;
 }
 
-// The translator trusts its input's instruction stream; a structural parse first turns garbage into an
-// error instead of a crash.
-bool parse_ok(const uint8_t *bytes, size_t size, std::string &why) {
+// What the parse callback learns about a module.
+struct Scan {
+    const zp_module_src *src;
+    std::string why;              // first problem found
+    uint32_t bound = 0;
+    std::vector<uint8_t> defined; // per id: defined by some instruction
+    std::vector<uint32_t> used;   // ids used as operands
+    bool memory_model = false;
+    bool in_function = false;
+    uint32_t functions = 0;
+};
+
+spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t version, uint32_t, uint32_t bound,
+                         uint32_t) {
+    Scan *s = static_cast<Scan *>(user);
+    if (bound == 0 || bound > (1u << 22)) {
+        s->why = "SPIR-V id bound out of range";
+        return SPV_ERROR_INVALID_BINARY;
+    }
+    if (version > 0x00010600u) {
+        s->why = "SPIR-V version newer than 1.6";
+        return SPV_ERROR_INVALID_BINARY;
+    }
+    s->bound = bound;
+    s->defined.assign(bound, 0);
+    return SPV_SUCCESS;
+}
+
+// SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
+enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
+// SPIR-V opcodes the structural check needs.
+enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56 };
+
+spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
+    Scan *s = static_cast<Scan *>(user);
+    if (in->result_id) {
+        if (in->result_id >= s->bound) {
+            s->why = "SPIR-V id above the module's bound";
+            return SPV_ERROR_INVALID_BINARY;
+        }
+        s->defined[in->result_id] = 1;
+    }
+    for (uint16_t i = 0; i < in->num_operands; i++) {
+        const spv_parsed_operand_t &op = in->operands[i];
+        if (op.type == SPV_OPERAND_TYPE_ID || op.type == SPV_OPERAND_TYPE_TYPE_ID ||
+            op.type == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID || op.type == SPV_OPERAND_TYPE_SCOPE_ID)
+            s->used.push_back(in->words[op.offset]);
+    }
+    switch (in->opcode) {
+    case OP_MEMORY_MODEL: s->memory_model = true; break;
+    case OP_CAPABILITY: {
+        uint32_t cap = in->words[1];
+        const char *missing = nullptr;
+        if (cap == CAP_FLOAT16 && !s->src->fp16) missing = "Float16";
+        if (cap == CAP_FLOAT64 && !s->src->fp64) missing = "Float64";
+        if (cap == CAP_INT64_ATOMICS && !s->src->int64_atomics) missing = "Int64Atomics";
+        if (missing) {
+            s->why = std::string("the device does not support SPIR-V capability ") + missing;
+            return SPV_ERROR_INVALID_CAPABILITY;
+        }
+        break;
+    }
+    case OP_FUNCTION:
+        if (s->in_function) {
+            s->why = "OpFunction inside a function";
+            return SPV_ERROR_INVALID_BINARY;
+        }
+        s->in_function = true;
+        s->functions++;
+        break;
+    case OP_FUNCTION_END:
+        if (!s->in_function) {
+            s->why = "OpFunctionEnd outside a function";
+            return SPV_ERROR_INVALID_BINARY;
+        }
+        s->in_function = false;
+        break;
+    default: break;
+    }
+    return SPV_SUCCESS;
+}
+
+// The translator trusts its input (and asserts on what it does not expect), so the module is first
+// checked for what a complete module must have: a well-formed instruction stream, a memory model,
+// closed functions, and every id it uses defined somewhere. The full validator is not used: it refuses
+// the block order clang -O2 produces for loops, which drivers accept.
+int parse_ok(const zp_module_src *src, std::string &why) {
+    const uint8_t *bytes = src->spirv;
+    size_t size = src->size;
     if (size < 20 || size % 4 != 0) {
         why = "SPIR-V size must be a multiple of 4 and at least 20 bytes";
-        return false;
+        return ZP_BRIDGE_INVALID_BINARY;
     }
     uint32_t magic;
     std::memcpy(&magic, bytes, 4);
     if (magic != 0x07230203u) {
         why = "not SPIR-V: wrong magic number";
-        return false;
+        return ZP_BRIDGE_INVALID_BINARY;
     }
     std::vector<uint32_t> words(size / 4);
     std::memcpy(words.data(), bytes, size);
-    spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_5);
+    spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
     if (!ctx) {
         why = "out of memory";
-        return false;
+        return ZP_BRIDGE_OUT_OF_MEMORY;
     }
+    Scan scan;
+    scan.src = src;
     spv_diagnostic diag = nullptr;
-    spv_result_t r = spvBinaryParse(ctx, nullptr, words.data(), words.size(), nullptr, nullptr, &diag);
-    if (r != SPV_SUCCESS) {
-        why = "malformed SPIR-V";
-        if (diag && diag->error) {
+    spv_result_t r = spvBinaryParse(ctx, &scan, words.data(), words.size(), scan_header, scan_inst, &diag);
+    int rc = ZP_BRIDGE_OK;
+    if (r == SPV_ERROR_INVALID_CAPABILITY) {
+        why = scan.why;
+        rc = ZP_BRIDGE_BUILD_FAILURE;
+    } else if (r != SPV_SUCCESS) {
+        why = scan.why.empty() ? "malformed SPIR-V" : "malformed SPIR-V: " + scan.why;
+        if (scan.why.empty() && diag && diag->error) {
             why += ": ";
             why += diag->error;
+        }
+        rc = ZP_BRIDGE_INVALID_BINARY;
+    } else if (!scan.memory_model) {
+        why = "malformed SPIR-V: no OpMemoryModel";
+        rc = ZP_BRIDGE_INVALID_BINARY;
+    } else if (scan.in_function) {
+        why = "malformed SPIR-V: a function has no OpFunctionEnd";
+        rc = ZP_BRIDGE_INVALID_BINARY;
+    } else {
+        for (uint32_t id : scan.used) {
+            if (id >= scan.bound || !scan.defined[id]) {
+                why = "malformed SPIR-V: id " + std::to_string(id) + " is used but never defined";
+                rc = ZP_BRIDGE_INVALID_BINARY;
+                break;
+            }
         }
     }
     spvDiagnosticDestroy(diag);
     spvContextDestroy(ctx);
-    return r == SPV_SUCCESS;
+    return rc;
 }
 
 struct FuncFacts {
@@ -255,7 +362,8 @@ void set_spec_consts(const zp_module_src *src, SPIRV::TranslatorOpts &opts) {
 
 int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp_module_meta *meta,
               std::string &log) {
-    if (!parse_ok(src->spirv, src->size, log)) return ZP_BRIDGE_INVALID_BINARY;
+    int checked = parse_ok(src, log);
+    if (checked != ZP_BRIDGE_OK) return checked;
 
     llvm::LLVMContext ctx;
     ctx.setOpaquePointers(false);
