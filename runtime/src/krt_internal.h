@@ -226,6 +226,11 @@ struct krt_kernel {
     uint32_t config_cap, config_count;
     krt__config_entry *last_config;
     krt_launch_config unmemoized; /* KRT_CONTEXT_FLAG_NO_MEMO: the configuration of the current launch */
+    /* The last static group size checked, so that repeating it costs a comparison. */
+    int static_valid;
+    uint32_t static_group[3];
+    krt__config_key static_key;
+    krt_launch_config static_config;
 
     krt__arg_slot *slots; /* refl->num_args, inline after the struct */
 };
@@ -276,7 +281,7 @@ krt_result krt__config_lookup(krt_kernel *kernel, const krt_ndrange *range, uint
 void krt__config_memo_free(krt_kernel *kernel);
 /* The check of a caller's static group size. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
-                                  const uint32_t group[3], krt_launch_config *out);
+                                  const uint32_t group[3], const krt_launch_config **out);
 const char *krt__limit_name(krt_limit limit);
 
 /* ---- queue.c / event.c ----------------------------------------------------------------------------- */

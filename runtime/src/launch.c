@@ -127,14 +127,28 @@ static uint32_t local_bytes_of(const krt_kernel *k, const krt_launch_desc *d)
     return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 
-static void trace_launch(const krt_kernel *k, const krt_launch_desc *d, const krt_launch_config *c)
+static void trace_launch(const krt_kernel *k, const krt_launch_config *c, const krt_ndrange *range)
 {
+    char rs[80], gs[48], ns[48];
+    unsigned long long s0 = (unsigned long long)range->size[0], s1 = (unsigned long long)range->size[1],
+                       s2 = (unsigned long long)range->size[2];
+    if (c->dims == 1) {
+        snprintf(rs, sizeof rs, "%llu", s0);
+        snprintf(gs, sizeof gs, "%u", c->group[0]);
+        snprintf(ns, sizeof ns, "%u", c->groups[0]);
+    } else if (c->dims == 2) {
+        snprintf(rs, sizeof rs, "%llux%llu", s0, s1);
+        snprintf(gs, sizeof gs, "%ux%u", c->group[0], c->group[1]);
+        snprintf(ns, sizeof ns, "%ux%u", c->groups[0], c->groups[1]);
+    } else {
+        snprintf(rs, sizeof rs, "%llux%llux%llu", s0, s1, s2);
+        snprintf(gs, sizeof gs, "%ux%ux%u", c->group[0], c->group[1], c->group[2]);
+        snprintf(ns, sizeof ns, "%ux%ux%u", c->groups[0], c->groups[1], c->groups[2]);
+    }
     krt__logf(&k->ctx->log, KRT_LOG_TRACE,
-              "launch %s range (%llu,%llu,%llu) group (%u,%u,%u) groups (%u,%u,%u) limit %s max %u multiple %u%s",
-              k->refl->name, (unsigned long long)d->range.size[0], (unsigned long long)d->range.size[1],
-              (unsigned long long)d->range.size[2], c->group[0], c->group[1], c->group[2], c->groups[0],
-              c->groups[1], c->groups[2], krt__limit_name(c->limit), c->max_group_size, c->preferred_multiple,
-              c->masked ? " masked" : "");
+              "launch %s range %s group %s groups %s (limit: %s; max %u, multiple %u, spill %u B/item%s)",
+              k->refl->name, rs, gs, ns, krt__limit_name(c->limit), c->max_group_size, c->preferred_multiple,
+              c->spill_mem_size, c->masked ? ", masked tail" : "");
 }
 
 krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
@@ -178,15 +192,13 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     int nomemo = (ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO) != 0;
     int is_static = d->group[0] || d->group[1] || d->group[2];
     uint32_t local_bytes = local_bytes_of(k, d);
-    krt_launch_config static_cfg;
     const krt_launch_config *cfg = NULL;
     krt_result r;
 
     pthread_mutex_lock(&k->lock);
     /* 1. The configuration: memoized per (ndrange, local bytes), or the caller's static size, checked. */
     if (is_static) {
-        r = krt__config_static_for(k, &d->range, local_bytes, d->group, &static_cfg);
-        cfg = &static_cfg;
+        r = krt__config_static_for(k, &d->range, local_bytes, d->group, &cfg);
     } else {
         r = krt__config_lookup(k, &d->range, local_bytes, &cfg);
     }
@@ -217,7 +229,7 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     pthread_mutex_unlock(&q->lock);
     r = krt__ze(zr, "zeCommandListAppendLaunchKernel");
     if (r == KRT_SUCCESS && ctx->trace)
-        trace_launch(k, d, cfg);
+        trace_launch(k, cfg, &d->range);
 out:
     pthread_mutex_unlock(&k->lock);
     if (wait != wait_stack)

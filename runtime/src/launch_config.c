@@ -402,20 +402,36 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
     return KRT_SUCCESS;
 }
 
-/* The static-size check of a launch, with the same inputs as the dynamic rule. Caller holds kernel->lock. */
+/* The static-size check of a launch, with the same inputs as the dynamic rule; the last check is kept so that
+ * a repeated static launch costs a comparison. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
-                                  const uint32_t group[3], krt_launch_config *out)
+                                  const uint32_t group[3], const krt_launch_config **out)
 {
     uint32_t dims;
     krt_result r = krt__ndrange_check(range, &dims);
     if (r != KRT_SUCCESS)
         return r;
+    krt__config_key key = { dims, local_bytes, { range->size[0], dims > 1 ? range->size[1] : 1,
+                                                 dims > 2 ? range->size[2] : 1 } };
+    int memo = !(k->ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO);
+    if (memo && k->static_valid && key_equal(&k->static_key, &key) && k->static_group[0] == group[0] &&
+        k->static_group[1] == group[1] && k->static_group[2] == group[2]) {
+        *out = &k->static_config;
+        return KRT_SUCCESS;
+    }
     krt_kernel_properties *props;
     if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
         return r;
     krt__config_input in;
     input_fill(k, props, dims, range, local_bytes, &in);
-    return krt__config_static(&in, group, out);
+    k->static_valid = 0;
+    if ((r = krt__config_static(&in, group, &k->static_config)) != KRT_SUCCESS)
+        return r;
+    k->static_valid = 1;
+    k->static_key = key;
+    memcpy(k->static_group, group, sizeof k->static_group);
+    *out = &k->static_config;
+    return KRT_SUCCESS;
 }
 
 krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, krt_launch_config *out)
