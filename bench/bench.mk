@@ -1,1 +1,66 @@
-# owned by its area; filled in as the area lands
+# Benchmarks (docs/performance.md). `make bench` installs missing packages, builds everything (`all`), then
+# builds and runs every benchmark: one table per benchmark on stdout (also saved as build/bench/<name>.md),
+# CSV files and PNG plots (gnuplot) in build/bench/, callgrind profiles in build/bench/callgrind/.
+# The benchmark programs stay out of `all`: nothing in `make test` needs them.
+# BENCH_QUICK=1 runs every benchmark with small counts (a smoke run of a minute or two).
+
+BENCH_OUT       := $(BUILD)/bench
+BENCH_ZE_CFLAGS := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
+BENCH_ZE_LIBS   := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
+BENCH_CL_LIBS   := $(shell $(PKG_CONFIG) --libs OpenCL 2>/dev/null || echo -lOpenCL)
+BENCH_PROGS     := launch_overhead groupsize module_load scaling
+BENCH_BINS      := $(addprefix $(BENCH_OUT)/,$(BENCH_PROGS))
+BENCH_KSRCS     := $(wildcard bench/kernels/*.cl)
+BENCH_KSPVS     := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/%.spv,$(BENCH_KSRCS))
+BENCH_ENV       := ZE_ENABLE_ALT_DRIVERS=$(ZE_POCL_SO) KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) \
+                   KRT_KERNELS=$(abspath $(BUILD)/kernels)
+
+ifeq ($(BENCH_QUICK),1)
+BENCH_LAUNCH_ARGS  ?= --launches 10000 --repeats 3 --callgrind-launches 2000
+BENCH_GROUP_ARGS   ?= --quick --samples 1 --final 3
+BENCH_MODULE_ARGS  ?= --cold 2 --cold-nocache 1 --warm 5
+BENCH_SCALING_ARGS ?= --launches 5000 --repeats 3 --callgrind-launches 2000
+else
+BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 5 --callgrind-launches 10000
+BENCH_GROUP_ARGS   ?= --samples 3 --final 7
+BENCH_MODULE_ARGS  ?= --cold 5 --cold-nocache 2 --warm 20
+BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 3000
+endif
+
+.PHONY: bench-build bench-only
+bench-build: $(BENCH_BINS) $(BENCH_KSPVS)
+
+$(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) -Ibench -c $< -o $@
+
+# module_load exports its malloc wrappers (-rdynamic) so that every library in the process calls them.
+$(BENCH_OUT)/module_load: BENCH_LDEXTRA := -rdynamic
+$(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_util.h runtime/include/krt.h $(KRT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(BENCH_ZE_CFLAGS) -Iruntime/include -Ibench $< $(BENCH_OUT)/bench_util.o -o $@ \
+	    $(BENCH_LDEXTRA) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(BENCH_ZE_LIBS) $(BENCH_CL_LIBS) -lm
+
+# Benchmark-only kernels: the same flags and spirv-val check as kernels/kernels.mk. The LLVM bitcode stays
+# beside the SPIR-V: the raw OpenCL case of launch_overhead builds its kernel from it.
+$(BENCH_OUT)/kernels/%.spv: bench/kernels/%.cl $(KERNEL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG_CL) $(KERNEL_CFLAGS) -c $< -o $(@:.spv=.bc)
+	$(LLVM_SPIRV) $(@:.spv=.bc) -o $@
+	$(SPIRV_VAL) $@
+	@cp $< $(dir $@)
+
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory bench-only
+
+bench-only: bench-build
+	@mkdir -p $(BENCH_OUT)/callgrind
+	@start=$$(date +%s); \
+	$(BENCH_ENV) $(BENCH_OUT)/launch_overhead --out $(BENCH_OUT) $(BENCH_LAUNCH_ARGS) && \
+	$(BENCH_ENV) $(BENCH_OUT)/scaling --out $(BENCH_OUT) $(BENCH_SCALING_ARGS) && \
+	$(BENCH_ENV) $(BENCH_OUT)/module_load --out $(BENCH_OUT) $(BENCH_MODULE_ARGS) && \
+	$(BENCH_ENV) $(BENCH_OUT)/groupsize --out $(BENCH_OUT) $(BENCH_GROUP_ARGS) && \
+	sh bench/plot.sh $(BENCH_OUT) && \
+	echo "bench: done in $$(( $$(date +%s) - start )) s; CSV files and plots in $(BENCH_OUT)/"
