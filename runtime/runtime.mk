@@ -30,6 +30,14 @@ $(KRT_OBJDIR)/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/kr
 	@mkdir -p $(dir $@)
 	$(CC) $(KRT_CFLAGS) -c $< -o $@
 
+# context.c embeds $(PREFIX)/lib as the place to look for libze_pocl.so when nothing is beside libkrt (a
+# static libkrt.a linked into a program elsewhere): a stamp named after PREFIX rebuilds it when PREFIX changes.
+KRT_PREFIX_STAMP := $(KRT_OBJDIR)/prefix$(subst /,_,$(PREFIX)).stamp
+$(KRT_OBJDIR)/context.o: $(KRT_PREFIX_STAMP)
+$(KRT_PREFIX_STAMP):
+	@mkdir -p $(dir $@)
+	@touch $@
+
 $(KRT_OBJDIR)/builtin_kernels.o: runtime/src/builtin_kernels.S $(KRT_BUILTIN_SPVS)
 	@mkdir -p $(dir $@)
 	$(CC) -c -DKRT_BUILTIN_SPV='"$(KRT_BUILTIN_SPV)"' $< -o $@
