@@ -434,7 +434,9 @@ typedef struct krt_launch_config {
  * a multiple of the group size, the last groups contain work-items past the end of the range; the kernel must
  * guard them, by passing the range as an argument and returning early (kernels/include/krt_kernel.h has
  * helpers). krt never shrinks the group size to 1 to make a prime range divide evenly.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_NDRANGE; KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_NDRANGE; KRT_ERROR_INVALID_GROUP_SIZE
+ * (the kernel's reqd_work_group_size exceeds the device's limits); KRT_ERROR_INVALID_KERNEL_ARGUMENT (the
+ * kernel's static local memory exceeds the device's); KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, krt_launch_config *out);
 
 typedef struct krt_launch_desc {

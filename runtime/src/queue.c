@@ -110,14 +110,36 @@ krt_result krt_context_synchronize(krt_context *ctx)
 {
     if (!ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_synchronize: ctx is NULL");
-    /* The context lock keeps the list stable; queues are not destroyed while it is held. */
+    /* The queues are copied out under the context lock and waited for without it, so that other threads can
+     * allocate, create events or queues meanwhile. A queue must not be destroyed while a synchronize of its
+     * context runs (the same rule as for any object in use). Past 64 queues the lock is held throughout. */
+    enum { SNAPSHOT = 64 };
+    krt_queue *snapshot[SNAPSHOT];
+    uint32_t n = 0;
+    int overflow = 0;
     pthread_mutex_lock(&ctx->lock);
-    krt_result r = KRT_SUCCESS;
     for (krt_queue *q = ctx->queues; q; q = q->next) {
-        krt_result qr = krt__queue_sync(q);
+        if (n == SNAPSHOT) {
+            overflow = 1;
+            break;
+        }
+        snapshot[n++] = q;
+    }
+    krt_result r = KRT_SUCCESS;
+    if (overflow) {
+        for (krt_queue *q = ctx->queues; q; q = q->next) {
+            krt_result qr = krt__queue_sync(q);
+            if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
+                r = qr;
+        }
+        pthread_mutex_unlock(&ctx->lock);
+        return r;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    for (uint32_t i = 0; i < n; i++) {
+        krt_result qr = krt__queue_sync(snapshot[i]);
         if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
             r = qr;
     }
-    pthread_mutex_unlock(&ctx->lock);
     return r;
 }
