@@ -454,7 +454,8 @@ typedef struct krt_launch_desc {
  * reflected signature: count, kind and size, and every global/constant pointer must be an allocation known to
  * the driver (or NULL). Argument values are captured by the call: the caller may change them afterwards.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, args NULL with num_args > 0, num_wait > 0 with
- * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind or size; the message names the argument);
+ * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind or size, the message names the argument; or
+ * static plus argument __local memory over the device's maxSharedLocalMemory);
  * KRT_ERROR_INVALID_POINTER (a pointer argument that is not an allocation; the message names it);
  * KRT_ERROR_INVALID_NDRANGE (a zero size, or more groups than the device allows);
  * KRT_ERROR_INVALID_GROUP_SIZE (a static size over the device or kernel limits, or against the kernel's
