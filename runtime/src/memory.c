@@ -119,13 +119,9 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
     default:
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: unknown memory kind %d", (int)d.kind);
     }
-    if (zr != ZE_RESULT_SUCCESS) {
-        krt_result r = krt__ze(zr, "krt_alloc");
-        if (r == KRT_ERROR_INVALID_ARGUMENT || r == KRT_ERROR_DRIVER)
-            r = krt__fail(KRT_ERROR_OUT_OF_DEVICE_MEMORY, "krt_alloc of %zu bytes failed: %s", size,
-                          krt__ze_name(zr));
-        return r;
-    }
+    if (zr != ZE_RESULT_SUCCESS)
+        return krt__fail(krt__from_ze(zr), "krt_alloc of %zu bytes (kind %d, alignment %zu) failed: %s", size,
+                         (int)d.kind, d.alignment, krt__ze_name(zr));
     pthread_mutex_lock(&ctx->lock);
     int ok = set_insert(&ctx->allocs, p);
     pthread_mutex_unlock(&ctx->lock);
