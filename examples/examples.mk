@@ -1,2 +1,51 @@
-# owned by its area; filled in as the area lands
-EXAMPLE_TESTS ?=
+# Examples: each examples/<name>.c builds to build/bin/<name> against libkrt (krt.h only).
+# examples/example.h and examples/png_write.h are shared helpers; heat and mandelbrot link libpng.
+# The programs find their kernels through KRT_KERNELS, else in ../kernels beside their own directory, and
+# libkrt through an rpath relative to themselves, so they also run by hand from any directory.
+
+EXAMPLE_SRCS    := $(wildcard examples/*.c)
+EXAMPLE_BINS    := $(patsubst examples/%.c,$(BINDIR)/%,$(EXAMPLE_SRCS))
+EXAMPLE_HEADERS := $(wildcard examples/*.h)
+PNG_CFLAGS      := $(shell $(PKG_CONFIG) --cflags libpng 2>/dev/null)
+PNG_LIBS        := $(shell $(PKG_CONFIG) --libs libpng 2>/dev/null || echo -lpng)
+
+.PHONY: examples
+examples: $(EXAMPLE_BINS)
+all: examples
+
+$(BINDIR)/heat $(BINDIR)/mandelbrot: EXAMPLE_CFLAGS := $(PNG_CFLAGS)
+$(BINDIR)/heat $(BINDIR)/mandelbrot: EXAMPLE_LIBS := $(PNG_LIBS)
+
+$(EXAMPLE_BINS): $(BINDIR)/%: examples/%.c $(EXAMPLE_HEADERS) runtime/include/krt.h $(KRT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) -Iruntime/include $(EXAMPLE_CFLAGS) $< -o $@ \
+	    -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lkrt $(EXAMPLE_LIBS) -lm
+
+# `make run`: the first command on a fresh Debian 12 machine. The tour runs as a user would run it, without
+# ZE_ENABLE_ALT_DRIVERS, so krt's own default applies: an installed GPU driver, else ze_pocl.
+run:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@$(BINDIR)/tour
+
+# The programs `make test` runs after the unit tests, each judged by its exit code (test/run.sh gives each
+# one to sh -c). Sizes are small and awkward on purpose (primes, non-multiples of the tile) so the suite stays
+# quick and the masking is exercised. krt-info must answer on every kernel under build/kernels and exit 1,
+# not crash, on a file that is not SPIR-V, a truncated module and a missing file.
+EXAMPLE_TESTS = \
+    '$(BINDIR)/vadd 100003' \
+    '$(BINDIR)/saxpy 1 7 1000 4093 65537' \
+    '$(BINDIR)/reduce 100003' \
+    '$(BINDIR)/matmul 100 75 130' \
+    '$(BINDIR)/histogram 1000003' \
+    '$(BINDIR)/heat 67 50 $(BUILD)/heat.png' \
+    '$(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot.png' \
+    '$(BINDIR)/pipeline 100000 4' \
+    '$(BINDIR)/tour' \
+    '$(PYTHON) examples/python/saxpy.py' \
+    '$(BINDIR)/krt-info' \
+    $(foreach s,$(KERNEL_SPVS),'$(BINDIR)/krt-info $(s)') \
+    '$(BINDIR)/krt-info --ndrange 1000x3 $(BUILD)/kernels/heat.spv' \
+    '$(BINDIR)/krt-info Makefile; test $$? -eq 1' \
+    'head -c 100 $(BUILD)/kernels/vadd.spv >$(BUILD)/truncated.spv && $(BINDIR)/krt-info $(BUILD)/truncated.spv; test $$? -eq 1' \
+    '$(BINDIR)/krt-info $(BUILD)/no-such-file.spv; test $$? -eq 1'

@@ -1,0 +1,347 @@
+/*
+ * krt-info: what krt sees, like clinfo for krt.
+ *
+ *   krt-info                          every driver and device: limits and the driver's extension list
+ *   krt-info [options] file.spv       the module's kernels: each argument's kind and type, the kernel's
+ *                                     properties, and the launch configuration krt would choose
+ * options:
+ *   --ndrange X[xY[xZ]]   the range for the launch configuration (default 1048576, or 1024x1024 for a kernel
+ *                         that requires a 2-D group)
+ *   --device D            a device index or name substring, as KRT_DEVICE
+ *   --kernel NAME         only this kernel
+ *
+ * Exit status: 0 when everything could be answered; 1 when the file is missing, not SPIR-V or rejected, or
+ * no device is usable; 2 on a usage error.
+ */
+#include <krt.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *prog = "krt-info";
+
+static int fail(const char *what, krt_result r)
+{
+    fprintf(stderr, "%s: %s: %s (%s)\n", prog, what, krt_result_name(r), krt_result_string(r));
+    const char *detail = krt_last_error_message();
+    if (detail && detail[0])
+        fprintf(stderr, "%s\n", detail);
+    return 1;
+}
+
+static const char *device_type(krt_device_type t)
+{
+    switch (t) {
+    case KRT_DEVICE_TYPE_GPU: return "GPU";
+    case KRT_DEVICE_TYPE_CPU: return "CPU";
+    case KRT_DEVICE_TYPE_FPGA: return "FPGA";
+    case KRT_DEVICE_TYPE_ACCELERATOR: return "accelerator";
+    case KRT_DEVICE_TYPE_OTHER: break;
+    }
+    return "other";
+}
+
+static const char *arg_kind(krt_arg_kind k)
+{
+    switch (k) {
+    case KRT_ARG_GLOBAL_POINTER: return "global pointer";
+    case KRT_ARG_CONSTANT_POINTER: return "constant pointer";
+    case KRT_ARG_LOCAL_POINTER: return "local pointer";
+    case KRT_ARG_SCALAR: return "scalar";
+    case KRT_ARG_STRUCT: return "struct by value";
+    case KRT_ARG_OTHER: break;
+    }
+    return "other (unsupported)";
+}
+
+static const char *scalar_type(krt_scalar_type t)
+{
+    switch (t) {
+    case KRT_TYPE_NONE: return "";
+    case KRT_TYPE_INT8: return "int8";
+    case KRT_TYPE_INT16: return "int16";
+    case KRT_TYPE_INT32: return "int32";
+    case KRT_TYPE_INT64: return "int64";
+    case KRT_TYPE_FLOAT16: return "float16";
+    case KRT_TYPE_FLOAT32: return "float32";
+    case KRT_TYPE_FLOAT64: return "float64";
+    case KRT_TYPE_BOOL: return "bool";
+    }
+    return "?";
+}
+
+static const char *limit_name(krt_limit l)
+{
+    switch (l) {
+    case KRT_LIMIT_NONE: return "the range (it fits in one group)";
+    case KRT_LIMIT_STATIC: return "the caller's static group size";
+    case KRT_LIMIT_REQUIRED: return "the kernel's reqd_work_group_size";
+    case KRT_LIMIT_KERNEL_MAX: return "the kernel's max group size (extension)";
+    case KRT_LIMIT_DEVICE_MAX: return "the device's max group size";
+    case KRT_LIMIT_LOCAL_MEMORY: return "local memory";
+    case KRT_LIMIT_SPILL: return "the spill cap";
+    case KRT_LIMIT_MIN_GROUPS: return "the minimum number of groups";
+    }
+    return "?";
+}
+
+static void print_triple(const char *label, const uint32_t v[3])
+{
+    if (v[0] == 0 && v[1] == 0 && v[2] == 0)
+        printf("  %-22s none\n", label);
+    else
+        printf("  %-22s %u x %u x %u\n", label, v[0], v[1], v[2]);
+}
+
+/* Parses "X", "XxY" or "XxYxZ" into range. Returns 0 on success. */
+static int parse_ndrange(const char *s, krt_ndrange *range)
+{
+    memset(range, 0, sizeof *range);
+    const char *p = s;
+    for (uint32_t d = 0; d < 3; d++) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || errno || v == 0 || *p == '-')
+            return -1;
+        range->size[d] = v;
+        range->dims = d + 1;
+        if (*end == '\0')
+            return 0;
+        if (*end != 'x' && *end != 'X')
+            return -1;
+        p = end + 1;
+    }
+    return -1;
+}
+
+static int list_devices(void)
+{
+    uint32_t count = 0;
+    krt_result r = krt_device_list(NULL, &count);
+    if (r != KRT_SUCCESS)
+        return fail("cannot list devices", r);
+    krt_device_info *infos = calloc(count ? count : 1, sizeof *infos);
+    if (!infos)
+        return fail("cannot list devices", KRT_ERROR_OUT_OF_HOST_MEMORY);
+    r = krt_device_list(infos, &count);
+    if (r != KRT_SUCCESS) {
+        free(infos);
+        return fail("cannot list devices", r);
+    }
+    printf("%u device%s\n", count, count == 1 ? "" : "s");
+    int status = count ? 0 : 1;
+    for (uint32_t i = 0; i < count; i++) {
+        const krt_device_info *d = &infos[i];
+        printf("\ndevice %u: %s\n", i, d->name);
+        printf("  %-22s %s (driver %u, device %u), Level Zero API %u.%u, version %u\n", "driver", d->driver_name,
+               d->driver_index, d->device_index, d->api_version_major, d->api_version_minor, d->driver_version);
+        printf("  %-22s %s, vendor 0x%04x\n", "type", device_type(d->type), d->vendor_id);
+        printf("  %-22s %u at %u MHz\n", "compute units", d->compute_units, d->clock_mhz);
+        printf("  %-22s %llu MiB\n", "memory", (unsigned long long)(d->memory_bytes >> 20));
+        printf("  %-22s %u\n", "max group size", d->max_group_size);
+        print_triple("max group", d->max_group);
+        print_triple("max group count", d->max_group_count);
+        printf("  %-22s %u bytes\n", "local memory", d->max_shared_local_memory);
+        printf("  %-22s", "sub-group sizes");
+        for (uint32_t s = 0; s < d->num_sub_group_sizes && s < 8; s++)
+            printf(" %u", d->sub_group_sizes[s]);
+        printf("%s\n", d->num_sub_group_sizes ? "" : " none reported");
+        printf("  %-22s fp16 %s, fp64 %s, int64 atomics %s\n", "features", d->fp16 ? "yes" : "no",
+               d->fp64 ? "yes" : "no", d->int64_atomics ? "yes" : "no");
+
+        /* The extension list belongs to a context, so open one on this device by its index. */
+        char index[16];
+        snprintf(index, sizeof index, "%u", i);
+        krt_context_desc desc = { .device = index };
+        krt_context *ctx = NULL;
+        r = krt_context_create(&desc, &ctx);
+        if (r != KRT_SUCCESS) {
+            status = fail("cannot open a context on this device", r);
+            continue;
+        }
+        uint32_t n = 0;
+        const char **names = NULL;
+        r = krt_context_extensions(ctx, NULL, &n);
+        if (r == KRT_SUCCESS && (names = calloc(n ? n : 1, sizeof *names)) != NULL)
+            r = krt_context_extensions(ctx, names, &n);
+        if (r != KRT_SUCCESS || !names) {
+            status = fail("cannot read the extension list", r != KRT_SUCCESS ? r : KRT_ERROR_OUT_OF_HOST_MEMORY);
+        } else {
+            printf("  %-22s %u\n", "extensions", n);
+            for (uint32_t e = 0; e < n; e++)
+                printf("    %s\n", names[e]);
+        }
+        free(names);
+        krt_context_destroy(ctx);
+    }
+    free(infos);
+    return status;
+}
+
+static int show_kernel(krt_module *module, const char *name, const krt_ndrange *user_range)
+{
+    krt_kernel_info info;
+    krt_result r = krt_module_kernel_info(module, name, &info);
+    if (r != KRT_SUCCESS)
+        return fail(name, r);
+    printf("\nkernel %s: %u argument%s\n", name, info.num_args, info.num_args == 1 ? "" : "s");
+    for (uint32_t i = 0; i < info.num_args; i++) {
+        krt_arg_info a;
+        r = krt_module_arg_info(module, name, i, &a);
+        if (r != KRT_SUCCESS)
+            return fail(name, r);
+        char type[32] = "";
+        if (a.type != KRT_TYPE_NONE) {
+            if (a.vector_width > 1)
+                snprintf(type, sizeof type, "%s x %u", scalar_type(a.type), a.vector_width);
+            else
+                snprintf(type, sizeof type, "%s", scalar_type(a.type));
+        }
+        printf("  %u %-10s %-18s %-12s %u bytes\n", i, a.name && a.name[0] ? a.name : "-", arg_kind(a.kind),
+               type[0] ? type : "-", a.size);
+    }
+    print_triple("required group size", info.required_group);
+    print_triple("group size hint", info.group_hint);
+
+    krt_kernel *kernel = NULL;
+    r = krt_kernel_get(module, name, &kernel);
+    if (r != KRT_SUCCESS)
+        return fail(name, r);
+    krt_kernel_properties p;
+    r = krt_kernel_properties_get(kernel, &p);
+    if (r != KRT_SUCCESS)
+        return fail(name, r);
+    printf("  %-22s %u (%s)\n", "max group size", p.max_group_size,
+           p.max_group_size_from_extension ? "from the kernel, by the extension" : "the device's limit");
+    printf("  %-22s %u\n", "preferred multiple", p.preferred_multiple);
+    printf("  %-22s %u bytes per group\n", "local memory", p.local_mem_size);
+    printf("  %-22s %u bytes per work-item\n", "private memory", p.private_mem_size);
+    printf("  %-22s %u bytes per work-item\n", "spill memory", p.spill_mem_size);
+
+    krt_ndrange range = { .dims = 1, .size = { 1048576 } };
+    if (user_range) {
+        range = *user_range;
+    } else if (info.required_group[2] > 1) {
+        range = (krt_ndrange){ .dims = 3, .size = { 128, 128, 64 } };
+    } else if (info.required_group[1] > 1) {
+        range = (krt_ndrange){ .dims = 2, .size = { 1024, 1024 } };
+    }
+    krt_launch_config c;
+    r = krt_launch_config_get(kernel, &range, &c);
+    char rs[96];
+    if (range.dims <= 1)
+        snprintf(rs, sizeof rs, "%llu", (unsigned long long)range.size[0]);
+    else if (range.dims == 2)
+        snprintf(rs, sizeof rs, "%llu x %llu", (unsigned long long)range.size[0], (unsigned long long)range.size[1]);
+    else
+        snprintf(rs, sizeof rs, "%llu x %llu x %llu", (unsigned long long)range.size[0],
+                 (unsigned long long)range.size[1], (unsigned long long)range.size[2]);
+    if (r != KRT_SUCCESS) {
+        /* A range the kernel cannot take (say, 1-D for a kernel that requires a 2-D group) is an answer, not
+         * a failure of the file. */
+        printf("  launch over %s: %s: %s\n", rs, krt_result_name(r), krt_last_error_message());
+        return 0;
+    }
+    printf("  launch over %s:\n", rs);
+    printf("    %-20s %u x %u x %u\n", "group", c.group[0], c.group[1], c.group[2]);
+    printf("    %-20s %u x %u x %u%s\n", "groups", c.groups[0], c.groups[1], c.groups[2],
+           c.masked ? " (the last ones masked)" : "");
+    printf("    %-20s %s\n", "decided by", limit_name(c.limit));
+    printf("    %-20s max group %u, preferred multiple %u, spill %u bytes per work-item\n", "from",
+           c.max_group_size, c.preferred_multiple, c.spill_mem_size);
+    return 0;
+}
+
+static int show_module(const char *path, const char *device, const char *only, const krt_ndrange *range)
+{
+    krt_context_desc cdesc = { .device = device };
+    krt_context *ctx = NULL;
+    krt_result r = krt_context_create(&cdesc, &ctx);
+    if (r != KRT_SUCCESS)
+        return fail("cannot create a context", r);
+    krt_device_info d;
+    if (krt_context_device_info(ctx, &d) != KRT_SUCCESS)
+        d.name[0] = '\0';
+
+    krt_module_desc mdesc = { .path = path };
+    krt_module *module = NULL;
+    r = krt_module_create(ctx, &mdesc, &module);
+    if (r != KRT_SUCCESS) {
+        fail(path, r);
+        krt_context_destroy(ctx);
+        return 1;
+    }
+    uint32_t n = 0;
+    const char **names = NULL;
+    r = krt_module_kernel_names(module, NULL, &n);
+    if (r == KRT_SUCCESS && (names = calloc(n ? n : 1, sizeof *names)) != NULL)
+        r = krt_module_kernel_names(module, names, &n);
+    if (r != KRT_SUCCESS || !names) {
+        free(names);
+        krt_context_destroy(ctx);
+        return fail(path, r != KRT_SUCCESS ? r : KRT_ERROR_OUT_OF_HOST_MEMORY);
+    }
+    printf("%s: %u kernel%s, built for %s\n", path, n, n == 1 ? "" : "s", d.name);
+    int status = 0, found = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (only && strcmp(only, names[i]) != 0)
+            continue;
+        found = 1;
+        status |= show_kernel(module, names[i], range);
+    }
+    if (only && !found) {
+        fprintf(stderr, "%s: %s has no kernel '%s'\n", prog, path, only);
+        status = 1;
+    }
+    free(names);
+    krt_context_destroy(ctx);
+    return status;
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: %s                       list drivers, devices, limits and extensions\n"
+            "       %s [options] file.spv    list the module's kernels, arguments, properties and the\n"
+            "                                launch configuration krt would choose\n"
+            "options: --ndrange X[xY[xZ]]  --device INDEX|NAME  --kernel NAME\n",
+            prog, prog);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL, *device = NULL, *only = NULL;
+    krt_ndrange range;
+    int have_range = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage();
+            return 0;
+        } else if (strcmp(a, "--ndrange") == 0 && i + 1 < argc) {
+            if (parse_ndrange(argv[++i], &range) != 0) {
+                fprintf(stderr, "%s: --ndrange wants X, XxY or XxYxZ with positive sizes, not '%s'\n", prog,
+                        argv[i]);
+                return 2;
+            }
+            have_range = 1;
+        } else if (strcmp(a, "--device") == 0 && i + 1 < argc) {
+            device = argv[++i];
+        } else if (strcmp(a, "--kernel") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage();
+        } else if (!path) {
+            path = a;
+        } else {
+            return usage();
+        }
+    }
+    if (!path)
+        return list_devices();
+    return show_module(path, device, only, have_range ? &range : NULL);
+}
