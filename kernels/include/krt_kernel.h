@@ -18,31 +18,36 @@
 #ifndef KRT_KERNEL_H
 #define KRT_KERNEL_H
 
+/* The helpers are forced inline: kernels are compiled at -O0, where clang marks every other function
+ * noinline, and a non-inlined function that calls get_global_id() fails to link in PoCL's work-group code
+ * ("undefined symbol: _group_id_x") when the module reaches it through SPIR-V. */
+#define KRT_KERNEL_HELPER static inline __attribute__((always_inline))
+
 /* 1 when this work-item lies inside an n-item 1-D range. */
-static inline int krt_in_range_1d(ulong n)
+KRT_KERNEL_HELPER int krt_in_range_1d(ulong n)
 {
     return get_global_id(0) < n;
 }
 
 /* 1 when this work-item lies inside an nx by ny range. */
-static inline int krt_in_range_2d(ulong nx, ulong ny)
+KRT_KERNEL_HELPER int krt_in_range_2d(ulong nx, ulong ny)
 {
     return get_global_id(0) < nx && get_global_id(1) < ny;
 }
 
 /* 1 when this work-item lies inside an nx by ny by nz range. */
-static inline int krt_in_range_3d(ulong nx, ulong ny, ulong nz)
+KRT_KERNEL_HELPER int krt_in_range_3d(ulong nx, ulong ny, ulong nz)
 {
     return get_global_id(0) < nx && get_global_id(1) < ny && get_global_id(2) < nz;
 }
 
 /* Row-major linear index of a 2-D / 3-D work-item within its range (x fastest). */
-static inline ulong krt_linear_2d(ulong nx)
+KRT_KERNEL_HELPER ulong krt_linear_2d(ulong nx)
 {
     return get_global_id(1) * nx + get_global_id(0);
 }
 
-static inline ulong krt_linear_3d(ulong nx, ulong ny)
+KRT_KERNEL_HELPER ulong krt_linear_3d(ulong nx, ulong ny)
 {
     return (get_global_id(2) * ny + get_global_id(1)) * nx + get_global_id(0);
 }
