@@ -6,8 +6,10 @@
 # Test kernels that must be -O2 on purpose (to exercise the validation policy) live in test/kernels/o2/
 # and are built without the spirv-val check.
 
+# -fno-discard-value-names keeps the parameter names in the SPIR-V (OpName), so krt's reflection and
+# krt-info can name each argument.
 KERNEL_CFLAGS := -cl-std=CL1.2 -target spir64 -emit-llvm -Xclang -finclude-default-header \
-                 -O0 -Xclang -disable-O0-optnone -Ikernels/include
+                 -O0 -Xclang -disable-O0-optnone -fno-discard-value-names -Ikernels/include
 KERNEL_O2_CFLAGS := -cl-std=CL1.2 -target spir64 -emit-llvm -Xclang -finclude-default-header \
                  -O2 -Ikernels/include
 
