@@ -1,0 +1,313 @@
+/* Driver and device queries of ze_pocl, through the loader. */
+#include "ze_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+Test(ze_driver, init_is_idempotent)
+{
+    ZT_OK(zeInit(0));
+    ZT_OK(zeInit(0));
+    zt_env env;
+    zt_init(&env);
+    zt_fini(&env);
+}
+
+Test(ze_driver, get_returns_same_handles)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n1 = 0, n2 = 0;
+    ZT_OK(zeDriverGet(&n1, NULL));
+    ZT_OK(zeDriverGet(&n2, NULL));
+    cr_assert_eq(n1, n2);
+    cr_assert_geq(n1, 1);
+    ze_driver_handle_t a[16], b[16];
+    cr_assert_leq(n1, 16);
+    ZT_OK(zeDriverGet(&n1, a));
+    ZT_OK(zeDriverGet(&n2, b));
+    cr_assert_arr_eq(a, b, n1 * sizeof a[0]);
+    bool found = false;
+    for (uint32_t i = 0; i < n1; i++)
+        found = found || a[i] == env.driver;
+    cr_assert(found);
+    zt_fini(&env);
+}
+
+Test(ze_driver, api_version_is_1_x_at_least_1_4)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_api_version_t v = 0;
+    ZT_OK(zeDriverGetApiVersion(env.driver, &v));
+    cr_assert_eq(ZE_MAJOR_VERSION(v), 1, "version 0x%x", (unsigned)v);
+    cr_assert_geq(ZE_MINOR_VERSION(v), 4, "version 0x%x", (unsigned)v);
+    zt_fini(&env);
+}
+
+Test(ze_driver, properties_have_stable_nonzero_uuid)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_driver_properties_t p1 = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
+    ze_driver_properties_t p2 = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
+    ZT_OK(zeDriverGetProperties(env.driver, &p1));
+    ZT_OK(zeDriverGetProperties(env.driver, &p2));
+    cr_assert_arr_eq(p1.uuid.id, p2.uuid.id, ZE_MAX_DRIVER_UUID_SIZE);
+    cr_assert_eq(p1.driverVersion, p2.driverVersion);
+    uint8_t zero[ZE_MAX_DRIVER_UUID_SIZE] = {0};
+    cr_assert_arr_neq(p1.uuid.id, zero, ZE_MAX_DRIVER_UUID_SIZE, "driver UUID is all zero");
+    zt_fini(&env);
+}
+
+Test(ze_driver, ipc_properties)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_driver_ipc_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES};
+    ZT_OK(zeDriverGetIpcProperties(env.driver, &p));
+    zt_fini(&env);
+}
+
+/* Two-call pattern, a too-large count corrected, a too-small count honoured, and the max-group-size
+ * extension listed exactly once. */
+Test(ze_driver, extension_properties)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, NULL));
+    cr_assert_geq(n, 1, "no extension listed; the max-group-size extension is implemented");
+    uint32_t big = n + 5;
+    ze_driver_extension_properties_t *e = calloc(big, sizeof *e);
+    cr_assert_not_null(e);
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &big, e));
+    cr_assert_eq(big, n, "count not corrected to the number available");
+    int maxgs = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t len = strnlen(e[i].name, ZE_MAX_EXTENSION_NAME);
+        cr_assert_lt(len, ZE_MAX_EXTENSION_NAME, "extension %u name not terminated", i);
+        cr_assert_gt(len, 0, "extension %u has an empty name", i);
+        cr_assert_gt(e[i].version, 0, "extension %s has version 0", e[i].name);
+        for (uint32_t j = 0; j < i; j++)
+            cr_assert_str_neq(e[i].name, e[j].name, "extension %s listed twice", e[i].name);
+        if (strcmp(e[i].name, ZT_MAX_GROUP_SIZE_EXT_NAME) == 0)
+            maxgs++;
+    }
+    cr_assert_eq(maxgs, 1, "%s not listed", ZT_MAX_GROUP_SIZE_EXT_NAME);
+
+    if (n > 1) {
+        ze_driver_extension_properties_t one[2];
+        memset(one, 0x5a, sizeof one);
+        uint32_t c = 1;
+        ZT_OK(zeDriverGetExtensionProperties(env.driver, &c, one));
+        cr_assert_eq(c, 1);
+        cr_assert_str_eq(one[0].name, e[0].name);
+        uint8_t pattern[sizeof one[1]];
+        memset(pattern, 0x5a, sizeof pattern);
+        cr_assert_arr_eq(&one[1], pattern, sizeof pattern, "wrote past the requested count");
+    }
+    free(e);
+    zt_fini(&env);
+}
+
+Test(ze_driver, null_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_EXPECT(zeDriverGetExtensionProperties(NULL, &n, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeDriverGetExtensionProperties(env.driver, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDriverGetProperties(NULL, &(ze_driver_properties_t){.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES}),
+              ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeDriverGetProperties(env.driver, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDeviceGet(NULL, &n, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeDeviceGet(env.driver, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDeviceGetProperties(NULL, &(ze_device_properties_t){.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES}),
+              ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeDeviceGetProperties(env.device, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDeviceGetComputeProperties(env.device, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDeviceGetModuleProperties(env.device, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDeviceGetSubDevices(NULL, &n, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeDeviceGetSubDevices(env.device, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeContextCreate(NULL, &(ze_context_desc_t){.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC},
+                              &(ze_context_handle_t){NULL}),
+              ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeContextCreate(env.driver, NULL, &(ze_context_handle_t){NULL}), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeContextDestroy(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    zt_fini(&env);
+}
+
+Test(ze_device, get_returns_same_handles)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDeviceGet(env.driver, &n, NULL));
+    cr_assert_geq(n, 1);
+    cr_assert_leq(n, 8);
+    uint32_t big = n + 3;
+    ze_device_handle_t a[16] = {0}, b[16] = {0};
+    ZT_OK(zeDeviceGet(env.driver, &big, a));
+    cr_assert_eq(big, n, "count not corrected to the number of devices");
+    ZT_OK(zeDeviceGet(env.driver, &n, b));
+    cr_assert_arr_eq(a, b, n * sizeof a[0]);
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_not_null(a[i]);
+    zt_fini(&env);
+}
+
+/* The CPU device's shape: at least one hardware thread per online core, which PoCL's pthread device
+ * uses, and a clock. */
+Test(ze_device, properties)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZT_OK(zeDeviceGetProperties(env.device, &p));
+    cr_assert_eq(p.type, ZE_DEVICE_TYPE_CPU);
+    size_t len = strnlen(p.name, ZE_MAX_DEVICE_NAME);
+    cr_assert_gt(len, 0, "empty device name");
+    cr_assert_lt(len, ZE_MAX_DEVICE_NAME, "device name not terminated");
+    cr_assert_gt(p.coreClockRate, 0);
+    cr_assert_gt(p.maxMemAllocSize, 0);
+    cr_assert_eq(p.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE, 0);
+    cr_assert_gt(p.numSlices, 0);
+    cr_assert_gt(p.numSubslicesPerSlice, 0);
+    cr_assert_gt(p.numEUsPerSubslice, 0);
+    cr_assert_gt(p.numThreadsPerEU, 0);
+    uint64_t threads = (uint64_t)p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice * p.numThreadsPerEU;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cr_assert_geq(threads, (uint64_t)cores, "device reports %lu hardware threads for %ld online cores",
+                  (unsigned long)threads, cores);
+    cr_assert_leq((uint64_t)p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice,
+                  (uint64_t)sysconf(_SC_NPROCESSORS_CONF), "more execution units than configured cores");
+
+    ze_device_properties_t again = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZT_OK(zeDeviceGetProperties(env.device, &again));
+    cr_assert_arr_eq(p.uuid.id, again.uuid.id, ZE_MAX_DEVICE_UUID_SIZE);
+    cr_assert_str_eq(p.name, again.name);
+    zt_fini(&env);
+}
+
+Test(ze_device, compute_properties)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_compute_properties_t c = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    ZT_OK(zeDeviceGetComputeProperties(env.device, &c));
+    cr_assert_gt(c.maxTotalGroupSize, 0);
+    cr_assert_gt(c.maxGroupSizeX, 0);
+    cr_assert_gt(c.maxGroupSizeY, 0);
+    cr_assert_gt(c.maxGroupSizeZ, 0);
+    cr_assert_leq(c.maxGroupSizeX, c.maxTotalGroupSize);
+    cr_assert_leq(c.maxGroupSizeY, c.maxTotalGroupSize);
+    cr_assert_leq(c.maxGroupSizeZ, c.maxTotalGroupSize);
+    cr_assert_gt(c.maxGroupCountX, 0);
+    cr_assert_gt(c.maxGroupCountY, 0);
+    cr_assert_gt(c.maxGroupCountZ, 0);
+    /* OpenCL guarantees at least 32 KiB of local memory on a full-profile device. */
+    cr_assert_geq(c.maxSharedLocalMemory, 32768);
+    zt_fini(&env);
+}
+
+/* PoCL's CPU device on x86-64 has cl_khr_fp64 and the int64 atomics, and takes SPIR-V 1.0 or later. */
+Test(ze_device, module_properties)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_module_properties_t m = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    ZT_OK(zeDeviceGetModuleProperties(env.device, &m));
+    cr_assert_geq(m.spirvVersionSupported, ZE_MAKE_VERSION(1, 0));
+    cr_assert_gt(m.maxArgumentsSize, 0);
+    cr_assert_neq(m.flags & ZE_DEVICE_MODULE_FLAG_FP64, 0, "fp64 not reported");
+    cr_assert_neq(m.fp64flags, 0, "fp64 reported without fp64 capabilities");
+    cr_assert_neq(m.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS, 0, "int64 atomics not reported");
+    cr_assert_neq(m.fp32flags, 0);
+    if (m.flags & ZE_DEVICE_MODULE_FLAG_FP16)
+        cr_assert_neq(m.fp16flags, 0, "fp16 reported without fp16 capabilities");
+    zt_fini(&env);
+}
+
+Test(ze_device, memory_properties)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDeviceGetMemoryProperties(env.device, &n, NULL));
+    cr_assert_geq(n, 1);
+    ze_device_memory_properties_t *m = calloc(n, sizeof *m);
+    cr_assert_not_null(m);
+    for (uint32_t i = 0; i < n; i++)
+        m[i].stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
+    ZT_OK(zeDeviceGetMemoryProperties(env.device, &n, m));
+    cr_assert_gt(m[0].totalSize, 0);
+    free(m);
+    zt_fini(&env);
+}
+
+/* The issue promises fill patterns up to 128 bytes, which the spec ties to maxMemoryFillPatternSize. */
+Test(ze_device, command_queue_groups)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDeviceGetCommandQueueGroupProperties(env.device, &n, NULL));
+    cr_assert_geq(n, 1);
+    ze_command_queue_group_properties_t g[8];
+    cr_assert_leq(n, 8);
+    for (uint32_t i = 0; i < n; i++)
+        g[i] = (ze_command_queue_group_properties_t){.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
+    ZT_OK(zeDeviceGetCommandQueueGroupProperties(env.device, &n, g));
+    ze_command_queue_group_properties_t *c = &g[env.compute_ordinal];
+    cr_assert_neq(c->flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE, 0);
+    cr_assert_geq(c->numQueues, 1);
+    cr_assert_geq(c->maxMemoryFillPatternSize, 128);
+    zt_fini(&env);
+}
+
+Test(ze_device, cache_properties)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDeviceGetCacheProperties(env.device, &n, NULL));
+    if (n > 0) {
+        ze_device_cache_properties_t *c = calloc(n, sizeof *c);
+        cr_assert_not_null(c);
+        for (uint32_t i = 0; i < n; i++)
+            c[i].stype = ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES;
+        uint32_t m = n;
+        ZT_OK(zeDeviceGetCacheProperties(env.device, &m, c));
+        cr_assert_eq(m, n);
+        free(c);
+    }
+    zt_fini(&env);
+}
+
+Test(ze_device, no_sub_devices)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 7;
+    ZT_OK(zeDeviceGetSubDevices(env.device, &n, NULL));
+    cr_assert_eq(n, 0);
+    zt_fini(&env);
+}
+
+Test(ze_context, create_status_destroy)
+{
+    zt_env env;
+    zt_init(&env);
+    ZT_OK(zeContextGetStatus(env.context));
+    ze_context_handle_t second = NULL;
+    ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ZT_OK(zeContextCreate(env.driver, &cd, &second));
+    cr_assert_not_null(second);
+    cr_assert_neq(second, env.context);
+    ZT_OK(zeContextGetStatus(second));
+    ZT_OK(zeContextDestroy(second));
+    ZT_OK(zeContextGetStatus(env.context));
+    zt_fini(&env);
+}

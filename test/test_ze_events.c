@@ -1,0 +1,504 @@
+/* Synchronisation on ze_pocl: events, fences, ordering across queues, kernel timestamps, regular and
+ * immediate command lists. No test measures time; timeouts only guard against hangs. */
+#include "ze_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define T(name) Test(ze_events, name, .timeout = ZT_TEST_TIMEOUT)
+
+/* A short real pause, used only to give a wrongly ordered driver the chance to run something early. */
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+typedef struct {
+    ze_module_handle_t module;
+    ze_kernel_handle_t add; /* add_scalar(int *x, int k, uint n) */
+} adder;
+
+static adder adder_create(zt_env *env, int *x, int k, uint32_t n)
+{
+    adder a;
+    a.module = zt_module_load(env, "ze_vadd");
+    a.add = zt_kernel_create(a.module, "add_scalar");
+    zt_set_args(a.add, 3, sizeof x, &x, sizeof k, &k, sizeof n, &n);
+    ZT_OK(zeKernelSetGroupSize(a.add, 64, 1, 1));
+    return a;
+}
+
+static void adder_destroy(adder *a)
+{
+    ZT_OK(zeKernelDestroy(a->add));
+    ZT_OK(zeModuleDestroy(a->module));
+}
+
+static const ze_group_count_t four_groups = {4, 1, 1}; /* 256 items */
+
+T(host_signal_query_reset)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 4, false);
+    ze_event_handle_t e = zt_event_create(pool, 2);
+    ZT_EXPECT(zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeEventHostSynchronize(e, 0), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeEventHostSynchronize(e, 1000000), ZE_RESULT_NOT_READY);
+    ZT_OK(zeEventHostSignal(e));
+    ZT_OK(zeEventQueryStatus(e));
+    ZT_OK(zeEventHostSynchronize(e, 0));
+    ZT_OK(zeEventHostSynchronize(e, UINT64_MAX));
+    ZT_OK(zeEventHostReset(e));
+    ZT_EXPECT(zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
+    ZT_OK(zeEventHostSignal(e));
+    ZT_OK(zeEventQueryStatus(e));
+    ZT_OK(zeEventDestroy(e));
+    ZT_OK(zeEventPoolDestroy(pool));
+    zt_fini(&env);
+}
+
+Test(ze_events, invalid_pool_and_event_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_event_pool_handle_t pool = NULL;
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                               .count = 0};
+    ZT_EXPECT(zeEventPoolCreate(env.context, &pd, 1, &env.device, &pool), ZE_RESULT_ERROR_INVALID_SIZE);
+    pd.count = 2;
+    ZT_EXPECT(zeEventPoolCreate(env.context, &pd, 1, NULL, &pool), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeEventPoolCreate(NULL, &pd, 1, &env.device, &pool), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeEventPoolCreate(env.context, NULL, 1, &env.device, &pool), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeEventPoolCreate(env.context, &pd, 1, &env.device, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    pd.flags = 0x80;
+    ZT_EXPECT(zeEventPoolCreate(env.context, &pd, 1, &env.device, &pool), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    /* A pool with no device list spans the context's devices. */
+    pd.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+    ZT_OK(zeEventPoolCreate(env.context, &pd, 0, NULL, &pool));
+    ze_event_handle_t e = NULL;
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0};
+    ZT_EXPECT(zeEventCreate(NULL, &ed, &e), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeEventCreate(pool, NULL, &e), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeEventCreate(pool, &ed, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ed.signal = 0x80;
+    ZT_EXPECT(zeEventCreate(pool, &ed, &e), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    ed.signal = 0;
+    ZT_OK(zeEventCreate(pool, &ed, &e));
+    ZT_OK(zeEventDestroy(e));
+    ZT_EXPECT(zeEventHostSignal(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeEventHostSynchronize(NULL, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeEventQueryStatus(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeEventHostReset(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeEventDestroy(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeEventPoolDestroy(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_OK(zeEventPoolDestroy(pool));
+    zt_fini(&env);
+}
+
+/* A kernel's signal event completes after its results are visible. */
+T(kernel_signals_event)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 5, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, false);
+    ze_event_handle_t e = zt_event_create(pool, 0);
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, e, 0, NULL));
+    ZT_OK(zeEventHostSynchronize(e, ZT_TIMEOUT_NS));
+    ZT_OK(zeEventQueryStatus(e));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 5);
+    ZT_OK(zeEventDestroy(e));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* A launch that waits on an event does not run before the host signals it. */
+T(wait_event_gates_a_launch)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 1, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
+    ze_event_handle_t gate = zt_event_create(pool, 0);
+    ze_event_handle_t done = zt_event_create(pool, 1);
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, done, 1, &gate));
+    pause_ms(100);
+    ZT_EXPECT(zeEventQueryStatus(done), ZE_RESULT_NOT_READY);
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 0, "the launch ran before its wait event was signalled");
+    ZT_OK(zeEventHostSignal(gate));
+    ZT_OK(zeEventHostSynchronize(done, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 1);
+    ZT_OK(zeEventDestroy(gate));
+    ZT_OK(zeEventDestroy(done));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* Signal, wait and reset commands in a list, and a barrier that waits on an event. */
+T(append_signal_wait_reset_and_barrier)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 2, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 4, false);
+    ze_event_handle_t host = zt_event_create(pool, 0);
+    ze_event_handle_t mid = zt_event_create(pool, 1);
+    ze_event_handle_t end = zt_event_create(pool, 2);
+    ZT_OK(zeCommandListAppendWaitOnEvents(l, 1, &host));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendSignalEvent(l, mid));
+    ZT_OK(zeCommandListAppendBarrier(l, NULL, 1, &mid));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendEventReset(l, mid));
+    ZT_OK(zeCommandListAppendSignalEvent(l, end));
+    pause_ms(50);
+    ZT_EXPECT(zeEventQueryStatus(end), ZE_RESULT_NOT_READY);
+    cr_assert_eq(x[0], 0, "ran past a wait on an unsignalled event");
+    ZT_OK(zeEventHostSignal(host));
+    ZT_OK(zeEventHostSynchronize(end, ZT_TIMEOUT_NS));
+    ZT_EXPECT(zeEventQueryStatus(mid), ZE_RESULT_NOT_READY);
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 4);
+    ZT_OK(zeEventDestroy(host));
+    ZT_OK(zeEventDestroy(mid));
+    ZT_OK(zeEventDestroy(end));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* Queue B's work waits on an event that queue A's work signals; B is submitted first and A is held back
+ * by a host event, so the order can only come from the events. */
+T(ordering_across_two_queues)
+{
+    zt_env env;
+    zt_init(&env);
+    enum { N = 256 };
+    int *x = zt_alloc_shared(&env, N * sizeof(int));
+    int *y = zt_alloc_shared(&env, N * sizeof(int));
+    for (int i = 0; i < N; i++) {
+        x[i] = i;
+        y[i] = -1;
+    }
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t add = zt_kernel_create(m, "add_scalar");
+    int k = 1000;
+    uint32_t n = N;
+    zt_set_args(add, 3, sizeof x, &x, sizeof k, &k, sizeof n, &n);
+    ZT_OK(zeKernelSetGroupSize(add, 64, 1, 1));
+
+    ze_command_queue_handle_t qa = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_queue_handle_t qb = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t la = zt_list_create(&env);
+    ze_command_list_handle_t lb = zt_list_create(&env);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 3, false);
+    ze_event_handle_t hold = zt_event_create(pool, 0);
+    ze_event_handle_t a_done = zt_event_create(pool, 1);
+    ze_event_handle_t b_done = zt_event_create(pool, 2);
+
+    ZT_OK(zeCommandListAppendMemoryCopy(lb, y, x, N * sizeof(int), b_done, 1, &a_done));
+    ZT_OK(zeCommandListClose(lb));
+    ZT_OK(zeCommandListAppendLaunchKernel(la, add, &four_groups, a_done, 1, &hold));
+    ZT_OK(zeCommandListClose(la));
+
+    ZT_OK(zeCommandQueueExecuteCommandLists(qb, 1, &lb, NULL));
+    ZT_OK(zeCommandQueueExecuteCommandLists(qa, 1, &la, NULL));
+    pause_ms(100);
+    ZT_EXPECT(zeEventQueryStatus(b_done), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeCommandQueueSynchronize(qb, 0), ZE_RESULT_NOT_READY);
+    cr_assert_eq(y[0], -1, "queue B ran before its wait event");
+    ZT_OK(zeEventHostSignal(hold));
+    ZT_OK(zeCommandQueueSynchronize(qb, ZT_TIMEOUT_NS));
+    ZT_OK(zeCommandQueueSynchronize(qa, ZT_TIMEOUT_NS));
+    ZT_OK(zeEventQueryStatus(a_done));
+    ZT_OK(zeEventQueryStatus(b_done));
+    for (int i = 0; i < N; i++) {
+        cr_assert_eq(x[i], i + 1000);
+        cr_assert_eq(y[i], i + 1000, "y[%d] = %d: the copy did not see queue A's result", i, y[i]);
+    }
+    ZT_OK(zeEventDestroy(hold));
+    ZT_OK(zeEventDestroy(a_done));
+    ZT_OK(zeEventDestroy(b_done));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(la));
+    ZT_OK(zeCommandListDestroy(lb));
+    ZT_OK(zeCommandQueueDestroy(qa));
+    ZT_OK(zeCommandQueueDestroy(qb));
+    ZT_OK(zeKernelDestroy(add));
+    ZT_OK(zeModuleDestroy(m));
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}
+
+/* Three kernels in order on one list: each kernel's timestamps are ordered, and each starts no earlier
+ * than the previous one ended. */
+T(kernel_timestamps_increase)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_private");
+    ze_kernel_handle_t k = zt_kernel_create(m, "big_private");
+    enum { N = 2048 };
+    int *in = zt_alloc_shared(&env, N * sizeof(int));
+    int *out = zt_alloc_shared(&env, N * sizeof(int));
+    for (int i = 0; i < N; i++)
+        in[i] = i % 13;
+    int n = N;
+    zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof n, &n);
+    ZT_OK(zeKernelSetGroupSize(k, 16, 1, 1));
+    ze_group_count_t gc = {N / 16, 1, 1};
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 3, true);
+    ze_event_handle_t ev[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        ev[i] = zt_event_create(pool, i);
+        ze_kernel_timestamp_result_t ts;
+        memset(&ts, 0x77, sizeof ts);
+        ZT_EXPECT(zeEventQueryKernelTimestamp(ev[i], &ts), ZE_RESULT_NOT_READY);
+    }
+    for (int i = 0; i < 3; i++)
+        ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, ev[i], i > 0 ? 1 : 0, i > 0 ? &ev[i - 1] : NULL));
+    ZT_OK(zeEventHostSynchronize(ev[2], ZT_TIMEOUT_NS));
+    ze_kernel_timestamp_result_t ts[3];
+    for (int i = 0; i < 3; i++) {
+        ZT_OK(zeEventQueryKernelTimestamp(ev[i], &ts[i]));
+        cr_assert_leq(ts[i].global.kernelStart, ts[i].global.kernelEnd, "kernel %d: global start after end", i);
+        cr_assert_leq(ts[i].context.kernelStart, ts[i].context.kernelEnd, "kernel %d: context start after end", i);
+        if (i > 0)
+            cr_assert_leq(ts[i - 1].global.kernelEnd, ts[i].global.kernelStart,
+                          "kernel %d started (%lu) before kernel %d ended (%lu)", i,
+                          (unsigned long)ts[i].global.kernelStart, i - 1, (unsigned long)ts[i - 1].global.kernelEnd);
+    }
+    cr_assert_lt(ts[0].global.kernelStart, ts[2].global.kernelEnd, "three real kernels took no time at all");
+    /* The data is right too. */
+    for (int g = 0; g < N; g += 97) {
+        int buf_sum = 0;
+        for (int i = 0; i < 4096; i++) {
+            int j = (i * 7 + g) % 4096;
+            buf_sum += in[(g + j) % N] + j;
+        }
+        cr_assert_eq(out[g], buf_sum, "out[%d]", g);
+    }
+    for (int i = 0; i < 3; i++)
+        ZT_OK(zeEventDestroy(ev[i]));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    zt_fini(&env);
+}
+
+T(fence_lifecycle)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 3, 256);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_FENCE_DESC};
+    ze_fence_handle_t f = NULL;
+    ZT_OK(zeFenceCreate(q, &fd, &f));
+    ZT_EXPECT(zeFenceQueryStatus(f), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeFenceHostSynchronize(f, 0), ZE_RESULT_NOT_READY);
+    for (int round = 1; round <= 3; round++) {
+        ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, f));
+        ZT_OK(zeFenceHostSynchronize(f, ZT_TIMEOUT_NS));
+        ZT_OK(zeFenceQueryStatus(f));
+        for (int i = 0; i < 256; i++)
+            cr_assert_eq(x[i], 3 * round, "round %d: x[%d] = %d", round, i, x[i]);
+        ZT_OK(zeFenceReset(f));
+        ZT_EXPECT(zeFenceQueryStatus(f), ZE_RESULT_NOT_READY);
+    }
+    /* A fence created signalled. */
+    ze_fence_handle_t s = NULL;
+    fd.flags = ZE_FENCE_FLAG_SIGNALED;
+    ZT_OK(zeFenceCreate(q, &fd, &s));
+    ZT_OK(zeFenceQueryStatus(s));
+    ZT_OK(zeFenceDestroy(s));
+
+    fd.flags = 0;
+    ZT_EXPECT(zeFenceCreate(NULL, &fd, &s), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeFenceCreate(q, NULL, &s), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeFenceCreate(q, &fd, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    fd.flags = 0x2;
+    ZT_EXPECT(zeFenceCreate(q, &fd, &s), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    ZT_EXPECT(zeFenceQueryStatus(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeFenceHostSynchronize(NULL, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeFenceReset(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeFenceDestroy(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+
+    ZT_OK(zeFenceDestroy(f));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* A closed regular list runs as often as it is executed, and after a reset holds new commands only. */
+T(regular_list_execute_reset_reuse)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 1, 256);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    for (int i = 0; i < 3; i++)
+        ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 6, "x[%d] = %d", i, x[i]);
+
+    ZT_OK(zeCommandListReset(l));
+    static const int pattern = 77;
+    ZT_OK(zeCommandListAppendMemoryFill(l, x, &pattern, sizeof pattern, 128 * sizeof(int), NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], i < 128 ? 77 : 6, "after reset: x[%d] = %d", i, x[i]);
+
+    /* Two lists in one submission run in order. */
+    ze_command_list_handle_t l2 = zt_list_create(&env);
+    ZT_OK(zeCommandListReset(l));
+    ZT_OK(zeCommandListAppendMemoryFill(l, x, &pattern, sizeof pattern, 256 * sizeof(int), NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    ZT_OK(zeCommandListAppendLaunchKernel(l2, a.add, &four_groups, NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(l2));
+    ze_command_list_handle_t both[2] = {l, l2};
+    ZT_OK(zeCommandQueueExecuteCommandLists(q, 2, both, NULL));
+    ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 78, "two lists: x[%d] = %d", i, x[i]);
+
+    ZT_EXPECT(zeCommandQueueExecuteCommandLists(q, 0, both, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandQueueExecuteCommandLists(q, 1, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeCommandQueueExecuteCommandLists(NULL, 1, both, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeCommandQueueSynchronize(NULL, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeCommandListClose(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeCommandListReset(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandListDestroy(l2));
+    ZT_OK(zeCommandQueueDestroy(q));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* A synchronous queue has finished the work when the execute call returns. */
+T(synchronous_queue)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 9, 256);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 9, "x[%d] = %d right after a synchronous execute", i, x[i]);
+    ZT_OK(zeCommandQueueSynchronize(q, 0));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* A synchronous immediate list has finished each command when the append returns. */
+T(synchronous_immediate_list)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 1, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    for (int round = 1; round <= 5; round++) {
+        ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+        for (int i = 0; i < 256; i++)
+            cr_assert_eq(x[i], round, "round %d: x[%d] = %d right after a synchronous append", round, i, x[i]);
+    }
+    int *y = zt_alloc_shared(&env, 256 * sizeof(int));
+    ZT_OK(zeCommandListAppendMemoryCopy(l, y, x, 256 * sizeof(int), NULL, 0, NULL));
+    cr_assert_arr_eq(y, x, 256 * sizeof(int));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}
+
+/* Two asynchronous immediate lists joined by an event: the second list's copy waits for the first's kernel. */
+T(immediate_lists_joined_by_event)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    memset(y, 0xff, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 42, 256);
+    ze_command_list_handle_t l1 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l2 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 3, false);
+    ze_event_handle_t hold = zt_event_create(pool, 0);
+    ze_event_handle_t k_done = zt_event_create(pool, 1);
+    ze_event_handle_t c_done = zt_event_create(pool, 2);
+    ZT_OK(zeCommandListAppendMemoryCopy(l2, y, x, 256 * sizeof(int), c_done, 1, &k_done));
+    ZT_OK(zeCommandListAppendLaunchKernel(l1, a.add, &four_groups, k_done, 1, &hold));
+    ZT_OK(zeEventHostSignal(hold));
+    ZT_OK(zeEventHostSynchronize(c_done, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(y[i], 42, "y[%d] = %d", i, y[i]);
+    ZT_OK(zeEventDestroy(hold));
+    ZT_OK(zeEventDestroy(k_done));
+    ZT_OK(zeEventDestroy(c_done));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l1));
+    ZT_OK(zeCommandListDestroy(l2));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}

@@ -1,0 +1,695 @@
+/* Launches on ze_pocl with every result checked on the host: element-wise kernels, a local-memory
+ * reduction, atomics, 2-D and 3-D ranges, struct and scalar arguments, copies and fills, and threads. */
+#include "ze_common.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T(name) Test(ze_launch, name, .timeout = ZT_TEST_TIMEOUT)
+
+static void run_vadd(zt_env *env, ze_command_list_handle_t list, bool immediate, ze_command_queue_handle_t queue)
+{
+    enum { N = 1 << 16 };
+    ze_module_handle_t m = zt_module_load(env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "vadd");
+    float *a = zt_alloc_shared(env, N * sizeof(float));
+    float *b = zt_alloc_host(env, N * sizeof(float));
+    float *c = zt_alloc_shared(env, N * sizeof(float));
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = (float)(2 * i + 1);
+        c[i] = -1.0f;
+    }
+    zt_set_args(k, 3, sizeof a, &a, sizeof b, &b, sizeof c, &c);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_group_count_t gc = {N / 64, 1, 1};
+    ZT_OK(zeCommandListAppendLaunchKernel(list, k, &gc, NULL, 0, NULL));
+    if (immediate)
+        zt_immediate_sync(env, list);
+    else
+        zt_execute_and_wait(queue, list);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(c[i], (float)(3 * i + 1), "c[%d] = %f", i, (double)c[i]);
+    ZT_OK(zeMemFree(env->context, a));
+    ZT_OK(zeMemFree(env->context, b));
+    ZT_OK(zeMemFree(env->context, c));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+}
+
+T(vadd_immediate_async)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    run_vadd(&env, l, true, NULL);
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
+
+T(vadd_immediate_sync)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    run_vadd(&env, l, true, NULL);
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
+
+T(vadd_regular_list)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    run_vadd(&env, l, false, q);
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    zt_fini(&env);
+}
+
+/* The global range may exceed the data; the kernel masks, and items past n stay untouched. */
+T(scalar_arguments_and_partial_range)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "add_scalar");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { CAP = 1024 };
+    int *x = zt_alloc_shared(&env, CAP * sizeof(int));
+    for (int i = 0; i < CAP; i++)
+        x[i] = i;
+    int kv = -7;
+    uint32_t n = 1000;
+    zt_set_args(k, 3, sizeof x, &x, sizeof kv, &kv, sizeof n, &n);
+    zt_launch_sync(&env, l, k, 32, 1, 1, (1000 + 31) / 32, 1, 1);
+    for (int i = 0; i < CAP; i++)
+        cr_assert_eq(x[i], i < 1000 ? i - 7 : i, "x[%d] = %d", i, x[i]);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Arguments are captured when a launch is appended: changing one afterwards affects later launches only. */
+T(arguments_captured_at_append)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "add_scalar");
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    int *x = zt_alloc_shared(&env, 64 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 64 * sizeof(int));
+    memset(x, 0, 64 * sizeof(int));
+    memset(y, 0, 64 * sizeof(int));
+    int one = 1, ten = 10;
+    uint32_t n = 64;
+    zt_set_args(k, 3, sizeof x, &x, sizeof one, &one, sizeof n, &n);
+    ZT_OK(zeKernelSetGroupSize(k, 16, 1, 1));
+    ze_group_count_t gc = {4, 1, 1};
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL));
+    zt_set_args(k, 2, sizeof x, &x, sizeof ten, &ten);
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL));
+    zt_set_args(k, 1, sizeof y, &y);
+    ZT_OK(zeKernelSetGroupSize(k, 8, 1, 1));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    zt_execute_and_wait(q, l);
+    for (int i = 0; i < 64; i++) {
+        cr_assert_eq(x[i], 11, "x[%d] = %d", i, x[i]);
+        /* The last launch: group size 8 over 4 groups covers 32 items with k = 10. */
+        cr_assert_eq(y[i], i < 32 ? 10 : 0, "y[%d] = %d", i, y[i]);
+    }
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* In-order immediate list: 200 dependent launches each add 1. */
+T(many_launches_in_order)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "add_scalar");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    int one = 1;
+    uint32_t n = 256;
+    zt_set_args(k, 3, sizeof x, &x, sizeof one, &one, sizeof n, &n);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_group_count_t gc = {4, 1, 1};
+    for (int i = 0; i < 200; i++)
+        ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], 200, "x[%d] = %d", i, x[i]);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+static void check_reduction(const int *in, const int *partial, uint32_t groups, uint32_t gs)
+{
+    for (uint32_t g = 0; g < groups; g++) {
+        int want = 0;
+        for (uint32_t i = 0; i < gs; i++)
+            want += in[g * gs + i];
+        cr_assert_eq(partial[g], want, "group %u of size %u: %d, expected %d", g, gs, partial[g], want);
+    }
+}
+
+T(reduction_with_local_memory_and_barriers)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_reduce");
+    ze_kernel_handle_t k = zt_kernel_create(m, "reduce_sum");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 1 << 14 };
+    int *in = zt_alloc_shared(&env, N * sizeof(int));
+    /* One spare element past the largest number of groups shows a write beyond the last group. */
+    int *partial = zt_alloc_shared(&env, (N + 1) * sizeof(int));
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 7919) % 1000 - 500;
+    const uint32_t sizes[] = {1, 2, 16, 64, 256, 1024};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint32_t gs = sizes[s], groups = N / gs;
+        memset(partial, 0x55, (N + 1) * sizeof(int));
+        zt_set_args(k, 2, sizeof in, &in, sizeof partial, &partial);
+        ZT_OK(zeKernelSetArgumentValue(k, 2, gs * sizeof(int), NULL));
+        zt_launch_sync(&env, l, k, gs, 1, 1, groups, 1, 1);
+        check_reduction(in, partial, groups, gs);
+        cr_assert_eq(partial[groups], 0x55555555, "wrote past the last group");
+    }
+
+    ze_kernel_handle_t st = zt_kernel_create(m, "reduce_sum_static");
+    memset(partial, 0, N * sizeof(int));
+    zt_set_args(st, 2, sizeof in, &in, sizeof partial, &partial);
+    zt_launch_sync(&env, l, st, 64, 1, 1, N / 64, 1, 1);
+    check_reduction(in, partial, N / 64, 64);
+    ZT_OK(zeKernelDestroy(st));
+
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, partial));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(integer_atomics)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_atomics");
+    ze_kernel_handle_t k = zt_kernel_create(m, "atomic_int_ops");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 8192 };
+    int *vals = zt_alloc_shared(&env, N * sizeof(int));
+    int *res = zt_alloc_shared(&env, 5 * sizeof(int));
+    int want_sum = 0, want_min = 1 << 30, want_max = -(1 << 30);
+    for (int i = 0; i < N; i++) {
+        vals[i] = (i * 2654435761u) % 20001 - 10000;
+        want_sum += vals[i];
+        want_min = vals[i] < want_min ? vals[i] : want_min;
+        want_max = vals[i] > want_max ? vals[i] : want_max;
+    }
+    res[0] = 0;
+    res[1] = 0;
+    res[2] = 1 << 30;
+    res[3] = -(1 << 30);
+    res[4] = 0;
+    int *counter = &res[0], *sum = &res[1], *minv = &res[2], *maxv = &res[3], *bits = &res[4];
+    zt_set_args(k, 6, sizeof vals, &vals, sizeof counter, &counter, sizeof sum, &sum, sizeof minv, &minv,
+                sizeof maxv, &maxv, sizeof bits, &bits);
+    zt_launch_sync(&env, l, k, 128, 1, 1, N / 128, 1, 1);
+    cr_assert_eq(res[0], N);
+    cr_assert_eq(res[1], want_sum);
+    cr_assert_eq(res[2], want_min);
+    cr_assert_eq(res[3], want_max);
+    cr_assert_eq((uint32_t)res[4], 0xffffffffu);
+
+    ze_kernel_handle_t lc = zt_kernel_create(m, "atomic_local_count");
+    int *total = zt_alloc_shared(&env, sizeof(int));
+    *total = 0;
+    zt_set_args(lc, 1, sizeof total, &total);
+    zt_launch_sync(&env, l, lc, 256, 1, 1, 40, 1, 1);
+    cr_assert_eq(*total, 256 * 40);
+    ZT_OK(zeKernelDestroy(lc));
+    ZT_OK(zeMemFree(env.context, total));
+
+    ZT_OK(zeMemFree(env.context, vals));
+    ZT_OK(zeMemFree(env.context, res));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+T(float_atomics)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_atomics");
+    ze_kernel_handle_t k = zt_kernel_create(m, "atomic_float_add");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 4096 };
+    float *vals = zt_alloc_shared(&env, N * sizeof(float));
+    float *sum = zt_alloc_shared(&env, sizeof(float));
+    /* Quarters up to 1.75: every partial sum is exact in float, so the order of additions cannot matter. */
+    double want = 0;
+    for (int i = 0; i < N; i++) {
+        vals[i] = (float)(i % 8) * 0.25f;
+        want += vals[i];
+    }
+    *sum = 0.0f;
+    zt_set_args(k, 2, sizeof vals, &vals, sizeof sum, &sum);
+    zt_launch_sync(&env, l, k, 64, 1, 1, N / 64, 1, 1);
+    cr_assert_eq(*sum, (float)want, "sum %f, expected %f", (double)*sum, want);
+
+    /* Exchange: what was taken out plus what is left is exactly the initial value and the inputs. */
+    ze_kernel_handle_t x = zt_kernel_create(m, "atomic_float_xchg");
+    float *slot = zt_alloc_shared(&env, sizeof(float));
+    float *taken = zt_alloc_shared(&env, (N + 1) * sizeof(float));
+    for (int i = 0; i < N; i++)
+        vals[i] = (float)i + 0.5f;
+    *slot = -1.0f;
+    zt_set_args(x, 3, sizeof vals, &vals, sizeof slot, &slot, sizeof taken, &taken);
+    zt_launch_sync(&env, l, x, 64, 1, 1, N / 64, 1, 1);
+    taken[N] = *slot;
+    qsort(taken, N + 1, sizeof(float), cmp_float);
+    cr_assert_eq(taken[0], -1.0f);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(taken[i + 1], (float)i + 0.5f, "value %d lost or duplicated", i);
+    ZT_OK(zeKernelDestroy(x));
+    ZT_OK(zeMemFree(env.context, slot));
+    ZT_OK(zeMemFree(env.context, taken));
+
+    ZT_OK(zeMemFree(env.context, vals));
+    ZT_OK(zeMemFree(env.context, sum));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(range_2d)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_ranges");
+    ze_kernel_handle_t k = zt_kernel_create(m, "ids2d");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    const uint32_t lx = 8, ly = 4, nx = 6, ny = 5, W = lx * nx, H = ly * ny;
+    uint32_t *gid = zt_alloc_shared(&env, W * H * 4);
+    uint32_t *lid = zt_alloc_shared(&env, W * H * 4);
+    uint32_t *grp = zt_alloc_shared(&env, W * H * 4);
+    uint32_t *sizes = zt_alloc_shared(&env, 8 * 4);
+    memset(gid, 0xff, W * H * 4);
+    zt_set_args(k, 4, sizeof gid, &gid, sizeof lid, &lid, sizeof grp, &grp, sizeof sizes, &sizes);
+    zt_launch_sync(&env, l, k, lx, ly, 1, nx, ny, 1);
+    for (uint32_t y = 0; y < H; y++) {
+        for (uint32_t x = 0; x < W; x++) {
+            uint32_t i = y * W + x;
+            cr_assert_eq(gid[i], x | (y << 16), "item %u,%u: global id 0x%x", x, y, gid[i]);
+            cr_assert_eq(lid[i], (x % lx) | ((y % ly) << 16), "item %u,%u: local id 0x%x", x, y, lid[i]);
+            cr_assert_eq(grp[i], (x / lx) | ((y / ly) << 16), "item %u,%u: group id 0x%x", x, y, grp[i]);
+        }
+    }
+    const uint32_t want[7] = {W, H, lx, ly, nx, ny, 2};
+    for (int i = 0; i < 7; i++)
+        cr_assert_eq(sizes[i], want[i], "size %d: %u, expected %u", i, sizes[i], want[i]);
+    ZT_OK(zeMemFree(env.context, gid));
+    ZT_OK(zeMemFree(env.context, lid));
+    ZT_OK(zeMemFree(env.context, grp));
+    ZT_OK(zeMemFree(env.context, sizes));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(range_3d)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_ranges");
+    ze_kernel_handle_t k = zt_kernel_create(m, "ids3d");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    const uint32_t lx = 4, ly = 3, lz = 2, nx = 4, ny = 4, nz = 3;
+    const uint32_t W = lx * nx, H = ly * ny, D = lz * nz, N = W * H * D;
+    uint32_t *gid = zt_alloc_shared(&env, N * 4);
+    uint32_t *lid = zt_alloc_shared(&env, N * 4);
+    uint32_t *grp = zt_alloc_shared(&env, N * 4);
+    int *hits = zt_alloc_shared(&env, N * 4);
+    memset(hits, 0, N * 4);
+    zt_set_args(k, 4, sizeof gid, &gid, sizeof lid, &lid, sizeof grp, &grp, sizeof hits, &hits);
+    zt_launch_sync(&env, l, k, lx, ly, lz, nx, ny, nz);
+    for (uint32_t z = 0; z < D; z++)
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++) {
+                uint32_t i = (z * H + y) * W + x;
+                cr_assert_eq(hits[i], 1, "item %u,%u,%u ran %d times", x, y, z, hits[i]);
+                cr_assert_eq(gid[i], x | (y << 10) | (z << 20), "item %u,%u,%u: global id", x, y, z);
+                cr_assert_eq(lid[i], (x % lx) | ((y % ly) << 10) | ((z % lz) << 20), "item %u,%u,%u: local id", x,
+                             y, z);
+                cr_assert_eq(grp[i], (x / lx) | ((y / ly) << 10) | ((z / lz) << 20), "item %u,%u,%u: group id",
+                             x, y, z);
+            }
+    ZT_OK(zeMemFree(env.context, gid));
+    ZT_OK(zeMemFree(env.context, lid));
+    ZT_OK(zeMemFree(env.context, grp));
+    ZT_OK(zeMemFree(env.context, hits));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+typedef struct {
+    int32_t a;
+    float b;
+    int64_t c;
+    char d;
+    int32_t arr[4];
+} params;
+_Static_assert(sizeof(params) == 40, "params must match the kernel's layout");
+
+T(struct_by_value)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_struct");
+    ze_kernel_handle_t k = zt_kernel_create(m, "struct_arg");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 32 };
+    int64_t *out = zt_alloc_shared(&env, N * 8 * sizeof(int64_t));
+    params p;
+    memset(&p, 0, sizeof p);
+    p.a = -123456;
+    p.b = 2.75f;
+    p.c = 0x123456789abcdefll;
+    p.d = -5;
+    p.arr[0] = 11;
+    p.arr[1] = -22;
+    p.arr[2] = 33;
+    p.arr[3] = 1000;
+    zt_set_args(k, 2, sizeof p, &p, sizeof out, &out);
+    /* The host copy may change right after the call: the driver must have taken its own. */
+    memset(&p, 0, sizeof p);
+    zt_launch_sync(&env, l, k, 8, 1, 1, N / 8, 1, 1);
+    for (int i = 0; i < N; i++) {
+        const int64_t *o = &out[i * 8];
+        cr_assert_eq(o[0], -123456);
+        cr_assert_eq(o[1], 11);
+        cr_assert_eq(o[2], 0x123456789abcdefll);
+        cr_assert_eq(o[3], -5);
+        cr_assert_eq(o[4], 11);
+        cr_assert_eq(o[5], -22);
+        cr_assert_eq(o[6], 33);
+        cr_assert_eq(o[7], 1000 + i);
+    }
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(scalars_of_every_size)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_struct");
+    ze_kernel_handle_t k = zt_kernel_create(m, "mixed_scalars");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    double *out = zt_alloc_shared(&env, 6 * sizeof(double));
+    char c = -3;
+    short s = -30000;
+    int i = 2000000000;
+    long long ll = -(1ll << 40) - 7;
+    float f = 1.5f;
+    double d = 1e300;
+    zt_set_args(k, 7, sizeof c, &c, sizeof s, &s, sizeof i, &i, sizeof ll, &ll, sizeof f, &f, sizeof d, &d,
+                sizeof out, &out);
+    zt_launch_sync(&env, l, k, 1, 1, 1, 1, 1, 1);
+    cr_assert_eq(out[0], -3.0);
+    cr_assert_eq(out[1], -30000.0);
+    cr_assert_eq(out[2], 2000000000.0);
+    cr_assert_eq(out[3], (double)(-(1ll << 40) - 7));
+    cr_assert_eq(out[4], 1.5);
+    cr_assert_eq(out[5], 1e300);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Copies between every pair of allocation kinds and plain host memory, odd sizes and offsets included. */
+T(memory_copy)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { CAP = 70000 };
+    unsigned char *src = malloc(CAP);
+    unsigned char *back = malloc(CAP);
+    cr_assert_not_null(src);
+    cr_assert_not_null(back);
+    for (int i = 0; i < CAP; i++)
+        src[i] = (unsigned char)(i * 31 + 7);
+    unsigned char *dev = zt_alloc_device(&env, CAP);
+    unsigned char *host = zt_alloc_host(&env, CAP);
+    unsigned char *shared = zt_alloc_shared(&env, CAP);
+    const size_t sizes[] = {1, 3, 4, 64, 4097, 65536};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s], off = s * 3;
+        memset(back, 0, CAP);
+        memset(host, 0, CAP);
+        memset(shared, 0, CAP);
+        ZT_OK(zeCommandListAppendMemoryCopy(l, dev + off, src, n, NULL, 0, NULL));
+        ZT_OK(zeCommandListAppendMemoryCopy(l, host + off + 1, dev + off, n, NULL, 0, NULL));
+        ZT_OK(zeCommandListAppendMemoryCopy(l, shared, host + off + 1, n, NULL, 0, NULL));
+        ZT_OK(zeCommandListAppendMemoryCopy(l, back, shared, n, NULL, 0, NULL));
+        zt_immediate_sync(&env, l);
+        cr_assert_arr_eq(back, src, n, "copy of %zu bytes", n);
+        cr_assert_eq(back[n], 0, "copy of %zu bytes wrote past the end", n);
+        cr_assert_eq(host[off], 0, "copy wrote before its destination");
+        cr_assert_eq(host[off + 1 + n], 0, "copy wrote past its destination");
+    }
+    ZT_OK(zeMemFree(env.context, dev));
+    ZT_OK(zeMemFree(env.context, host));
+    ZT_OK(zeMemFree(env.context, shared));
+    free(src);
+    free(back);
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
+
+/* Every power-of-two pattern size from 1 to 128 bytes, into device and shared memory, with guard bytes
+ * on both sides. */
+T(memory_fill_patterns)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { CAP = 128 * 40 + 256 };
+    unsigned char *shared = zt_alloc_shared(&env, CAP);
+    unsigned char *dev = zt_alloc_device(&env, CAP);
+    unsigned char *back = malloc(CAP);
+    cr_assert_not_null(back);
+    for (size_t ps = 1; ps <= 128; ps *= 2) {
+        unsigned char pattern[128];
+        for (size_t i = 0; i < ps; i++)
+            pattern[i] = (unsigned char)(0x80 + i * 3 + ps);
+        size_t n = ps * 37, off = 128;
+        memset(shared, 0xee, CAP);
+        ZT_OK(zeCommandListAppendMemoryFill(l, shared + off, pattern, ps, n, NULL, 0, NULL));
+        /* The pattern is read at append time or later; either way it must stay valid until the sync. */
+        ZT_OK(zeCommandListAppendMemoryCopy(l, dev, shared, CAP, NULL, 0, NULL));
+        ZT_OK(zeCommandListAppendMemoryFill(l, dev + off + n, pattern, ps, ps, NULL, 0, NULL));
+        ZT_OK(zeCommandListAppendMemoryCopy(l, back, dev, CAP, NULL, 0, NULL));
+        zt_immediate_sync(&env, l);
+        for (size_t i = 0; i < off; i++)
+            cr_assert_eq(shared[i], 0xee, "pattern %zu: byte %zu before the fill changed", ps, i);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq(shared[off + i], pattern[i % ps], "pattern %zu: byte %zu", ps, i);
+        for (size_t i = off + n; i < CAP; i++)
+            cr_assert_eq(shared[i], 0xee, "pattern %zu: byte %zu after the fill changed", ps, i);
+        for (size_t i = 0; i < n + ps; i++)
+            cr_assert_eq(back[off + i], pattern[i % ps], "pattern %zu: device byte %zu", ps, i);
+        cr_assert_eq(back[off + n + ps], 0xee, "pattern %zu: device fill overran", ps);
+    }
+    ZT_OK(zeMemFree(env.context, shared));
+    ZT_OK(zeMemFree(env.context, dev));
+    free(back);
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
+
+Test(ze_launch, append_null_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_group_count_t gc = {1, 1, 1};
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(NULL, k, &gc, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(l, NULL, &gc, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(l, k, NULL, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 1, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    char buf[16];
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, NULL, buf, 4, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, buf, NULL, 4, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeCommandListAppendMemoryFill(l, buf, NULL, 1, 4, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeCommandListAppendMemoryFill(l, NULL, buf, 1, 4, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zt_immediate_sync(&env, l);
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* The global-offset experimental extension, when the driver lists it. */
+T(global_offset_extension)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, NULL));
+    ze_driver_extension_properties_t *e = calloc(n + 1, sizeof *e);
+    cr_assert_not_null(e);
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, e));
+    bool has = false;
+    for (uint32_t i = 0; i < n; i++)
+        has = has || strcmp(e[i].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0;
+    free(e);
+    if (!has) {
+        zt_fini(&env);
+        cr_skip_test("%s not listed", ZE_GLOBAL_OFFSET_EXP_NAME);
+    }
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *out = zt_alloc_shared(&env, 256 * sizeof(uint32_t));
+    memset(out, 0, 256 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGlobalOffsetExp(k, 100, 0, 0));
+    zt_launch_sync(&env, l, k, 16, 1, 1, 4, 1, 1);
+    for (uint32_t i = 0; i < 256; i++)
+        cr_assert_eq(out[i], (i >= 100 && i < 164) ? i : 0, "out[%u] = %u", i, out[i]);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Threads each drive their own immediate list and kernel (the spec forbids sharing a kernel's argument
+ * state between threads), all at the same time; every thread's result is checked. */
+typedef struct {
+    zt_env *env;
+    ze_module_handle_t module;
+    int *data;
+    int k;
+    int launches;
+    ze_result_t failed;
+} thread_job;
+
+static void *thread_main(void *arg)
+{
+    thread_job *j = arg;
+    j->failed = ZE_RESULT_SUCCESS;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "add_scalar"};
+    ze_kernel_handle_t k = NULL;
+    ze_command_queue_desc_t qd = {
+        .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        .ordinal = j->env->compute_ordinal,
+        .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+    };
+    ze_command_list_handle_t l = NULL;
+    ze_event_pool_handle_t pool = NULL;
+    ze_event_handle_t ev = NULL;
+    ze_result_t r;
+#define STEP(call)                                                                                        \
+    if ((r = (call)) != ZE_RESULT_SUCCESS) {                                                              \
+        j->failed = r;                                                                                    \
+        return NULL;                                                                                      \
+    }
+    STEP(zeKernelCreate(j->module, &kd, &k));
+    STEP(zeCommandListCreateImmediate(j->env->context, j->env->device, &qd, &l));
+    uint32_t n = 1024;
+    STEP(zeKernelSetArgumentValue(k, 0, sizeof j->data, &j->data));
+    STEP(zeKernelSetArgumentValue(k, 1, sizeof j->k, &j->k));
+    STEP(zeKernelSetArgumentValue(k, 2, sizeof n, &n));
+    STEP(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_group_count_t gc = {16, 1, 1};
+    for (int i = 0; i < j->launches; i++)
+        STEP(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                               .count = 1};
+    STEP(zeEventPoolCreate(j->env->context, &pd, 1, &j->env->device, &pool));
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+                          .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+    STEP(zeEventCreate(pool, &ed, &ev));
+    STEP(zeCommandListAppendBarrier(l, ev, 0, NULL));
+    STEP(zeEventHostSynchronize(ev, ZT_TIMEOUT_NS));
+    STEP(zeEventDestroy(ev));
+    STEP(zeEventPoolDestroy(pool));
+    STEP(zeCommandListDestroy(l));
+    STEP(zeKernelDestroy(k));
+#undef STEP
+    return NULL;
+}
+
+T(threads_append_to_their_own_lists)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    enum { THREADS = 6, LAUNCHES = 40 };
+    pthread_t th[THREADS];
+    thread_job jobs[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t] = (thread_job){.env = &env, .module = m, .k = t + 1, .launches = LAUNCHES};
+        jobs[t].data = zt_alloc_shared(&env, 1024 * sizeof(int));
+        for (int i = 0; i < 1024; i++)
+            jobs[t].data[i] = i;
+    }
+    for (int t = 0; t < THREADS; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, thread_main, &jobs[t]), 0);
+    for (int t = 0; t < THREADS; t++)
+        cr_assert_eq(pthread_join(th[t], NULL), 0);
+    for (int t = 0; t < THREADS; t++) {
+        cr_assert_eq(jobs[t].failed, ZE_RESULT_SUCCESS, "thread %d: 0x%x (%s)", t, (unsigned)jobs[t].failed,
+                     zt_result_name(jobs[t].failed));
+        for (int i = 0; i < 1024; i++)
+            cr_assert_eq(jobs[t].data[i], i + LAUNCHES * (t + 1), "thread %d item %d: %d", t, i, jobs[t].data[i]);
+        ZT_OK(zeMemFree(env.context, jobs[t].data));
+    }
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}

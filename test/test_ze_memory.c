@@ -1,0 +1,191 @@
+/* Unified shared memory of ze_pocl: allocation kinds, alignment, properties and address ranges. */
+#include "ze_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void check_props(zt_env *env, const void *p, ze_memory_type_t want, bool has_device)
+{
+    ze_memory_allocation_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+    ze_device_handle_t dev = (ze_device_handle_t)(uintptr_t)0x1;
+    ZT_OK(zeMemGetAllocProperties(env->context, p, &mp, &dev));
+    cr_assert_eq(mp.type, want, "pointer %p: type %d, expected %d", p, (int)mp.type, (int)want);
+    if (has_device)
+        cr_assert_eq(dev, env->device, "pointer %p: wrong device", p);
+}
+
+Test(ze_memory, allocation_types_and_properties)
+{
+    zt_env env;
+    zt_init(&env);
+    void *d = zt_alloc_device(&env, 4096);
+    void *h = zt_alloc_host(&env, 4096);
+    void *s = zt_alloc_shared(&env, 4096);
+    check_props(&env, d, ZE_MEMORY_TYPE_DEVICE, true);
+    check_props(&env, h, ZE_MEMORY_TYPE_HOST, false);
+    check_props(&env, s, ZE_MEMORY_TYPE_SHARED, true);
+
+    /* Live allocations have distinct identifiers. */
+    uint64_t ids[3];
+    void *ptrs[3] = {d, h, s};
+    for (int i = 0; i < 3; i++) {
+        ze_memory_allocation_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+        ZT_OK(zeMemGetAllocProperties(env.context, ptrs[i], &mp, NULL));
+        ids[i] = mp.id;
+    }
+    cr_assert_neq(ids[0], ids[1]);
+    cr_assert_neq(ids[0], ids[2]);
+    cr_assert_neq(ids[1], ids[2]);
+
+    /* Host and shared memory are directly usable by the host. */
+    memset(h, 0xab, 4096);
+    memset(s, 0xcd, 4096);
+    cr_assert_eq(((unsigned char *)h)[4095], 0xab);
+    cr_assert_eq(((unsigned char *)s)[4095], 0xcd);
+
+    ZT_OK(zeMemFree(env.context, d));
+    ZT_OK(zeMemFree(env.context, h));
+    ZT_OK(zeMemFree(env.context, s));
+    zt_fini(&env);
+}
+
+/* krt checks pointer arguments with this query, including pointers into the middle of an allocation. */
+Test(ze_memory, interior_pointers_resolve_to_their_allocation)
+{
+    zt_env env;
+    zt_init(&env);
+    char *s = zt_alloc_shared(&env, 1 << 16);
+    char *d = zt_alloc_device(&env, 1 << 16);
+    check_props(&env, s + 1, ZE_MEMORY_TYPE_SHARED, true);
+    check_props(&env, s + 12345, ZE_MEMORY_TYPE_SHARED, true);
+    check_props(&env, s + (1 << 16) - 1, ZE_MEMORY_TYPE_SHARED, true);
+    check_props(&env, d + 4000, ZE_MEMORY_TYPE_DEVICE, true);
+
+    void *base = NULL;
+    size_t size = 0;
+    ZT_OK(zeMemGetAddressRange(env.context, s + 12345, &base, &size));
+    cr_assert_eq(base, s);
+    cr_assert_geq(size, (size_t)1 << 16);
+    base = NULL;
+    ZT_OK(zeMemGetAddressRange(env.context, d + 4000, &base, NULL));
+    cr_assert_eq(base, d);
+    size = 0;
+    ZT_OK(zeMemGetAddressRange(env.context, d, NULL, &size));
+    cr_assert_geq(size, (size_t)1 << 16);
+    ZT_OK(zeMemFree(env.context, s));
+    ZT_OK(zeMemFree(env.context, d));
+    zt_fini(&env);
+}
+
+Test(ze_memory, unknown_pointers_report_unknown)
+{
+    zt_env env;
+    zt_init(&env);
+    int on_stack = 0;
+    void *heap = malloc(256);
+    cr_assert_not_null(heap);
+    ze_memory_allocation_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+    ZT_OK(zeMemGetAllocProperties(env.context, &on_stack, &mp, NULL));
+    cr_assert_eq(mp.type, ZE_MEMORY_TYPE_UNKNOWN);
+    mp.type = ZE_MEMORY_TYPE_DEVICE;
+    ZT_OK(zeMemGetAllocProperties(env.context, heap, &mp, NULL));
+    cr_assert_eq(mp.type, ZE_MEMORY_TYPE_UNKNOWN);
+
+    /* A freed allocation is unknown again. */
+    char *s = zt_alloc_shared(&env, 4096);
+    mp.type = ZE_MEMORY_TYPE_DEVICE;
+    ZT_OK(zeMemFree(env.context, s));
+    ZT_OK(zeMemGetAllocProperties(env.context, s, &mp, NULL));
+    cr_assert_eq(mp.type, ZE_MEMORY_TYPE_UNKNOWN);
+    free(heap);
+    zt_fini(&env);
+}
+
+Test(ze_memory, alignment_is_honoured)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    for (size_t align = 1; align <= 65536; align *= 2) {
+        void *p = NULL;
+        ZT_OK(zeMemAllocDevice(env.context, &dd, 100, align, env.device, &p));
+        cr_assert_eq((uintptr_t)p % align, 0, "device allocation %p not aligned to %zu", p, align);
+        ZT_OK(zeMemFree(env.context, p));
+        ZT_OK(zeMemAllocHost(env.context, &hd, 100, align, &p));
+        cr_assert_eq((uintptr_t)p % align, 0, "host allocation %p not aligned to %zu", p, align);
+        ZT_OK(zeMemFree(env.context, p));
+        ZT_OK(zeMemAllocShared(env.context, &dd, &hd, 100, align, env.device, &p));
+        cr_assert_eq((uintptr_t)p % align, 0, "shared allocation %p not aligned to %zu", p, align);
+        ZT_OK(zeMemFree(env.context, p));
+    }
+    void *p = NULL;
+    ZT_OK(zeMemAllocShared(env.context, &dd, &hd, 3, 0, env.device, &p));
+    cr_assert_not_null(p);
+    ZT_OK(zeMemFree(env.context, p));
+    zt_fini(&env);
+}
+
+Test(ze_memory, invalid_sizes_and_alignments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    void *p = NULL;
+    ZT_EXPECT(zeMemAllocDevice(env.context, &dd, 64, 3, env.device, &p), ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+    ZT_EXPECT(zeMemAllocHost(env.context, &hd, 64, 48, &p), ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+    ZT_EXPECT(zeMemAllocShared(env.context, &dd, &hd, 64, 6, env.device, &p), ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+    ZT_EXPECT(zeMemAllocDevice(env.context, &dd, 0, 64, env.device, &p), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    ZT_EXPECT(zeMemAllocHost(env.context, &hd, 0, 64, &p), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    ZT_EXPECT(zeMemAllocShared(env.context, &dd, &hd, 0, 64, env.device, &p), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    zt_fini(&env);
+}
+
+Test(ze_memory, null_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    void *p = NULL;
+    ZT_EXPECT(zeMemAllocHost(NULL, &hd, 64, 0, &p), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeMemAllocHost(env.context, NULL, 64, 0, &p), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeMemAllocHost(env.context, &hd, 64, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeMemAllocDevice(env.context, &dd, 64, 0, NULL, &p), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeMemAllocDevice(env.context, NULL, 64, 0, env.device, &p), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeMemAllocShared(env.context, &dd, NULL, 64, 0, env.device, &p), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeMemFree(env.context, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeMemFree(NULL, &p), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ze_memory_allocation_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+    ZT_EXPECT(zeMemGetAllocProperties(env.context, NULL, &mp, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeMemGetAllocProperties(env.context, &mp, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeMemGetAddressRange(env.context, NULL, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    zt_fini(&env);
+}
+
+/* Many live allocations of assorted sizes keep their own contents and properties. */
+Test(ze_memory, many_allocations_keep_contents)
+{
+    zt_env env;
+    zt_init(&env);
+    enum { N = 64 };
+    unsigned char *p[N];
+    size_t sizes[N];
+    for (int i = 0; i < N; i++) {
+        sizes[i] = (size_t)(i * 977 % 5000) + 1;
+        p[i] = (i % 2) ? zt_alloc_shared(&env, sizes[i]) : zt_alloc_host(&env, sizes[i]);
+        memset(p[i], i, sizes[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        for (size_t j = 0; j < sizes[i]; j++)
+            cr_assert_eq(p[i][j], (unsigned char)i, "allocation %d byte %zu overwritten", i, j);
+        check_props(&env, p[i] + sizes[i] - 1, (i % 2) ? ZE_MEMORY_TYPE_SHARED : ZE_MEMORY_TYPE_HOST, false);
+        void *base = NULL;
+        ZT_OK(zeMemGetAddressRange(env.context, p[i] + sizes[i] / 2, &base, NULL));
+        cr_assert_eq(base, p[i]);
+    }
+    for (int i = 0; i < N; i++)
+        ZT_OK(zeMemFree(env.context, p[i]));
+    zt_fini(&env);
+}

@@ -1,0 +1,415 @@
+/* Modules of ze_pocl: good SPIR-V builds and lists its kernels; bad or unsupported SPIR-V fails with the
+ * spec's codes and a build log, and never takes the process down. */
+#include "ze_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A Vulkan compute shader (Shader capability, GLCompute, Logical addressing): valid SPIR-V that no OpenCL
+ * device can run. Assembled with spirv-as from:
+ *   OpCapability Shader / OpMemoryModel Logical GLSL450 / OpEntryPoint GLCompute %main "main"
+ *   OpExecutionMode %main LocalSize 1 1 1 / %void = OpTypeVoid / %fn = OpTypeFunction %void
+ *   %main = OpFunction %void None %fn / %l = OpLabel / OpReturn / OpFunctionEnd */
+static const uint32_t shader_spv[] = {
+    0x07230203, 0x00010000, 0x00070000, 0x00000005, 0x00000000, 0x00020011, 0x00000001, 0x0003000e,
+    0x00000000, 0x00000001, 0x0005000f, 0x00000005, 0x00000001, 0x6e69616d, 0x00000000, 0x00060010,
+    0x00000001, 0x00000011, 0x00000001, 0x00000001, 0x00000001, 0x00020013, 0x00000002, 0x00030021,
+    0x00000003, 0x00000002, 0x00050036, 0x00000002, 0x00000001, 0x00000000, 0x00000003, 0x000200f8,
+    0x00000004, 0x000100fd, 0x00010038,
+};
+
+/* An OpenCL kernel doing half-precision arithmetic (Float16 capability), valid per spirv-val:
+ *   OpCapability Addresses / Kernel / Float16; OpMemoryModel Physical64 OpenCL;
+ *   kernel "half_twice"(CrossWorkgroup half *p) { *p = *p + *p; } */
+static const uint32_t half_spv[] = {
+    0x07230203, 0x00010000, 0x00070000, 0x0000000a, 0x00000000, 0x00020011, 0x00000004, 0x00020011,
+    0x00000006, 0x00020011, 0x00000009, 0x0003000e, 0x00000002, 0x00000002, 0x0006000f, 0x00000006,
+    0x00000001, 0x666c6168, 0x6977745f, 0x00006563, 0x00020013, 0x00000002, 0x00030016, 0x00000003,
+    0x00000010, 0x00040020, 0x00000004, 0x00000005, 0x00000003, 0x00040021, 0x00000005, 0x00000002,
+    0x00000004, 0x00050036, 0x00000002, 0x00000001, 0x00000000, 0x00000005, 0x00030037, 0x00000004,
+    0x00000006, 0x000200f8, 0x00000007, 0x0004003d, 0x00000003, 0x00000008, 0x00000006, 0x00050081,
+    0x00000003, 0x00000009, 0x00000008, 0x00000008, 0x0003003e, 0x00000006, 0x00000009, 0x000100fd,
+    0x00010038,
+};
+
+/* Bad input must give one of the two codes the spec has for it, a build log with text, and no module. */
+static void expect_rejected(zt_env *env, const void *il, size_t size, const char *what)
+{
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t r = zt_module_create_il(env, il, size, NULL, &m, &log);
+    cr_assert(r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY || r == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+              "%s: zeModuleCreate returned 0x%x (%s)", what, (unsigned)r, zt_result_name(r));
+    cr_assert_null(m, "%s: a module handle came back with a failure", what);
+    cr_assert_not_null(log, "%s: no build log handle on failure", what);
+    char *s = zt_build_log_string(log);
+    cr_assert_gt(strlen(s), 0, "%s: empty build log", what);
+    free(s);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+
+    /* The same input without a build log handle fails the same way. */
+    ze_result_t r2 = zt_module_create_il(env, il, size, NULL, &m, NULL);
+    cr_assert_eq(r2, r, "%s: 0x%x without a log, 0x%x with one", what, (unsigned)r2, (unsigned)r);
+}
+
+/* After a failure the driver still builds and runs a good module. */
+static void expect_still_works(zt_env *env)
+{
+    ze_module_handle_t m = zt_module_load(env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *out = zt_alloc_shared(env, 64 * sizeof(uint32_t));
+    memset(out, 0xff, 64 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    zt_launch_sync(env, l, k, 16, 1, 1, 4, 1, 1);
+    for (uint32_t i = 0; i < 64; i++)
+        cr_assert_eq(out[i], i);
+    ZT_OK(zeMemFree(env->context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+}
+
+Test(ze_module, builds_and_lists_kernel_names)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    uint32_t n = 0;
+    ZT_OK(zeModuleGetKernelNames(m, &n, NULL));
+    cr_assert_eq(n, 3);
+    const char *names[4] = {0};
+    uint32_t big = 4;
+    ZT_OK(zeModuleGetKernelNames(m, &big, names));
+    cr_assert_eq(big, 3);
+    const char *want[3] = {"vadd", "add_scalar", "iota"};
+    for (int w = 0; w < 3; w++) {
+        int seen = 0;
+        for (uint32_t i = 0; i < n; i++)
+            seen += names[i] != NULL && strcmp(names[i], want[w]) == 0;
+        cr_assert_eq(seen, 1, "kernel %s listed %d times", want[w], seen);
+    }
+    uint32_t one = 1;
+    const char *first[2] = {NULL, NULL};
+    ZT_OK(zeModuleGetKernelNames(m, &one, first));
+    cr_assert_eq(one, 1);
+    cr_assert_not_null(first[0]);
+    cr_assert_null(first[1]);
+
+    ze_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MODULE_PROPERTIES};
+    ZT_OK(zeModuleGetProperties(m, &mp));
+    cr_assert_eq(mp.flags & ZE_MODULE_PROPERTY_FLAG_IMPORTS, 0, "a self-contained module reports imports");
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+Test(ze_module, build_log_on_success)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_reduce", &size);
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ZT_OK(zt_module_create_il(&env, il, size, NULL, &m, &log));
+    cr_assert_not_null(m);
+    cr_assert_not_null(log);
+    size_t n = 0;
+    ZT_OK(zeModuleBuildLogGetString(log, &n, NULL));
+    cr_assert_geq(n, 1, "the log size counts the terminating NUL");
+    char *s = malloc(n);
+    cr_assert_not_null(s);
+    memset(s, 'x', n);
+    ZT_OK(zeModuleBuildLogGetString(log, &n, s));
+    cr_assert_eq(s[n - 1], '\0');
+    cr_assert_eq(strlen(s), n - 1);
+    free(s);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+    ZT_OK(zeModuleDestroy(m));
+    free(il);
+    zt_fini(&env);
+}
+
+/* Build flags are passed on: OpenCL build options that PoCL knows must be accepted. */
+Test(ze_module, build_flags_accepted)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_vadd", &size);
+    const char *flags[] = {"", "-cl-fast-relaxed-math", "-cl-opt-disable", "-cl-mad-enable -cl-no-signed-zeros"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        ze_module_handle_t m = NULL;
+        ze_result_t r = zt_module_create_il(&env, il, size, flags[i], &m, NULL);
+        cr_assert_eq(r, ZE_RESULT_SUCCESS, "flags \"%s\": 0x%x (%s)", flags[i], (unsigned)r, zt_result_name(r));
+        ze_kernel_handle_t k = zt_kernel_create(m, "vadd");
+        ZT_OK(zeKernelDestroy(k));
+        ZT_OK(zeModuleDestroy(m));
+    }
+    free(il);
+    zt_fini(&env);
+}
+
+Test(ze_module, same_spirv_twice_gives_two_working_modules)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t a = zt_module_load(&env, "ze_vadd");
+    ze_module_handle_t b = zt_module_load(&env, "ze_vadd");
+    cr_assert_neq(a, b);
+    ZT_OK(zeModuleDestroy(a));
+    expect_still_works(&env);
+    ZT_OK(zeModuleDestroy(b));
+    zt_fini(&env);
+}
+
+Test(ze_module, empty_input)
+{
+    zt_env env;
+    zt_init(&env);
+    static const uint32_t word = 0x07230203;
+    ze_module_handle_t m = NULL;
+    /* The spec gives INVALID_SIZE for a zero input size. */
+    ZT_EXPECT(zt_module_create_il(&env, &word, 0, NULL, &m, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+Test(ze_module, magic_only)
+{
+    zt_env env;
+    zt_init(&env);
+    static const uint32_t word = 0x07230203;
+    expect_rejected(&env, &word, sizeof word, "magic only");
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+Test(ze_module, header_only)
+{
+    zt_env env;
+    zt_init(&env);
+    static const uint32_t header[5] = {0x07230203, 0x00010000, 0, 16, 0};
+    expect_rejected(&env, header, sizeof header, "header only");
+    zt_fini(&env);
+}
+
+Test(ze_module, truncated)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    unsigned char *il = zt_load_spirv("ze_vadd", &size);
+    expect_rejected(&env, il, (size / 2) & ~(size_t)3, "truncated at half, word boundary");
+    expect_rejected(&env, il, size - 4, "last word missing");
+    expect_rejected(&env, il, size - 3, "not a whole number of words");
+    expect_rejected(&env, il, 24, "header and one word");
+    free(il);
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+Test(ze_module, wrong_magic)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    uint32_t *il = zt_load_spirv("ze_vadd", &size);
+    il[0] = 0x07230204;
+    expect_rejected(&env, il, size, "wrong magic");
+    il[0] = 0xdec04342; /* LLVM bitcode magic: not SPIR-V, whatever PoCL could do with it. */
+    expect_rejected(&env, il, size, "bitcode magic");
+    free(il);
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+/* A correct header followed by pseudo-random words, several seeds. */
+Test(ze_module, valid_header_then_garbage)
+{
+    zt_env env;
+    zt_init(&env);
+    enum { WORDS = 256 };
+    uint32_t il[WORDS];
+    uint32_t x = 0x12345678;
+    for (int seed = 0; seed < 4; seed++) {
+        il[0] = 0x07230203;
+        il[1] = 0x00010000;
+        il[2] = 0;
+        il[3] = 64;
+        il[4] = 0;
+        for (int i = 5; i < WORDS; i++) {
+            x = x * 1664525u + 1013904223u;
+            il[i] = x;
+        }
+        if (seed == 3) {
+            /* Plausible instruction headers with absurd word counts. */
+            for (int i = 5; i < WORDS; i += 2)
+                il[i] = 0xffff0011u;
+        }
+        expect_rejected(&env, il, sizeof il, "header then garbage");
+    }
+    /* A real module's header with its instructions replaced by garbage from word 20 on. */
+    size_t size = 0;
+    uint32_t *real = zt_load_spirv("ze_vadd", &size);
+    for (size_t i = 20; i < size / 4; i++) {
+        x = x * 1664525u + 1013904223u;
+        real[i] = x;
+    }
+    expect_rejected(&env, real, size, "real header then garbage");
+    free(real);
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+Test(ze_module, unsupported_capability_shader)
+{
+    zt_env env;
+    zt_init(&env);
+    expect_rejected(&env, shader_spv, sizeof shader_spv, "Shader capability");
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+/* Float16 arithmetic is accepted exactly when the device says it supports fp16. */
+Test(ze_module, float16_matches_device_flags)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    ZT_OK(zeDeviceGetModuleProperties(env.device, &mp));
+    if (mp.flags & ZE_DEVICE_MODULE_FLAG_FP16) {
+        ze_module_handle_t m = NULL;
+        ZT_OK(zt_module_create_il(&env, half_spv, sizeof half_spv, NULL, &m, NULL));
+        ZT_OK(zeModuleDestroy(m));
+    } else {
+        expect_rejected(&env, half_spv, sizeof half_spv, "Float16 without fp16 support");
+    }
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+Test(ze_module, invalid_descriptors)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_vadd", &size);
+    ze_module_handle_t m = NULL;
+    ze_module_desc_t md = {
+        .stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_IL_SPIRV, .inputSize = size,
+        .pInputModule = il,
+    };
+    ZT_EXPECT(zeModuleCreate(NULL, env.device, &md, &m, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeModuleCreate(env.context, NULL, &md, &m, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeModuleCreate(env.context, env.device, NULL, &m, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeModuleCreate(env.context, env.device, &md, NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    md.pInputModule = NULL;
+    ZT_EXPECT(zeModuleCreate(env.context, env.device, &md, &m, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    md.pInputModule = il;
+    md.format = (ze_module_format_t)7;
+    ZT_EXPECT(zeModuleCreate(env.context, env.device, &md, &m, NULL), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    /* SPIR-V passed as a native binary is not a binary this device can load. */
+    md.format = ZE_MODULE_FORMAT_NATIVE;
+    ze_result_t r = zeModuleCreate(env.context, env.device, &md, &m, NULL);
+    cr_assert(r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY || r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+              "SPIR-V as native binary: 0x%x (%s)", (unsigned)r, zt_result_name(r));
+    free(il);
+    ZT_EXPECT(zeModuleDestroy(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeModuleBuildLogDestroy(NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    size_t n = 0;
+    ZT_EXPECT(zeModuleBuildLogGetString(NULL, &n, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    uint32_t count = 0;
+    ZT_EXPECT(zeModuleGetKernelNames(NULL, &count, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    expect_still_works(&env);
+    zt_fini(&env);
+}
+
+Test(ze_module, unknown_kernel_name)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = NULL;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "no_such_kernel"};
+    ZT_EXPECT(zeKernelCreate(m, &kd, &k), ZE_RESULT_ERROR_INVALID_KERNEL_NAME);
+    kd.pKernelName = "";
+    ZT_EXPECT(zeKernelCreate(m, &kd, &k), ZE_RESULT_ERROR_INVALID_KERNEL_NAME);
+    kd.pKernelName = "vad";
+    ZT_EXPECT(zeKernelCreate(m, &kd, &k), ZE_RESULT_ERROR_INVALID_KERNEL_NAME);
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+Test(ze_module, native_binary_optional)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    size_t n = 0;
+    ze_result_t r = zeModuleGetNativeBinary(m, &n, NULL);
+    cr_assert(r == ZE_RESULT_SUCCESS || r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "0x%x (%s)", (unsigned)r,
+              zt_result_name(r));
+    if (r == ZE_RESULT_SUCCESS) {
+        cr_assert_gt(n, 0);
+        void *buf = malloc(n);
+        cr_assert_not_null(buf);
+        ZT_OK(zeModuleGetNativeBinary(m, &n, buf));
+        free(buf);
+    }
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Loops compiled at -O2 fail spirv-val's block-order rules but are what clang produces; they must build
+ * and compute correctly. */
+Test(ze_module, o2_modules_with_loops_run, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "o2/ze_loops_o2");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+
+    enum { ROWS = 32, W = 50 };
+    int *in = zt_alloc_shared(&env, ROWS * W * sizeof(int));
+    int *out = zt_alloc_shared(&env, ROWS * W * sizeof(int));
+    for (int i = 0; i < ROWS * W; i++)
+        in[i] = (i * 37) % 11 - 5;
+    ze_kernel_handle_t k = zt_kernel_create(m, "prefix_rows");
+    int w = W;
+    zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof w, &w);
+    zt_launch_sync(&env, l, k, 8, 1, 1, ROWS / 8, 1, 1);
+    for (int r = 0; r < ROWS; r++) {
+        int acc = 0;
+        for (int x = 0; x < W; x++) {
+            acc += in[r * W + x];
+            cr_assert_eq(out[r * W + x], acc, "row %d col %d", r, x);
+        }
+    }
+
+    enum { N = 64 };
+    uint32_t *cin = zt_alloc_shared(&env, N * sizeof(uint32_t));
+    uint32_t *cout = zt_alloc_shared(&env, N * sizeof(uint32_t));
+    for (uint32_t i = 0; i < N; i++)
+        cin[i] = i + 1;
+    ze_kernel_handle_t c = zt_kernel_create(m, "collatz_steps");
+    zt_set_args(c, 2, sizeof cin, &cin, sizeof cout, &cout);
+    zt_launch_sync(&env, l, c, 16, 1, 1, N / 16, 1, 1);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t v = i + 1, steps = 0;
+        while (v != 1) {
+            v = (v & 1) ? 3 * v + 1 : v / 2;
+            steps++;
+        }
+        cr_assert_eq(cout[i], steps, "collatz(%u)", i + 1);
+    }
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeKernelDestroy(c));
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeMemFree(env.context, cin));
+    ZT_OK(zeMemFree(env.context, cout));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
