@@ -25,10 +25,12 @@
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <spirv-tools/libspirv.h>
 
 namespace {
@@ -360,6 +362,27 @@ void set_spec_consts(const zp_module_src *src, SPIRV::TranslatorOpts &opts) {
     }
 }
 
+// PoCL builds work-group functions by inlining everything a kernel calls; a helper left out of line
+// that asks for its work-item id refers to symbols that only exist inside the kernel (the load fails
+// with "undefined symbol: _group_id_x"), and PoCL aborts the process. clang -O0 marks every function
+// noinline, and the translator repeats the mark on every call site: both marks go, helpers become
+// always-inline, and the inliner runs here so PoCL gets flat kernels.
+void make_inlinable(llvm::Module &mod) {
+    for (llvm::Function &f : mod) {
+        if (f.isDeclaration()) continue;
+        f.removeFnAttr(llvm::Attribute::OptimizeNone);
+        for (llvm::BasicBlock &bb : f)
+            for (llvm::Instruction &i : bb)
+                if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i)) call->removeFnAttr(llvm::Attribute::NoInline);
+        if (f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) continue;
+        f.removeFnAttr(llvm::Attribute::NoInline);
+        f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+    llvm::legacy::PassManager pm;
+    pm.add(llvm::createAlwaysInlinerLegacyPass());
+    pm.run(mod);
+}
+
 int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp_module_meta *meta,
               std::string &log) {
     int checked = parse_ok(src, log);
@@ -389,6 +412,7 @@ int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp
         log = "translated module is invalid: " + verr;
         return ZP_BRIDGE_BUILD_FAILURE;
     }
+    make_inlinable(*mod);
     int rc = extract_meta(*mod, meta);
     if (rc != ZP_BRIDGE_OK) return rc;
 
