@@ -319,6 +319,94 @@ Test(launch, launch_on_a_queue_and_synchronize_it)
     teardown(&f);
 }
 
+/* Every scalar size, a vector, a struct, __constant and __local in one launch (krt_args in krt_reflect.cl):
+ * gu[0] = ci[0] + c + s + i + (int)l + (int)d + (int)v4.x + i2.y + p.a + uc + (uint)ul, gf[0] = f. */
+Test(launch, every_argument_type)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel *k = kt_kernel(m, "krt_args");
+    float *gf = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
+    int32_t *ci = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
+    uint32_t *gu = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
+    ci[0] = 1000000;
+    int8_t c = -3;
+    int16_t sh = -300;
+    int32_t i = 70000;
+    int64_t l = 5000000;
+    float fl = 6.5f;
+    double d = 123.75;
+    float v4[4] = {9.0f, 100.0f, 100.0f, 100.0f};
+    int32_t i2[2] = {100, -20};
+    krt_params p = {.a = 400, .b = 1.0f, .c = 1, .d = {1, 2, 3}};
+    uint8_t uc = 250;
+    uint64_t ul = 77;
+    krt_arg args[] = {KRT_ARG(gf), KRT_ARG(ci), KRT_ARG_LOCAL(64), KRT_ARG(c), KRT_ARG(sh), KRT_ARG(i), KRT_ARG(l),
+                      KRT_ARG(fl), KRT_ARG(d), {v4, sizeof v4}, {i2, sizeof i2}, KRT_ARG(p), KRT_ARG(uc), KRT_ARG(ul),
+                      KRT_ARG(gu)};
+    krt_launch_desc desc = kt_desc1(1, args, 15);
+    KT_OK(krt_launch_sync(k, &desc));
+    uint32_t want = (uint32_t)(1000000 - 3 - 300 + 70000 + 5000000 + 123 + 9 - 20 + 400 + 250 + 77);
+    cr_assert_eq(gu[0], want, "got %u, expected %u", gu[0], want);
+    cr_assert_eq(gf[0], 6.5f);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* A float3 is passed as 16 bytes, like OpenCL's cl_float3. out[0] = v3.z + c2.y + s8.s7. */
+Test(launch, three_component_vector)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel *k = kt_kernel(m, "krt_vectors");
+    float *out = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
+    float v3[4] = {1.0f, 2.0f, 40.0f, 0.0f};
+    int8_t c2[2] = {1, 5};
+    int16_t s8[8] = {0, 0, 0, 0, 0, 0, 0, 300};
+    krt_arg args[] = {KRT_ARG(out), {v3, sizeof v3}, {c2, sizeof c2}, {s8, sizeof s8}};
+    krt_launch_desc desc = kt_desc1(1, args, 4);
+    KT_OK(krt_launch_sync(k, &desc));
+    cr_assert_eq(out[0], 345.0f, "got %f", (double)out[0]);
+    /* 12 bytes for the float3 is the wrong size. */
+    args[1].size = 12;
+    KT_EXPECT(krt_launch(k, &desc), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(launch, pointer_to_struct)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel *k = kt_kernel(m, "krt_struct_ptr");
+    krt_params *p = kt_alloc(ctx, sizeof *p, KRT_MEMORY_SHARED);
+    int64_t *out = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
+    *p = (krt_params){.a = 10, .b = 0.0f, .c = 20000000000ll, .d = {0, 0, 3}};
+    krt_arg args[] = {KRT_ARG(p), KRT_ARG(out)};
+    krt_launch_desc desc = kt_desc1(1, args, 2);
+    KT_OK(krt_launch_sync(k, &desc));
+    cr_assert_eq(out[0], 20000000013ll);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(launch, kernel_without_arguments)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    krt_kernel *k = kt_kernel(m, "krt_noargs");
+    krt_launch_desc desc = kt_desc1(1000, NULL, 0);
+    KT_OK(krt_launch_sync(k, &desc));
+    int x = 0;
+    krt_arg extra[] = {KRT_ARG(x)};
+    desc = kt_desc1(1000, extra, 1);
+    KT_EXPECT(krt_launch(k, &desc), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+    desc = kt_desc1(10, NULL, 0);
+    KT_OK(krt_launch_sync(k, &desc));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
 /* ---- errors: each returns its exact result, then the same kernel launches correctly ---- */
 
 Test(launch, bad_descriptors)

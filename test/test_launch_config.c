@@ -449,6 +449,125 @@ Test(launch_config, prime_range_result_is_right)
     close_kernel(&o);
 }
 
+/* Sizes of unused dimensions are ignored: a 1-D range with junk in size[1] and size[2] is still 1-D. */
+Test(launch_config, unused_dimensions_are_ignored)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_count3");
+    krt_ndrange clean = {1, {1000, 0, 0}}, junk = {1, {1000, 7, 9}};
+    krt_launch_config a = config_of(o.k, clean), b = config_of(o.k, junk);
+    cr_assert_arr_eq(b.group, a.group, sizeof a.group);
+    cr_assert_arr_eq(b.groups, a.groups, sizeof a.groups);
+    cr_assert_eq(b.groups[1], 1);
+    cr_assert_eq(b.groups[2], 1);
+    /* Launched, only the 1000 items of the first row run. */
+    uint32_t nx = 1000, ny = 7, nz = 9;
+    uint32_t *hits = kt_alloc(o.ctx, nx * ny * nz * 4, KRT_MEMORY_SHARED);
+    memset(hits, 0, nx * ny * nz * 4);
+    krt_arg args[] = {KRT_ARG(hits), KRT_ARG(nx), KRT_ARG(ny), KRT_ARG(nz)};
+    krt_launch_desc d = {.range = junk, .args = args, .num_args = 4};
+    KT_OK(krt_launch_sync(o.k, &d));
+    for (uint32_t i = 0; i < nx * ny * nz; i++)
+        cr_assert_eq(hits[i], i < nx ? 1u : 0u, "item %u ran %u times", i, hits[i]);
+    /* dims 0 takes the highest non-zero dimension; a zero below it makes the range empty. */
+    krt_ndrange hole = {0, {10, 0, 5}};
+    krt_launch_config c;
+    KT_EXPECT(krt_launch_config_get(o.k, &hole, &c), KRT_ERROR_INVALID_NDRANGE);
+    krt_ndrange two = {0, {300, 4, 0}};
+    c = config_of(o.k, two);
+    cr_assert_eq(c.dims, 2);
+    close_kernel(&o);
+}
+
+/* Many ranges memoized side by side: each keeps its own configuration and runs right. */
+Test(launch_config, many_ranges_memoized_apart)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_count1");
+    enum { RANGES = 300 };
+    const uint32_t cap = 20000;
+    uint32_t *hits = kt_alloc(o.ctx, cap * 4, KRT_MEMORY_SHARED);
+    krt_launch_config first[RANGES];
+    for (int pass = 0; pass < 2; pass++)
+        for (int r = 0; r < RANGES; r++) {
+            /* Different sizes in a scattered order, including ones equal modulo powers of two. */
+            uint32_t n = 1 + (uint32_t)((r * 7919 + pass * 13) % RANGES) * 61;
+            int idx = (int)((n - 1) / 61);
+            krt_launch_config c = config_of(o.k, r1(n));
+            if (pass == 0)
+                first[idx] = c; /* 7919 is prime to RANGES, so every idx comes once per pass */
+            check_consistent(&c, r1(n), &o.dev);
+            uint64_t covered = (uint64_t)c.groups[0] * c.group[0];
+            cr_assert_leq(covered, cap);
+            memset(hits, 0, covered * 4);
+            uint32_t nn = n;
+            krt_arg args[] = {KRT_ARG(hits), KRT_ARG(nn)};
+            krt_launch_desc d = kt_desc1(n, args, 2);
+            KT_OK(krt_launch_sync(o.k, &d));
+            for (uint64_t j = 0; j < covered; j++)
+                cr_assert_eq(hits[j], j < n ? 1u : 0u, "range %u: item %llu ran %u times", n,
+                             (unsigned long long)j, hits[j]);
+        }
+    /* The memo answers as it did the first time. */
+    for (int i = 0; i < RANGES; i++) {
+        uint32_t n = 1 + (uint32_t)i * 61;
+        krt_launch_config c = config_of(o.k, r1(n));
+        cr_assert_eq(first[i].dims, 1, "range %u was never visited", n);
+        cr_assert_arr_eq(c.group, first[i].group, sizeof c.group, "range %u changed", n);
+    }
+    close_kernel(&o);
+}
+
+/* Kernels written with the guard helpers of kernels/include/krt_kernel.h, over prime ranges. */
+Test(launch_config, guard_helpers_over_prime_ranges)
+{
+    one_kernel o = open_kernel(0, 0, "krt_guarded", "krt_guard1");
+    krt_kernel *k2 = kt_kernel(o.m, "krt_guard2"), *k3 = kt_kernel(o.m, "krt_guard3");
+    const uint32_t nx = 101, ny = 53, nz = 7;
+    uint32_t *hits = kt_alloc(o.ctx, 1000003 * 4, KRT_MEMORY_SHARED);
+    memset(hits, 0, 1000003 * 4);
+    uint32_t n = 1000003;
+    krt_arg a1[] = {KRT_ARG(hits), KRT_ARG(n)};
+    krt_launch_desc d1 = kt_desc1(n, a1, 2);
+    KT_OK(krt_launch_sync(o.k, &d1));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(hits[i], 1, "1-D item %u ran %u times", i, hits[i]);
+    memset(hits, 0, nx * ny * 4);
+    krt_arg a2[] = {KRT_ARG(hits), KRT_ARG(nx), KRT_ARG(ny)};
+    krt_launch_desc d2 = {.range = {2, {nx, ny, 0}}, .args = a2, .num_args = 3};
+    KT_OK(krt_launch_sync(k2, &d2));
+    for (uint32_t i = 0; i < nx * ny; i++)
+        cr_assert_eq(hits[i], 1, "2-D item %u ran %u times", i, hits[i]);
+    memset(hits, 0, nx * ny * nz * 4);
+    krt_arg a3[] = {KRT_ARG(hits), KRT_ARG(nx), KRT_ARG(ny), KRT_ARG(nz)};
+    krt_launch_desc d3 = {.range = {3, {nx, ny, nz}}, .args = a3, .num_args = 4};
+    KT_OK(krt_launch_sync(k3, &d3));
+    for (uint32_t i = 0; i < nx * ny * nz; i++)
+        cr_assert_eq(hits[i], 1, "3-D item %u ran %u times", i, hits[i]);
+    close_kernel(&o);
+}
+
+/* Items past the end take part in a barrier and skip only their memory accesses. */
+Test(launch_config, guarded_barrier_kernel)
+{
+    one_kernel o = open_kernel(0, 0, "krt_guarded", "krt_guard_barrier");
+    const uint32_t n = 10007;
+    krt_launch_config c = config_of(o.k, r1(n));
+    cr_assert_gt(c.group[0], 1);
+    int32_t *in = kt_alloc(o.ctx, n * 4, KRT_MEMORY_SHARED), *out = kt_alloc(o.ctx, n * 4, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < n; i++)
+        in[i] = (int32_t)(i * 3 + 1);
+    uint32_t nn = n;
+    krt_arg args[] = {KRT_ARG(in), KRT_ARG(out), KRT_ARG_LOCAL(c.group[0] * 4), KRT_ARG(nn)};
+    krt_launch_desc d = kt_desc1(n, args, 4);
+    KT_OK(krt_launch_sync(o.k, &d));
+    const uint32_t g = c.group[0];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t l = i % g, next = i - l + (l + 1) % g;
+        int32_t want = in[i] + (next < n ? in[next] : 0);
+        cr_assert_eq(out[i], want, "item %u: %d, expected %d", i, out[i], want);
+    }
+    close_kernel(&o);
+}
+
 Test(launch_config, bad_arguments)
 {
     one_kernel o = open_kernel(0, 0, "krt_basic", "krt_vadd");

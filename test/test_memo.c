@@ -275,6 +275,29 @@ static void on_suggest(ze_kernel_suggest_group_size_params_t *p, ze_result_t r, 
     unlock();
 }
 
+/* Plain call counters for the functions a memory fill must not use, and for kernel appends. */
+enum { C_FILL, C_RESIDENT, C_EVENT_SYNC, C_QUEUE_SYNC, C_FENCE_SYNC, C_ALLOC, C_APPEND_KERNEL, C_COUNT };
+static atomic_ulong calls[C_COUNT];
+
+#define KT_COUNTER_CB(fn, params_t, slot)                                                                  \
+    static void fn(params_t *p, ze_result_t r, void *user, void **inst)                                    \
+    {                                                                                                      \
+        (void)p;                                                                                           \
+        (void)r;                                                                                           \
+        (void)user;                                                                                        \
+        (void)inst;                                                                                        \
+        atomic_fetch_add(&calls[slot], 1);                                                                 \
+    }
+KT_COUNTER_CB(on_fill, ze_command_list_append_memory_fill_params_t, C_FILL)
+KT_COUNTER_CB(on_resident, ze_context_make_memory_resident_params_t, C_RESIDENT)
+KT_COUNTER_CB(on_event_sync, ze_event_host_synchronize_params_t, C_EVENT_SYNC)
+KT_COUNTER_CB(on_queue_sync, ze_command_queue_synchronize_params_t, C_QUEUE_SYNC)
+KT_COUNTER_CB(on_fence_sync, ze_fence_host_synchronize_params_t, C_FENCE_SYNC)
+KT_COUNTER_CB(on_alloc_host, ze_mem_alloc_host_params_t, C_ALLOC)
+KT_COUNTER_CB(on_alloc_shared, ze_mem_alloc_shared_params_t, C_ALLOC)
+KT_COUNTER_CB(on_alloc_device, ze_mem_alloc_device_params_t, C_ALLOC)
+KT_COUNTER_CB(on_append_kernel, ze_command_list_append_launch_kernel_params_t, C_APPEND_KERNEL)
+
 /* Turns the tracing layer on and starts counting before krt's first Level Zero call of interest: zeInit
  * here comes first (krt's own zeInit is then a repeat), so the tracer sees the context's creation too. */
 static void trace_start(void)
@@ -293,6 +316,25 @@ static void trace_start(void)
     cr_assert_eq(zelTracerKernelSetGroupSizeRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_group),
                  ZE_RESULT_SUCCESS);
     cr_assert_eq(zelTracerKernelSuggestGroupSizeRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_suggest),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerCommandListAppendMemoryFillRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_fill),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerContextMakeMemoryResidentRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_resident),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerEventHostSynchronizeRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_event_sync),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerCommandQueueSynchronizeRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_queue_sync),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerFenceHostSynchronizeRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_fence_sync),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerMemAllocHostRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_alloc_host),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerMemAllocSharedRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_alloc_shared),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerMemAllocDeviceRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_alloc_device),
+                 ZE_RESULT_SUCCESS);
+    cr_assert_eq(zelTracerCommandListAppendLaunchKernelRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE,
+                                                                         on_append_kernel),
                  ZE_RESULT_SUCCESS);
     cr_assert_eq(zelTracerSetEnabled(tracer, 1), ZE_RESULT_SUCCESS);
 }
@@ -489,4 +531,101 @@ Test(memo, no_malloc_on_a_warm_launch)
     count_stop();
     cr_assert_eq(atomic_load(&krt_allocs), 0, "warm krt_launch_config_get allocated");
     wl_check_and_close(&w, 998);
+}
+
+/* A fill is a launch of krt's fill kernel: no driver fill command, no USM allocation for the pattern, no
+ * residency call and no wait, on every call. */
+Test(memo, memfill_is_a_kernel_without_allocation_residency_or_wait)
+{
+    trace_start();
+    krt_context *ctx = kt_context(NULL);
+    enum { BYTES = 1 << 16, FILLS = 64 };
+    unsigned char *dev = kt_alloc(ctx, BYTES, KRT_MEMORY_SHARED);
+    unsigned char pattern[128];
+    for (int i = 0; i < 128; i++)
+        pattern[i] = (unsigned char)(i * 5 + 1);
+    /* The first fill may build the fill kernel. */
+    KT_OK(krt_memfill(ctx, NULL, dev, pattern, 4, BYTES));
+    KT_OK(krt_context_synchronize(ctx));
+    unsigned long before[C_COUNT];
+    for (int i = 0; i < C_COUNT; i++)
+        before[i] = atomic_load(&calls[i]);
+    size_t last_ps = 1;
+    for (int i = 0; i < FILLS; i++) {
+        last_ps = (size_t)1 << (i % 8);
+        KT_OK(krt_memfill(ctx, NULL, dev, pattern, last_ps, BYTES));
+    }
+    unsigned long d[C_COUNT];
+    for (int i = 0; i < C_COUNT; i++)
+        d[i] = atomic_load(&calls[i]) - before[i];
+    cr_assert_eq(d[C_FILL], 0, "%lu zeCommandListAppendMemoryFill calls", d[C_FILL]);
+    cr_assert_eq(d[C_ALLOC], 0, "%lu USM allocations for %d fills", d[C_ALLOC], FILLS);
+    cr_assert_eq(d[C_RESIDENT], 0, "%lu residency calls", d[C_RESIDENT]);
+    cr_assert_eq(d[C_EVENT_SYNC] + d[C_QUEUE_SYNC] + d[C_FENCE_SYNC], 0, "the fills waited %lu times",
+                 d[C_EVENT_SYNC] + d[C_QUEUE_SYNC] + d[C_FENCE_SYNC]);
+    cr_assert_geq(d[C_APPEND_KERNEL], FILLS, "%lu kernel launches for %d fills", d[C_APPEND_KERNEL], FILLS);
+    KT_OK(krt_context_synchronize(ctx));
+    for (int i = 0; i < BYTES; i++)
+        cr_assert_eq(dev[i], pattern[(size_t)i % last_ps], "byte %d", i);
+    krt_context_destroy(ctx);
+}
+
+/* No heap call from libkrt on warm fills, nor on warm launches that wait on events and signal one, nor on
+ * launches on a queue of the caller's. */
+Test(memo, no_malloc_on_warm_fills_and_event_launches)
+{
+    locate_libkrt();
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    krt_queue *q = NULL;
+    KT_OK(krt_queue_create(ctx, NULL, &q));
+    krt_event *ea = NULL, *eb = NULL, *ec = NULL;
+    KT_OK(krt_event_create(ctx, NULL, &ea));
+    KT_OK(krt_event_create(ctx, NULL, &eb));
+    KT_OK(krt_event_create(ctx, NULL, &ec));
+    enum { N = 2048 };
+    uint32_t *out = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED);
+    uint32_t n = N, base = 0;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    /* Signal ea and eb once, then every launch waits on both and signals ec. */
+    krt_launch_desc da = kt_desc1(N, args, 3);
+    da.signal = ea;
+    KT_OK(krt_launch(k, &da));
+    da.signal = eb;
+    KT_OK(krt_launch(k, &da));
+    KT_OK(krt_context_synchronize(ctx));
+    krt_event *waits[] = {ea, eb};
+    krt_launch_desc d = kt_desc1(N, args, 3);
+    d.wait = waits;
+    d.num_wait = 2;
+    d.signal = ec;
+    d.queue = q;
+    uint32_t pattern = 0x01020304u;
+    /* Warm up both paths. */
+    for (int i = 0; i < 4; i++) {
+        base = (uint32_t)i;
+        KT_OK(krt_launch(k, &d));
+        KT_OK(krt_memfill(ctx, q, out, &pattern, 4, N * 4));
+    }
+    KT_OK(krt_context_synchronize(ctx));
+    count_start();
+    for (int i = 0; i < 300; i++) {
+        base = (uint32_t)i;
+        KT_OK(krt_memfill(ctx, q, out, &pattern, 4, N * 4));
+        KT_OK(krt_launch(k, &d));
+    }
+    count_stop();
+    unsigned long allocs = atomic_load(&krt_allocs), frees = atomic_load(&krt_frees);
+    cr_assert_eq(allocs, 0, "libkrt made %lu heap allocations over 300 warm fills and launches", allocs);
+    cr_assert_eq(frees, 0, "libkrt freed heap memory %lu times over 300 warm fills and launches", frees);
+    KT_OK(krt_context_synchronize(ctx));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], 299 + i);
+    krt_event_destroy(ea);
+    krt_event_destroy(eb);
+    krt_event_destroy(ec);
+    krt_queue_destroy(q);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
 }

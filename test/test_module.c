@@ -225,6 +225,60 @@ Test(module, garbage)
     krt_context_destroy(ctx);
 }
 
+/* Index of the first instruction with this opcode in a SPIR-V word array, or 0 when there is none. */
+static size_t find_op(const uint32_t *w, size_t words, uint32_t opcode)
+{
+    for (size_t i = 5; i < words;) {
+        uint32_t count = w[i] >> 16;
+        cr_assert(count > 0 && i + count <= words, "malformed test module");
+        if ((w[i] & 0xffff) == opcode)
+            return i;
+        i += count;
+    }
+    return 0;
+}
+
+/* Modules that parse but break rules other than block order: the default policy must reject them. */
+Test(module, invalid_but_parseable)
+{
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    size_t words = size / 4;
+
+    /* An integer type of 13 bits. */
+    uint32_t *bad = malloc(size);
+    cr_assert_not_null(bad);
+    memcpy(bad, code, size);
+    size_t at = find_op(bad, words, 21 /* OpTypeInt */);
+    cr_assert_gt(at, 0);
+    bad[at + 2] = 13;
+    expect_invalid(ctx, bad, size, "OpTypeInt of 13 bits");
+
+    /* A store of a value no instruction defines (its id is below the bound, so the module still parses). */
+    memcpy(bad, code, size);
+    at = find_op(bad, words, 62 /* OpStore */);
+    cr_assert_gt(at, 0);
+    bad[at + 2] = bad[3];
+    bad[3] += 1;
+    expect_invalid(ctx, bad, size, "use of an undefined id");
+    krt_module_desc strict = {.code = bad, .size = size, .validation = KRT_VALIDATION_STRICT};
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &strict, &m), KRT_ERROR_INVALID_MODULE);
+
+    /* No OpMemoryModel. */
+    memcpy(bad, code, size);
+    at = find_op(bad, words, 14 /* OpMemoryModel */);
+    cr_assert_gt(at, 0);
+    uint32_t count = bad[at] >> 16;
+    memmove(bad + at, bad + at + count, (words - at - count) * 4);
+    expect_invalid(ctx, bad, size - count * 4, "no OpMemoryModel");
+
+    free(bad);
+    free(code);
+    krt_context_destroy(ctx);
+}
+
 typedef struct {
     int warnings;
     int errors;

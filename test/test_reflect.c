@@ -1,5 +1,6 @@
 /* Reflection straight from the SPIR-V: kernel names, argument kinds, types, sizes and names, and the
  * reqd_work_group_size / work_group_size_hint attributes. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "krt_test.h"
@@ -50,11 +51,12 @@ Test(reflect, kernel_names_in_module_order)
 {
     krt_context *ctx = kt_context(NULL);
     krt_module *m = kt_module(ctx, "krt_reflect");
-    static const char *const want[] = {"krt_args", "krt_noargs", "krt_reqd842", "krt_hint128x2", "krt_vectors"};
+    static const char *const want[] = {"krt_args",    "krt_noargs",    "krt_reqd842",
+                                       "krt_hint128x2", "krt_vectors", "krt_struct_ptr"};
     const char *names[8];
     uint32_t n = 8;
     KT_OK(krt_module_kernel_names(m, names, &n));
-    cr_assert_eq(n, 5);
+    cr_assert_eq(n, 6);
     for (uint32_t i = 0; i < n; i++)
         cr_assert_str_eq(names[i], want[i]);
     krt_module_destroy(m);
@@ -128,6 +130,23 @@ Test(reflect, vectors_of_three_take_four)
     krt_context_destroy(ctx);
 }
 
+Test(reflect, pointer_to_struct)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_reflect");
+    static const want_arg sig[] = {
+        {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_NONE, 0, sizeof(void *), "p"},
+        {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_INT64, 0, sizeof(void *), "out"},
+    };
+    for (uint32_t i = 0; i < 2; i++) {
+        krt_arg_info a;
+        KT_OK(krt_module_arg_info(m, "krt_struct_ptr", i, &a));
+        check_arg(&a, &sig[i], i);
+    }
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
 Test(reflect, no_arguments)
 {
     krt_context *ctx = kt_context(NULL);
@@ -172,10 +191,38 @@ Test(reflect, group_size_hint)
     krt_context_destroy(ctx);
 }
 
+/* Copies a SPIR-V module without its OpName and OpMemberName instructions (debug names only: the module
+ * stays valid). Returns the new size in bytes. */
+static size_t strip_names(const uint32_t *in, size_t size, uint32_t *out)
+{
+    size_t words = size / 4, o = 5;
+    memcpy(out, in, 5 * 4);
+    for (size_t i = 5; i < words;) {
+        uint32_t count = in[i] >> 16, opcode = in[i] & 0xffff;
+        cr_assert(count > 0 && i + count <= words, "malformed test module at word %zu", i);
+        if (opcode != 5 /* OpName */ && opcode != 6 /* OpMemberName */) {
+            memcpy(out + o, in + i, count * 4);
+            o += count;
+        }
+        i += count;
+    }
+    return o * 4;
+}
+
 Test(reflect, basic_module_kinds_and_empty_names)
 {
     krt_context *ctx = kt_context(NULL);
-    krt_module *m = kt_module(ctx, "krt_basic");
+    size_t size;
+    uint32_t *named = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    uint32_t *bare = malloc(size);
+    cr_assert_not_null(bare);
+    size_t bare_size = strip_names(named, size, bare);
+    cr_assert_lt(bare_size, size, "the test module has no names to strip");
+    krt_module_desc desc = {.code = bare, .size = bare_size};
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &desc, &m));
+    free(named);
+    free(bare);
     /* krt_group_sum(global const int *in, global int *out, local int *scratch, uint n), built without names. */
     static const want_arg sig[] = {
         {KRT_ARG_GLOBAL_POINTER, KRT_TYPE_INT32, 0, sizeof(void *), ""},

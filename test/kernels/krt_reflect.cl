@@ -39,3 +39,11 @@ kernel void krt_vectors(global float *out, float3 v3, char2 c2, short8 s8)
 {
     out[0] = v3.z + c2.y + s8.s7;
 }
+
+/* A pointer to a struct: a global pointer whose pointee is not a scalar. */
+kernel void krt_struct_ptr(global const krt_params *p, global long *out)
+{
+    if (get_global_id(0) != 0)
+        return;
+    out[0] = p->a + p->c + p->d[2];
+}
