@@ -1,6 +1,9 @@
 /* Driver and device queries of ze_pocl, through the loader. */
 #include "ze_common.h"
 
+#include <level_zero/layers/zel_tracing_api.h>
+#include <level_zero/layers/zel_tracing_register_cb.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -309,5 +312,79 @@ Test(ze_context, create_status_destroy)
     ZT_OK(zeContextGetStatus(second));
     ZT_OK(zeContextDestroy(second));
     ZT_OK(zeContextGetStatus(env.context));
+    zt_fini(&env);
+}
+
+/* The driver runs under the loader's tracing layer: every traced call reaches the driver and returns its
+ * result, and the work is still done. The layer is switched on before zeInit, in this test's own process. */
+typedef struct {
+    int launch_prologue;
+    int launch_epilogue;
+    int set_arg_epilogue;
+    ze_result_t last_launch_result;
+} trace_counts;
+
+static void on_launch_prologue(ze_command_list_append_launch_kernel_params_t *params, ze_result_t result,
+                               void *user, void **instance)
+{
+    (void)params, (void)result, (void)instance;
+    ((trace_counts *)user)->launch_prologue++;
+}
+
+static void on_launch_epilogue(ze_command_list_append_launch_kernel_params_t *params, ze_result_t result,
+                               void *user, void **instance)
+{
+    (void)params, (void)instance;
+    ((trace_counts *)user)->launch_epilogue++;
+    ((trace_counts *)user)->last_launch_result = result;
+}
+
+static void on_set_arg_epilogue(ze_kernel_set_argument_value_params_t *params, ze_result_t result, void *user,
+                                void **instance)
+{
+    (void)params, (void)instance;
+    if (result == ZE_RESULT_SUCCESS)
+        ((trace_counts *)user)->set_arg_epilogue++;
+}
+
+Test(ze_driver, runs_under_tracing_layer, .timeout = ZT_TEST_TIMEOUT)
+{
+    cr_assert_eq(setenv("ZE_ENABLE_TRACING_LAYER", "1", 1), 0);
+    zt_env env;
+    zt_init(&env);
+    trace_counts counts = {0, 0, 0, ZE_RESULT_ERROR_UNKNOWN};
+    zel_tracer_desc_t td = {ZEL_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, &counts};
+    zel_tracer_handle_t tracer = NULL;
+    ZT_OK(zelTracerCreate(&td, &tracer));
+    ZT_OK(zelTracerCommandListAppendLaunchKernelRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_launch_prologue));
+    ZT_OK(zelTracerCommandListAppendLaunchKernelRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_launch_epilogue));
+    ZT_OK(zelTracerKernelSetArgumentValueRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_set_arg_epilogue));
+    ZT_OK(zelTracerSetEnabled(tracer, 1));
+
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "add_scalar");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *x = zt_alloc_shared(&env, 64 * sizeof(int));
+    memset(x, 0, 64 * sizeof(int));
+    int kv = 5;
+    uint32_t n = 64;
+    zt_set_args(k, 3, sizeof x, &x, sizeof kv, &kv, sizeof n, &n);
+    ZT_OK(zeKernelSetGroupSize(k, 16, 1, 1));
+    ze_group_count_t gc = {4, 1, 1};
+    for (int i = 0; i < 3; i++)
+        ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    ZT_OK(zelTracerSetEnabled(tracer, 0));
+    for (int i = 0; i < 64; i++)
+        cr_assert_eq(x[i], 15);
+    cr_assert_eq(counts.launch_prologue, 3);
+    cr_assert_eq(counts.launch_epilogue, 3);
+    cr_assert_eq(counts.set_arg_epilogue, 3);
+    cr_assert_eq(counts.last_launch_result, ZE_RESULT_SUCCESS);
+    ZT_OK(zelTracerDestroy(tracer));
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 #define T(name) Test(ze_events, name, .timeout = ZT_TEST_TIMEOUT)
 
@@ -500,5 +501,167 @@ T(immediate_lists_joined_by_event)
     adder_destroy(&a);
     ZT_OK(zeMemFree(env.context, x));
     ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}
+
+/* An event signalled by a launch can be reset on the host and signalled again by a later launch. */
+T(event_reuse_after_host_reset)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 1, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, true);
+    ze_event_handle_t done = zt_event_create(pool, 0);
+    ze_event_handle_t gate = zt_event_create(pool, 1);
+    for (int round = 1; round <= 3; round++) {
+        ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, done, 1, &gate));
+        pause_ms(20);
+        ZT_EXPECT(zeEventQueryStatus(done), ZE_RESULT_NOT_READY);
+        ZT_OK(zeEventHostSignal(gate));
+        ZT_OK(zeEventHostSynchronize(done, ZT_TIMEOUT_NS));
+        ze_kernel_timestamp_result_t ts;
+        ZT_OK(zeEventQueryKernelTimestamp(done, &ts));
+        cr_assert_leq(ts.global.kernelStart, ts.global.kernelEnd);
+        for (int i = 0; i < 256; i++)
+            cr_assert_eq(x[i], round, "round %d: x[%d] = %d", round, i, x[i]);
+        ZT_OK(zeEventHostReset(done));
+        ZT_OK(zeEventHostReset(gate));
+        ZT_EXPECT(zeEventQueryStatus(done), ZE_RESULT_NOT_READY);
+        ZT_EXPECT(zeEventQueryKernelTimestamp(done, &ts), ZE_RESULT_NOT_READY);
+    }
+    ZT_OK(zeEventDestroy(done));
+    ZT_OK(zeEventDestroy(gate));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* Several host threads wait on one event at once; one signal releases them all. */
+typedef struct {
+    ze_event_handle_t ev;
+    ze_result_t result;
+} waiter;
+
+static void *wait_main(void *arg)
+{
+    waiter *w = arg;
+    w->result = zeEventHostSynchronize(w->ev, ZT_TIMEOUT_NS);
+    return NULL;
+}
+
+T(many_host_waiters)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, false);
+    ze_event_handle_t e = zt_event_create(pool, 0);
+    enum { W = 4 };
+    pthread_t th[W];
+    waiter w[W];
+    for (int i = 0; i < W; i++) {
+        w[i] = (waiter){.ev = e, .result = ZE_RESULT_ERROR_UNKNOWN};
+        cr_assert_eq(pthread_create(&th[i], NULL, wait_main, &w[i]), 0);
+    }
+    pause_ms(50);
+    ZT_OK(zeEventHostSignal(e));
+    for (int i = 0; i < W; i++) {
+        cr_assert_eq(pthread_join(th[i], NULL), 0);
+        cr_assert_eq(w[i].result, ZE_RESULT_SUCCESS, "waiter %d: 0x%x", i, (unsigned)w[i].result);
+    }
+    ZT_OK(zeEventDestroy(e));
+    ZT_OK(zeEventPoolDestroy(pool));
+    zt_fini(&env);
+}
+
+/* A barrier that waits on events from two other lists joins them: its signal comes after both. */
+T(barrier_joins_two_lists)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 256 * sizeof(int));
+    int *z = zt_alloc_shared(&env, 512 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    memset(y, 0, 256 * sizeof(int));
+    memset(z, 0, 512 * sizeof(int));
+    adder ax = adder_create(&env, x, 3, 256);
+    adder ay = adder_create(&env, y, 4, 256);
+    ze_command_list_handle_t l1 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l2 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l3 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 4, false);
+    ze_event_handle_t gate = zt_event_create(pool, 0);
+    ze_event_handle_t e1 = zt_event_create(pool, 1);
+    ze_event_handle_t e2 = zt_event_create(pool, 2);
+    ze_event_handle_t joined = zt_event_create(pool, 3);
+    ze_event_handle_t both[2] = {e1, e2};
+    ZT_OK(zeCommandListAppendBarrier(l3, NULL, 2, both));
+    ZT_OK(zeCommandListAppendMemoryCopy(l3, z, x, 256 * sizeof(int), NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendMemoryCopy(l3, z + 256, y, 256 * sizeof(int), joined, 0, NULL));
+    ZT_OK(zeCommandListAppendLaunchKernel(l1, ax.add, &four_groups, e1, 1, &gate));
+    ZT_OK(zeCommandListAppendLaunchKernel(l2, ay.add, &four_groups, e2, 0, NULL));
+    ZT_OK(zeEventHostSynchronize(e2, ZT_TIMEOUT_NS));
+    pause_ms(20);
+    ZT_EXPECT(zeEventQueryStatus(joined), ZE_RESULT_NOT_READY);
+    cr_assert_eq(z[256], 0, "copy ran before the barrier's second event");
+    ZT_OK(zeEventHostSignal(gate));
+    ZT_OK(zeEventHostSynchronize(joined, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++) {
+        cr_assert_eq(z[i], 3, "z[%d] = %d", i, z[i]);
+        cr_assert_eq(z[256 + i], 4, "z[%d] = %d", 256 + i, z[256 + i]);
+    }
+    ze_event_handle_t evs[4] = {gate, e1, e2, joined};
+    for (int i = 0; i < 4; i++)
+        ZT_OK(zeEventDestroy(evs[i]));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l1));
+    ZT_OK(zeCommandListDestroy(l2));
+    ZT_OK(zeCommandListDestroy(l3));
+    adder_destroy(&ax);
+    adder_destroy(&ay);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    ZT_OK(zeMemFree(env.context, z));
+    zt_fini(&env);
+}
+
+/* Two queues ping-pong through fences: each round's list on one queue reads what the other queue wrote. */
+T(fences_order_two_queues)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a1 = adder_create(&env, x, 1, 256);
+    ze_command_queue_handle_t q[2] = {zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS),
+                                      zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS)};
+    ze_command_list_handle_t l[2] = {zt_list_create(&env), zt_list_create(&env)};
+    ze_fence_handle_t f[2];
+    ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_FENCE_DESC};
+    for (int i = 0; i < 2; i++) {
+        ZT_OK(zeCommandListAppendLaunchKernel(l[i], a1.add, &four_groups, NULL, 0, NULL));
+        ZT_OK(zeCommandListClose(l[i]));
+        ZT_OK(zeFenceCreate(q[i], &fd, &f[i]));
+    }
+    for (int round = 0; round < 10; round++) {
+        int i = round % 2;
+        ZT_OK(zeCommandQueueExecuteCommandLists(q[i], 1, &l[i], f[i]));
+        ZT_OK(zeFenceHostSynchronize(f[i], ZT_TIMEOUT_NS));
+        ZT_OK(zeFenceReset(f[i]));
+        for (int j = 0; j < 256; j++)
+            cr_assert_eq(x[j], round + 1, "round %d: x[%d] = %d", round, j, x[j]);
+    }
+    for (int i = 0; i < 2; i++) {
+        ZT_OK(zeFenceDestroy(f[i]));
+        ZT_OK(zeCommandListDestroy(l[i]));
+        ZT_OK(zeCommandQueueDestroy(q[i]));
+    }
+    adder_destroy(&a1);
+    ZT_OK(zeMemFree(env.context, x));
     zt_fini(&env);
 }

@@ -467,6 +467,208 @@ T(scalars_of_every_size)
     zt_fini(&env);
 }
 
+typedef struct {
+    char a, b, c;
+} small3;
+typedef struct {
+    _Alignas(16) float v[4];
+    int32_t k;
+} aligned16;
+_Static_assert(sizeof(small3) == 3 && sizeof(aligned16) == 32, "layouts must match the kernel's");
+
+/* Vectors, a 3-byte struct and a 16-byte aligned struct by value. */
+T(vector_and_struct_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_args");
+    ze_kernel_handle_t k = zt_kernel_create(m, "vec_args");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    float *out = zt_alloc_shared(&env, 16 * sizeof(float));
+    memset(out, 0, 16 * sizeof(float));
+    _Alignas(16) float v[4] = {1.5f, -2.25f, 3.0f, 1024.0f};
+    int32_t w[2] = {-7, 123456};
+    unsigned char c = 200;
+    small3 s3 = {-1, 2, 100};
+    aligned16 al;
+    memset(&al, 0, sizeof al);
+    al.v[0] = 0.125f;
+    al.v[3] = -64.0f;
+    al.k = 99;
+    zt_set_args(k, 6, sizeof v, v, sizeof w, w, sizeof c, &c, sizeof s3, &s3, sizeof al, &al, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 1, 1, 1, 1, 1, 1);
+    const float want[13] = {1.5f, -2.25f, 3.0f, 1024.0f, -7.0f, 123456.0f, 200.0f, -1.0f, 2.0f, 100.0f,
+                            0.125f, -64.0f, 99.0f};
+    for (int i = 0; i < 13; i++)
+        cr_assert_eq(out[i], want[i], "out[%d] = %f, expected %f", i, (double)out[i], (double)want[i]);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(sixteen_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_args");
+    ze_kernel_handle_t k = zt_kernel_create(m, "many_args");
+    ze_kernel_properties_t p = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    ZT_OK(zeKernelGetProperties(k, &p));
+    cr_assert_eq(p.numKernelArgs, 17);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int64_t *out = zt_alloc_shared(&env, 4 * sizeof(int64_t));
+    ZT_OK(zeKernelSetArgumentValue(k, 0, sizeof out, &out));
+    int64_t want0 = 0;
+    for (uint32_t i = 0; i < 8; i++) {
+        int32_t a = (int32_t)(i * 1000 + 1);
+        want0 += (int64_t)(i + 1) * a;
+        ZT_OK(zeKernelSetArgumentValue(k, 1 + i, sizeof a, &a));
+    }
+    int64_t b[4] = {0x1111111111ll, -5, 0x7fffffffll, 3};
+    for (uint32_t i = 0; i < 4; i++)
+        ZT_OK(zeKernelSetArgumentValue(k, 9 + i, sizeof b[i], &b[i]));
+    int16_t c0 = -321;
+    char c1 = 45;
+    float f0 = 2.5f;
+    double d0 = 0.75;
+    ZT_OK(zeKernelSetArgumentValue(k, 13, sizeof c0, &c0));
+    ZT_OK(zeKernelSetArgumentValue(k, 14, sizeof c1, &c1));
+    ZT_OK(zeKernelSetArgumentValue(k, 15, sizeof f0, &f0));
+    ZT_OK(zeKernelSetArgumentValue(k, 16, sizeof d0, &d0));
+    zt_launch_sync(&env, l, k, 1, 1, 1, 1, 1, 1);
+    cr_assert_eq(out[0], want0);
+    cr_assert_eq(out[1], b[0] ^ (b[1] << 1) ^ (b[2] << 2) ^ (b[3] << 3));
+    cr_assert_eq(out[2], -321 * 1000 + 45);
+    cr_assert_eq(out[3], 20 + 12);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(two_local_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_args");
+    ze_kernel_handle_t k = zt_kernel_create(m, "two_locals");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 4096 };
+    int *out = zt_alloc_shared(&env, N * sizeof(int));
+    const uint32_t sizes[] = {32, 100, 256};
+    for (size_t s = 0; s < 3; s++) {
+        uint32_t gs = sizes[s], groups = N / gs;
+        memset(out, 0, N * sizeof(int));
+        ZT_OK(zeKernelSetArgumentValue(k, 0, sizeof out, &out));
+        ZT_OK(zeKernelSetArgumentValue(k, 1, gs * sizeof(int), NULL));
+        ZT_OK(zeKernelSetArgumentValue(k, 2, gs * sizeof(float), NULL));
+        zt_launch_sync(&env, l, k, gs, 1, 1, groups, 1, 1);
+        for (uint32_t i = 0; i < groups * gs; i++) {
+            uint32_t g = i / gs, lid = i % gs, mirror = gs - 1 - lid;
+            int want = (int)(g * gs + mirror) * 10 + (int)mirror;
+            cr_assert_eq(out[i], want, "group size %u item %u: %d, expected %d", gs, i, out[i], want);
+        }
+    }
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Pointers into the middle of allocations, and device memory, are valid kernel arguments. */
+T(interior_and_device_pointer_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "vadd");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 1024, PAD = 64 };
+    float *a = zt_alloc_shared(&env, (N + PAD) * sizeof(float));
+    float *b = zt_alloc_host(&env, (N + PAD) * sizeof(float));
+    float *dc = zt_alloc_device(&env, (N + PAD) * sizeof(float));
+    float *c = malloc((N + PAD) * sizeof(float));
+    cr_assert_not_null(c);
+    for (int i = 0; i < N + PAD; i++) {
+        a[i] = (float)i;
+        b[i] = 1000.0f * (float)i;
+        c[i] = -1.0f;
+    }
+    ZT_OK(zeCommandListAppendMemoryCopy(l, dc, c, (N + PAD) * sizeof(float), NULL, 0, NULL));
+    float *ai = a + 16, *bi = b + 32, *ci = dc + 8;
+    zt_set_args(k, 3, sizeof ai, &ai, sizeof bi, &bi, sizeof ci, &ci);
+    zt_launch_sync(&env, l, k, 64, 1, 1, N / 64, 1, 1);
+    ZT_OK(zeCommandListAppendMemoryCopy(l, c, dc, (N + PAD) * sizeof(float), NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    for (int i = 0; i < N + PAD; i++) {
+        float want = (i >= 8 && i < N + 8) ? (float)(i - 8 + 16) + 1000.0f * (float)(i - 8 + 32) : -1.0f;
+        cr_assert_eq(c[i], want, "c[%d] = %f, expected %f", i, (double)c[i], (double)want);
+    }
+    free(c);
+    ZT_OK(zeMemFree(env.context, a));
+    ZT_OK(zeMemFree(env.context, b));
+    ZT_OK(zeMemFree(env.context, dc));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* A million work-items, and group sizes that are not powers of two. */
+T(large_and_odd_ranges)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 1 << 20 };
+    uint32_t *out = zt_alloc_shared(&env, (N + 1) * sizeof(uint32_t));
+    const uint32_t shapes[][2] = {{256, N / 256}, {1, 4096}, {3, 1000}, {7, 13}, {1000, 3}, {4096, 2}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        uint32_t gs = shapes[s][0], groups = shapes[s][1], total = gs * groups;
+        memset(out, 0xff, (N + 1) * sizeof(uint32_t));
+        zt_set_args(k, 1, sizeof out, &out);
+        zt_launch_sync(&env, l, k, gs, 1, 1, groups, 1, 1);
+        for (uint32_t i = 0; i < total; i++)
+            if (out[i] != i)
+                cr_assert_fail("group size %u x %u groups: out[%u] = %u", gs, groups, i, out[i]);
+        cr_assert_eq(out[total], 0xffffffffu, "group size %u x %u groups ran past its range", gs, groups);
+    }
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* The spec requires a power-of-two pattern size but names no code for others: any error will do, and the
+ * memory must stay untouched. */
+Test(ze_launch, fill_pattern_size_not_power_of_two)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    unsigned char *s = zt_alloc_shared(&env, 256);
+    memset(s, 0x11, 256);
+    const unsigned char pattern[256] = {1, 2, 3, 4, 5, 6};
+    const size_t bad[] = {3, 6, 12, 100};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ze_result_t r = zeCommandListAppendMemoryFill(l, s, pattern, bad[i], bad[i] * 2, NULL, 0, NULL);
+        cr_assert_neq(r, ZE_RESULT_SUCCESS, "pattern size %zu accepted", bad[i]);
+    }
+    zt_immediate_sync(&env, l);
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(s[i], 0x11, "byte %d changed by a refused fill", i);
+    ZT_OK(zeMemFree(env.context, s));
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
+
 /* Copies between every pair of allocation kinds and plain host memory, odd sizes and offsets included. */
 T(memory_copy)
 {

@@ -1,6 +1,7 @@
 /* Unified shared memory of ze_pocl: allocation kinds, alignment, properties and address ranges. */
 #include "ze_common.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,5 +188,98 @@ Test(ze_memory, many_allocations_keep_contents)
     }
     for (int i = 0; i < N; i++)
         ZT_OK(zeMemFree(env.context, p[i]));
+    zt_fini(&env);
+}
+
+/* The size must be below maxMemAllocSize; UNSUPPORTED_SIZE is the spec's code for a size the device does
+ * not support. */
+Test(ze_memory, above_max_alloc_size)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZT_OK(zeDeviceGetProperties(env.device, &dp));
+    cr_assert_lt(dp.maxMemAllocSize, (uint64_t)SIZE_MAX);
+    size_t too_big = (size_t)dp.maxMemAllocSize + 1;
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    void *p = NULL;
+    ZT_EXPECT(zeMemAllocDevice(env.context, &dd, too_big, 0, env.device, &p), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    ZT_EXPECT(zeMemAllocShared(env.context, &dd, &hd, too_big, 0, env.device, &p), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    ZT_EXPECT(zeMemAllocHost(env.context, &hd, too_big, 0, &p), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    ZT_EXPECT(zeMemAllocHost(env.context, &hd, SIZE_MAX, 0, &p), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    zt_fini(&env);
+}
+
+/* Freeing something that is not the start of a live allocation must fail and leave allocations alone. */
+Test(ze_memory, free_of_non_allocation_is_refused)
+{
+    zt_env env;
+    zt_init(&env);
+    char *s = zt_alloc_shared(&env, 4096);
+    memset(s, 0x42, 4096);
+    int on_stack = 0;
+    cr_assert_neq(zeMemFree(env.context, s + 64), ZE_RESULT_SUCCESS, "freed an interior pointer");
+    cr_assert_neq(zeMemFree(env.context, &on_stack), ZE_RESULT_SUCCESS, "freed a stack address");
+    check_props(&env, s, ZE_MEMORY_TYPE_SHARED, true);
+    for (int i = 0; i < 4096; i++)
+        cr_assert_eq(s[i], 0x42);
+    ZT_OK(zeMemFree(env.context, s));
+    zt_fini(&env);
+}
+
+/* Allocation, query and free are thread-safe: threads churn through allocations and check each one. */
+typedef struct {
+    zt_env *env;
+    int id;
+    int errors;
+} churn_job;
+
+static void *churn_main(void *arg)
+{
+    churn_job *j = arg;
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    for (int i = 0; i < 300; i++) {
+        size_t size = (size_t)((i * 131 + j->id * 17) % 8192) + 1;
+        unsigned char *p = NULL;
+        if (zeMemAllocShared(j->env->context, &dd, &hd, size, 64, j->env->device, (void **)&p) != ZE_RESULT_SUCCESS) {
+            j->errors++;
+            continue;
+        }
+        memset(p, j->id, size);
+        ze_memory_allocation_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+        void *base = NULL;
+        if (zeMemGetAllocProperties(j->env->context, p + size - 1, &mp, NULL) != ZE_RESULT_SUCCESS ||
+            mp.type != ZE_MEMORY_TYPE_SHARED)
+            j->errors++;
+        if (zeMemGetAddressRange(j->env->context, p + size / 2, &base, NULL) != ZE_RESULT_SUCCESS || base != p)
+            j->errors++;
+        for (size_t b = 0; b < size; b++)
+            if (p[b] != (unsigned char)j->id) {
+                j->errors++;
+                break;
+            }
+        if (zeMemFree(j->env->context, p) != ZE_RESULT_SUCCESS)
+            j->errors++;
+    }
+    return NULL;
+}
+
+Test(ze_memory, threads_allocate_query_and_free, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    enum { THREADS = 4 };
+    pthread_t th[THREADS];
+    churn_job jobs[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t] = (churn_job){.env = &env, .id = t + 1};
+        cr_assert_eq(pthread_create(&th[t], NULL, churn_main, &jobs[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        cr_assert_eq(pthread_join(th[t], NULL), 0);
+        cr_assert_eq(jobs[t].errors, 0, "thread %d saw %d errors", t, jobs[t].errors);
+    }
     zt_fini(&env);
 }

@@ -2,6 +2,7 @@
  * spec's codes and a build log, and never takes the process down. */
 #include "ze_common.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -411,5 +412,60 @@ Test(ze_module, o2_modules_with_loops_run, .timeout = ZT_TEST_TIMEOUT)
     ZT_OK(zeMemFree(env.context, cout));
     ZT_OK(zeCommandListDestroy(l));
     ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* zeModuleCreate is thread-safe: threads build different modules at once and each runs its kernel. */
+typedef struct {
+    zt_env *env;
+    void *il;
+    size_t size;
+    ze_result_t result;
+    ze_module_handle_t module;
+} build_job;
+
+static void *build_main(void *arg)
+{
+    build_job *j = arg;
+    j->result = zt_module_create_il(j->env, j->il, j->size, NULL, &j->module, NULL);
+    return NULL;
+}
+
+Test(ze_module, concurrent_builds, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    const char *names[] = {"ze_vadd", "ze_reduce", "ze_atomics", "ze_ranges", "ze_vadd", "ze_struct"};
+    enum { J = 6 };
+    build_job jobs[J];
+    pthread_t th[J];
+    for (int i = 0; i < J; i++) {
+        jobs[i] = (build_job){.env = &env};
+        jobs[i].il = zt_load_spirv(names[i], &jobs[i].size);
+    }
+    for (int i = 0; i < J; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, build_main, &jobs[i]), 0);
+    for (int i = 0; i < J; i++)
+        cr_assert_eq(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < J; i++) {
+        cr_assert_eq(jobs[i].result, ZE_RESULT_SUCCESS, "%s: 0x%x", names[i], (unsigned)jobs[i].result);
+        uint32_t n = 0;
+        ZT_OK(zeModuleGetKernelNames(jobs[i].module, &n, NULL));
+        cr_assert_geq(n, 1);
+        free(jobs[i].il);
+    }
+    /* Run one kernel from a module built on another thread. */
+    ze_kernel_handle_t k = zt_kernel_create(jobs[4].module, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *out = zt_alloc_shared(&env, 128 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 32, 1, 1, 4, 1, 1);
+    for (uint32_t i = 0; i < 128; i++)
+        cr_assert_eq(out[i], i);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    for (int i = 0; i < J; i++)
+        ZT_OK(zeModuleDestroy(jobs[i].module));
     zt_fini(&env);
 }
