@@ -72,6 +72,25 @@ static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
     }
 }
 
+/* Equality of an argument's bytes with its slot; pointers and 32-bit scalars (most arguments) compare as one
+ * word instead of a memcmp call. */
+static inline int same_bytes(const void *a, const void *b, size_t size)
+{
+    if (size == 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    }
+    if (size == 4) {
+        uint32_t x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return x == y;
+    }
+    return memcmp(a, b, size) == 0;
+}
+
 /* Sets argument i if its value differs from what the driver holds. Pointers are checked with the driver
  * only when their value changed or memory was freed since they were checked. */
 static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force)
@@ -89,7 +108,7 @@ static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force
         slot->is_set = 1;
         return KRT_SUCCESS;
     }
-    int same = slot->is_set && slot->size == a->size && memcmp(slot->value, a->value, a->size) == 0;
+    int same = slot->is_set && slot->size == a->size && same_bytes(slot->value, a->value, a->size);
     if (is_ptr) {
         uint64_t gen = atomic_load_explicit(&k->ctx->free_generation, memory_order_acquire);
         if (!same || slot->generation != gen) {
