@@ -140,27 +140,30 @@ krt_result krt_device_list(krt_device_info *infos, uint32_t *count)
 {
     if (!count)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_device_list: count is NULL");
+    /* Counted as a user of the driver cache while it reads it, so that a context created meanwhile does not
+     * empty the cache under it. */
+    pthread_mutex_lock(&live_lock);
+    live_contexts++;
+    pthread_mutex_unlock(&live_lock);
     device_ref refs[MAX_DEVICES];
     uint32_t n = MAX_DEVICES;
     krt_result r = list_devices(refs, &n);
-    if (r != KRT_SUCCESS)
-        return r;
-    if (!infos) {
-        *count = n;
-        return KRT_SUCCESS;
-    }
     uint32_t filled = 0;
-    for (uint32_t i = 0; i < n && filled < *count; i++) {
+    for (uint32_t i = 0; r == KRT_SUCCESS && infos && i < n && filled < *count; i++) {
         krt__driver_entry *drv;
         krt__device_entry *dev;
         if ((r = krt__driver_entry_get(refs[i].driver, &drv)) != KRT_SUCCESS)
-            return r;
+            break;
         if ((r = krt__device_entry_get(refs[i].device, &dev)) != KRT_SUCCESS)
-            return r;
+            break;
         krt__device_info_fill(drv, dev, refs[i].driver_index, refs[i].device_index, &infos[filled++]);
     }
-    *count = filled;
-    return KRT_SUCCESS;
+    pthread_mutex_lock(&live_lock);
+    live_contexts--;
+    pthread_mutex_unlock(&live_lock);
+    if (r == KRT_SUCCESS)
+        *count = infos ? filled : n;
+    return r;
 }
 
 static int contains_nocase(const char *hay, const char *needle)
