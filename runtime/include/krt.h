@@ -175,7 +175,7 @@ KRT_API krt_result krt_device_list(krt_device_info *infos, uint32_t *count);
 /* Creates a context on one device, with its default queue. zeInit runs once per process. When
  * ZE_ENABLE_ALT_DRIVERS is unset, krt first points the loader at the usual GPU driver names and at the
  * ze_pocl driver installed beside libkrt, so a machine without a GPU runs kernels on the CPU; an explicit
- * ZE_ENABLE_ALT_DRIVERS is used as it is.
+ * ZE_ENABLE_ALT_DRIVERS is used as it is, minus empty entries (on which the loader would crash).
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (out NULL, bad flags); KRT_ERROR_NO_DRIVER;
  * KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE); KRT_ERROR_OUT_OF_HOST_MEMORY;
  * KRT_ERROR_DRIVER. */

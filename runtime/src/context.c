@@ -47,32 +47,67 @@ static int find_ze_pocl(char *out, size_t size)
     return n > 0 && (size_t)n < size && access(out, R_OK) == 0;
 }
 
+/* The user's ZE_ENABLE_ALT_DRIVERS without empty entries (leading, trailing or doubled commas), which would
+ * make the loader dlopen("") (the program itself) and recurse until the stack overflows. Returns 0 when
+ * nothing is left. */
+static int clean_driver_list(const char *in, char *out, size_t size)
+{
+    size_t o = 0;
+    for (const char *p = in; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > 0 && o + len + 2 <= size) {
+            if (o)
+                out[o++] = ',';
+            memcpy(out + o, p, len);
+            o += len;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    out[o] = '\0';
+    return o > 0;
+}
+
 static void init_process(void)
 {
-    /* ZE_ENABLE_ALT_DRIVERS replaces the loader's list, so krt lists the GPU drivers too. Every entry is a
-     * non-empty name: an empty one makes the loader dlopen the program itself and recurse until the stack
-     * overflows. An explicit setting (even an empty one) is the user's and is left alone. */
-    int set_here = 0;
-    if (getenv("ZE_ENABLE_ALT_DRIVERS") == NULL) {
+    /* When the variable is unset, krt lists the loader's default GPU driver names (the variable replaces that
+     * list) and the ze_pocl found beside libkrt. A user's setting is used as it is, except that empty entries
+     * are dropped (an empty or all-empty value counts as unset), because the loader crashes on them. Every
+     * change is undone after zeInit so that child processes see the user's environment. */
+    const char *user = getenv("ZE_ENABLE_ALT_DRIVERS");
+    char *saved = user ? strdup(user) : NULL;
+    int changed = 0;
+    char cleaned[4 * PATH_MAX];
+    if (user && clean_driver_list(user, cleaned, sizeof cleaned)) {
+        if (strcmp(cleaned, user) != 0 && setenv("ZE_ENABLE_ALT_DRIVERS", cleaned, 1) == 0)
+            changed = 1;
+        snprintf(init_driver_note, sizeof init_driver_note, "ZE_ENABLE_ALT_DRIVERS=%s", cleaned);
+    } else {
         char pocl[PATH_MAX];
         if (find_ze_pocl(pocl, sizeof pocl) && strchr(pocl, ',') == NULL) {
             char value[PATH_MAX + 64];
             snprintf(value, sizeof value, "%s,%s", gpu_driver_names, pocl);
             if (setenv("ZE_ENABLE_ALT_DRIVERS", value, 1) == 0)
-                set_here = 1;
+                changed = 1;
             snprintf(init_driver_note, sizeof init_driver_note, "krt looked for %s", value);
         } else {
+            /* Nothing to add: the loader's own default list applies. */
+            if (user)
+                changed = unsetenv("ZE_ENABLE_ALT_DRIVERS") == 0;
             snprintf(init_driver_note, sizeof init_driver_note,
                      "krt found no libze_pocl.so beside libkrt or in %s", KRT_LIBDIR);
         }
-    } else {
-        snprintf(init_driver_note, sizeof init_driver_note, "ZE_ENABLE_ALT_DRIVERS=%s",
-                 getenv("ZE_ENABLE_ALT_DRIVERS"));
     }
     init_result = zeInit(0);
-    /* The loader read the variable during zeInit; removing it keeps krt's choice out of child processes. */
-    if (set_here)
-        unsetenv("ZE_ENABLE_ALT_DRIVERS");
+    if (changed) {
+        if (saved)
+            setenv("ZE_ENABLE_ALT_DRIVERS", saved, 1);
+        else
+            unsetenv("ZE_ENABLE_ALT_DRIVERS");
+    }
+    free(saved);
 }
 
 static krt_result no_driver(const char *why)
