@@ -150,3 +150,22 @@ krt_result krt_kernel_properties_get(krt_kernel *kernel, krt_kernel_properties *
     pthread_mutex_unlock(&kernel->lock);
     return r;
 }
+
+krt_result krt_kernel_info_get(krt_kernel *kernel, krt_kernel_info *out)
+{
+    if (!kernel || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_info_get: %s is NULL", kernel ? "out" : "kernel");
+    krt__kernel_info_fill(kernel->refl, out);
+    return KRT_SUCCESS;
+}
+
+krt_result krt_kernel_arg_info(krt_kernel *kernel, uint32_t index, krt_arg_info *out)
+{
+    if (!kernel || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_arg_info: %s is NULL", kernel ? "out" : "kernel");
+    if (index >= kernel->refl->num_args)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
+                         kernel->refl->name, kernel->refl->num_args);
+    *out = kernel->refl->args[index];
+    return KRT_SUCCESS;
+}

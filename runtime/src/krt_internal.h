@@ -170,6 +170,7 @@ typedef struct krt__reflection {
 krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection *out);
 void krt__reflection_free(krt__reflection *refl);
 const krt__kernel_refl *krt__reflection_find(const krt__reflection *refl, const char *name, uint32_t *index);
+void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out);
 
 /* ---- validate.c ------------------------------------------------------------------------------------ */
 

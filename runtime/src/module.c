@@ -276,7 +276,7 @@ krt_result krt__kernel_not_found(const krt_module *module, const char *name)
     return krt__fail(KRT_ERROR_KERNEL_NOT_FOUND, "no kernel \"%s\" in the module; its kernels: %s", name, names);
 }
 
-static void kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
+void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
 {
     out->name = kr->name;
     out->num_args = kr->num_args;
@@ -292,7 +292,7 @@ krt_result krt_module_kernel_info(krt_module *module, const char *kernel_name, k
     const krt__kernel_refl *kr = krt__reflection_find(&module->refl, kernel_name, NULL);
     if (!kr)
         return krt__kernel_not_found(module, kernel_name);
-    kernel_info_fill(kr, out);
+    krt__kernel_info_fill(kr, out);
     return KRT_SUCCESS;
 }
 
@@ -308,24 +308,5 @@ krt_result krt_module_arg_info(krt_module *module, const char *kernel_name, uint
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
                          kernel_name, kr->num_args);
     *out = kr->args[index];
-    return KRT_SUCCESS;
-}
-
-krt_result krt_kernel_info_get(krt_kernel *kernel, krt_kernel_info *out)
-{
-    if (!kernel || !out)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_info_get: %s is NULL", kernel ? "out" : "kernel");
-    kernel_info_fill(kernel->refl, out);
-    return KRT_SUCCESS;
-}
-
-krt_result krt_kernel_arg_info(krt_kernel *kernel, uint32_t index, krt_arg_info *out)
-{
-    if (!kernel || !out)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_arg_info: %s is NULL", kernel ? "out" : "kernel");
-    if (index >= kernel->refl->num_args)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
-                         kernel->refl->name, kernel->refl->num_args);
-    *out = kernel->refl->args[index];
     return KRT_SUCCESS;
 }
