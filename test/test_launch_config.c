@@ -568,6 +568,87 @@ Test(launch_config, guarded_barrier_kernel)
     close_kernel(&o);
 }
 
+/* The debug flag changes how often krt asks, never the answer. */
+Test(launch_config, no_memo_gives_the_same_configurations)
+{
+    one_kernel a = open_kernel(0, 0, "krt_basic", "krt_count3");
+    krt_context_desc desc = {.flags = KRT_CONTEXT_FLAG_NO_MEMO};
+    krt_context *ctx = kt_context(&desc);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_count3");
+    const krt_ndrange ranges[] = {{1, {1000003, 0, 0}}, {1, {1000, 0, 0}}, {2, {300, 200, 0}}, {3, {64, 64, 64}},
+                                  {1, {17, 0, 0}}};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        for (int rep = 0; rep < 2; rep++) {
+            krt_launch_config x = config_of(a.k, ranges[i]), y = config_of(k, ranges[i]);
+            cr_assert_arr_eq(y.group, x.group, sizeof x.group, "range %zu", i);
+            cr_assert_arr_eq(y.groups, x.groups, sizeof x.groups, "range %zu", i);
+            cr_assert_eq(y.limit, x.limit, "range %zu", i);
+            cr_assert_eq(y.max_group_size, x.max_group_size);
+        }
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+    close_kernel(&a);
+}
+
+/* Launches of one kernel over ranges with different group sizes, back to back without waiting: each runs with
+ * its own group size, whatever the kernel's driver state was left at by the one before. */
+Test(launch_config, alternating_ranges_keep_their_group_sizes)
+{
+    one_kernel o = open_kernel(0, 0, "krt_misc", "krt_lsize");
+    const uint32_t sizes[4] = {1000, 100000, 4096, 10007};
+    krt_launch_config cfg[4];
+    uint32_t *outs[4][3];
+    for (int s = 0; s < 4; s++) {
+        cfg[s] = config_of(o.k, r1(sizes[s]));
+        for (int rep = 0; rep < 3; rep++)
+            outs[s][rep] = kt_alloc(o.ctx, sizes[s] * 4, KRT_MEMORY_SHARED);
+    }
+    cr_assert(cfg[0].group[0] != cfg[1].group[0] || cfg[1].group[0] != cfg[2].group[0],
+              "the sizes chosen do not differ, the test proves nothing");
+    for (int rep = 0; rep < 3; rep++)
+        for (int s = 0; s < 4; s++) {
+            uint32_t n = sizes[s];
+            krt_arg args[] = {KRT_ARG(outs[s][rep]), KRT_ARG(n)};
+            krt_launch_desc d = kt_desc1(n, args, 2);
+            /* Every other launch gives a static size instead. */
+            if ((rep + s) % 2)
+                d.group[0] = 32u << s;
+            KT_OK(krt_launch(o.k, &d));
+        }
+    KT_OK(krt_context_synchronize(o.ctx));
+    for (int rep = 0; rep < 3; rep++)
+        for (int s = 0; s < 4; s++) {
+            uint32_t want = (rep + s) % 2 ? 32u << s : cfg[s].group[0];
+            for (uint32_t i = 0; i < sizes[s]; i++)
+                cr_assert_eq(outs[s][rep][i], want, "range %u pass %d item %u ran in a group of %u, expected %u",
+                             sizes[s], rep, i, outs[s][rep][i], want);
+        }
+    close_kernel(&o);
+}
+
+/* A 2-D required size on a 1-D range: the second dimension of each group lies past the end. */
+Test(launch_config, required_2d_size_on_a_1d_range)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_reqd16x2");
+    krt_launch_config c = config_of(o.k, r1(100));
+    cr_assert_eq(c.group[0], 16);
+    cr_assert_eq(c.group[1], 2);
+    cr_assert_eq(c.group[2], 1);
+    cr_assert_eq(c.groups[0], 7);
+    cr_assert_eq(c.groups[1], 1);
+    cr_assert_eq(c.masked, 1);
+    uint32_t nx = 100, ny = 1;
+    uint32_t *out = kt_alloc(o.ctx, 200 * 4, KRT_MEMORY_SHARED);
+    memset(out, 0, 200 * 4);
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(nx), KRT_ARG(ny)};
+    krt_launch_desc d = kt_desc1(100, args, 3);
+    KT_OK(krt_launch_sync(o.k, &d));
+    for (uint32_t i = 0; i < 200; i++)
+        cr_assert_eq(out[i], i < 100 ? 1602u : 0u, "item %u: %u", i, out[i]);
+    close_kernel(&o);
+}
+
 Test(launch_config, bad_arguments)
 {
     one_kernel o = open_kernel(0, 0, "krt_basic", "krt_vadd");

@@ -264,3 +264,73 @@ Test(queue_event, kernel_timestamps)
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }
+
+/* krt_queue_destroy waits for the queue's work before it goes. */
+Test(queue_event, queue_destroy_waits)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *slow = kt_kernel(m, "krt_slow_fill");
+    krt_queue *q = NULL;
+    KT_OK(krt_queue_create(ctx, NULL, &q));
+    enum { N = 8192 };
+    int32_t *buf = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED);
+    memset(buf, 0, N * 4);
+    int32_t value = 77;
+    uint32_t n = N, spin = 50000;
+    krt_arg args[] = {KRT_ARG(buf), KRT_ARG(value), KRT_ARG(n), KRT_ARG(spin)};
+    krt_launch_desc d = kt_desc1(N, args, 4);
+    d.queue = q;
+    KT_OK(krt_launch(slow, &d));
+    krt_queue_destroy(q);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(buf[i], 77, "item %d: the queue was destroyed before its kernel finished", i);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* Copies, fills and launches on one queue run in the order they were appended. */
+Test(queue_event, copies_fills_and_launches_in_order)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_misc");
+    krt_kernel *add = kt_kernel(m, "krt_add");
+    krt_queue *q = NULL;
+    KT_OK(krt_queue_create(ctx, NULL, &q));
+    enum { N = 100000 };
+    int32_t *dev = kt_alloc(ctx, N * 4, KRT_MEMORY_DEVICE);
+    int32_t *host = malloc(N * 4), *back = malloc(N * 4);
+    cr_assert(host && back);
+    for (int i = 0; i < N; i++)
+        host[i] = i;
+    uint32_t n = N;
+    int32_t k1 = 5, k2 = -2, fillv = 1000;
+    krt_arg a1[] = {KRT_ARG(dev), KRT_ARG(k1), KRT_ARG(n)};
+    krt_arg a2[] = {KRT_ARG(dev), KRT_ARG(k2), KRT_ARG(n)};
+    krt_launch_desc d1 = kt_desc1(N, a1, 3), d2 = kt_desc1(N, a2, 3);
+    d1.queue = d2.queue = q;
+    /* fill 1000, +5, copy in i (overwriting), +(-2), copy out: i - 2 */
+    KT_OK(krt_memfill(ctx, q, dev, &fillv, 4, N * 4));
+    KT_OK(krt_launch(add, &d1));
+    KT_OK(krt_memcpy(ctx, q, dev, host, N * 4));
+    KT_OK(krt_launch(add, &d2));
+    KT_OK(krt_memcpy(ctx, q, back, dev, N * 4));
+    KT_OK(krt_queue_synchronize(q));
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(back[i], i - 2, "item %d is %d", i, back[i]);
+    /* And the other way round: copy in, +5, fill 7, +(-2), copy out: 5 */
+    KT_OK(krt_memcpy(ctx, q, dev, host, N * 4));
+    KT_OK(krt_launch(add, &d1));
+    int32_t seven = 7;
+    KT_OK(krt_memfill(ctx, q, dev, &seven, 4, N * 4));
+    KT_OK(krt_launch(add, &d2));
+    KT_OK(krt_memcpy(ctx, q, back, dev, N * 4));
+    KT_OK(krt_queue_synchronize(q));
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(back[i], 5, "item %d is %d", i, back[i]);
+    free(host);
+    free(back);
+    krt_queue_destroy(q);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}

@@ -223,3 +223,100 @@ Test(threads, concurrent_configuration_queries_agree)
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }
+
+typedef struct {
+    pthread_barrier_t *start;
+    krt_context *shared_ctx; /* NULL: each thread makes its own context */
+    int id;
+    krt_result r;
+    int wrong;
+    const char *step;
+} life_arg;
+
+#define LIFE_CHECK(a, call, name)                                                                          \
+    do {                                                                                                   \
+        (a)->r = (call);                                                                                   \
+        if ((a)->r != KRT_SUCCESS) {                                                                       \
+            (a)->step = (name);                                                                            \
+            return NULL;                                                                                   \
+        }                                                                                                  \
+    } while (0)
+
+/* A whole life: (context,) module, kernel, memory, launch, extension lookups, and teardown. */
+static void *life_worker(void *p)
+{
+    life_arg *a = p;
+    pthread_barrier_wait(a->start);
+    krt_context *ctx = a->shared_ctx;
+    if (!ctx) {
+        uint32_t count = 0;
+        LIFE_CHECK(a, krt_device_list(NULL, &count), "krt_device_list");
+        LIFE_CHECK(a, krt_context_create(NULL, &ctx), "krt_context_create");
+    }
+    uint32_t next = 0;
+    LIFE_CHECK(a, krt_context_extensions(ctx, NULL, &next), "krt_context_extensions");
+    const char *names[64];
+    uint32_t filled = next < 64 ? next : 64;
+    LIFE_CHECK(a, krt_context_extensions(ctx, names, &filled), "krt_context_extensions fill");
+    for (uint32_t i = 0; i < filled; i++)
+        if (krt_context_has_extension(ctx, names[i]) != 1)
+            a->wrong++;
+    krt_module_desc md = {.path = kt_kernel_path("krt_basic")};
+    krt_module *m = NULL;
+    LIFE_CHECK(a, krt_module_create(ctx, &md, &m), "krt_module_create");
+    krt_kernel *k = NULL;
+    LIFE_CHECK(a, krt_kernel_get(m, "krt_iota", &k), "krt_kernel_get");
+    krt_alloc_desc ad = {.kind = KRT_MEMORY_SHARED};
+    uint32_t *out = NULL;
+    const uint32_t n = 5000 + (uint32_t)a->id * 17, base = (uint32_t)a->id * 100000u;
+    LIFE_CHECK(a, krt_alloc(ctx, n * 4, &ad, (void **)&out), "krt_alloc");
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    LIFE_CHECK(a, krt_launch_sync(k, &d), "krt_launch_sync");
+    for (uint32_t i = 0; i < n; i++)
+        if (out[i] != base + i) {
+            a->wrong++;
+            break;
+        }
+    LIFE_CHECK(a, krt_free(ctx, out), "krt_free");
+    krt_module_destroy(m);
+    if (!a->shared_ctx)
+        krt_context_destroy(ctx);
+    return NULL;
+}
+
+static void run_lives(krt_context *shared)
+{
+    pthread_barrier_t start;
+    cr_assert_eq(pthread_barrier_init(&start, NULL, THREADS), 0);
+    pthread_t th[THREADS];
+    life_arg args[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        args[i] = (life_arg){.start = &start, .shared_ctx = shared, .id = i, .r = KRT_SUCCESS, .step = ""};
+        cr_assert_eq(pthread_create(&th[i], NULL, life_worker, &args[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        cr_assert_eq(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < THREADS; i++) {
+        cr_assert_eq(args[i].r, KRT_SUCCESS, "thread %d: %s failed with %s", i, args[i].step,
+                     krt_result_name(args[i].r));
+        cr_assert_eq(args[i].wrong, 0, "thread %d saw %d wrong results", i, args[i].wrong);
+    }
+    pthread_barrier_destroy(&start);
+}
+
+/* The process's first krt calls come from eight threads at once: zeInit and the driver cache are set up
+ * once, safely. */
+Test(threads, first_contexts_created_concurrently)
+{
+    run_lives(NULL);
+}
+
+/* Eight threads share one fresh context: modules, kernels, memory and the extension memo at once. */
+Test(threads, one_context_shared_by_eight_threads)
+{
+    krt_context *ctx = kt_context(NULL);
+    run_lives(ctx);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
