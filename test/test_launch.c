@@ -677,3 +677,96 @@ Test(launch, launch_sync_reports_errors_like_launch)
     vadd_ok(&f, 100);
     teardown(&f);
 }
+
+/* A pointer that was valid at the previous launch and has been freed since is refused, even though its value
+ * is the one already set on the kernel. */
+Test(launch, freed_pointer_after_a_good_launch)
+{
+    fixture f = setup();
+    krt_kernel *k = kt_kernel(f.m, "krt_iota");
+    enum { N = 500 };
+    uint32_t *out = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED);
+    uint32_t n = N, base = 1;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(N, args, 3);
+    KT_OK(krt_launch_sync(k, &d));
+    KT_OK(krt_free(f.ctx, out));
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_POINTER);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_INVALID_POINTER);
+    vadd_ok(&f, 1000);
+    teardown(&f);
+}
+
+/* A launch that fails on a later argument leaves no trace: the next launch with the earlier arguments runs
+ * with exactly those. */
+Test(launch, failed_launch_leaves_no_partial_arguments)
+{
+    fixture f = setup();
+    krt_kernel *k = kt_kernel(f.m, "krt_optional");
+    enum { N = 2000 };
+    int32_t *oa = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED), *ob = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED);
+    int32_t *src = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED), *freed = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED);
+    KT_OK(krt_free(f.ctx, freed));
+    for (int i = 0; i < N; i++)
+        src[i] = i * 7;
+    uint32_t n = N;
+    krt_arg good[] = {KRT_ARG(oa), KRT_ARG(src), KRT_ARG(n)};
+    krt_launch_desc dg = kt_desc1(N, good, 3);
+    KT_OK(krt_launch_sync(k, &dg));
+    /* The same kernel with a new output, then a bad second argument. */
+    krt_arg bad_ptr[] = {KRT_ARG(ob), KRT_ARG(freed), KRT_ARG(n)};
+    krt_launch_desc db = kt_desc1(N, bad_ptr, 3);
+    krt_arg bad_kind[] = {KRT_ARG(ob), KRT_ARG_LOCAL(64), KRT_ARG(n)};
+    krt_launch_desc dk = kt_desc1(N, bad_kind, 3);
+    uint64_t wide = N;
+    krt_arg bad_size[] = {KRT_ARG(ob), KRT_ARG(src), KRT_ARG(wide)};
+    krt_launch_desc ds = kt_desc1(N, bad_size, 3);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < N; i++)
+            oa[i] = ob[i] = -5;
+        if (round == 0)
+            KT_EXPECT(krt_launch(k, &db), KRT_ERROR_INVALID_POINTER);
+        else if (round == 1)
+            KT_EXPECT(krt_launch(k, &dk), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+        else
+            KT_EXPECT(krt_launch(k, &ds), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+        KT_OK(krt_launch_sync(k, &dg));
+        for (int i = 0; i < N; i++) {
+            cr_assert_eq(oa[i], i * 7, "round %d: item %d of the right output is %d", round, i, oa[i]);
+            cr_assert_eq(ob[i], -5, "round %d: the failed launch's output was written at %d", round, i);
+        }
+    }
+    teardown(&f);
+}
+
+/* The __local size is an argument like the others: changed with the group size between launches, back to
+ * back, each launch gets its own. */
+Test(launch, local_size_changes_between_launches)
+{
+    fixture f = setup();
+    krt_kernel *k = kt_kernel(f.m, "krt_group_sum");
+    enum { N = 4096 };
+    int32_t *in = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED);
+    for (int i = 0; i < N; i++)
+        in[i] = (i % 13) - 6 + (i / 100);
+    const uint32_t groups[4] = {32, 256, 16, 128};
+    int32_t *outs[4];
+    uint32_t n = N;
+    for (int r = 0; r < 4; r++) {
+        outs[r] = kt_alloc(f.ctx, (N / groups[r]) * 4, KRT_MEMORY_SHARED);
+        krt_arg args[] = {KRT_ARG(in), KRT_ARG(outs[r]), KRT_ARG_LOCAL(groups[r] * 4), KRT_ARG(n)};
+        krt_launch_desc d = kt_desc1(N, args, 4);
+        d.group[0] = groups[r];
+        KT_OK(krt_launch(k, &d));
+    }
+    KT_OK(krt_context_synchronize(f.ctx));
+    for (int r = 0; r < 4; r++)
+        for (uint32_t g = 0; g < N / groups[r]; g++) {
+            int32_t want = 0;
+            for (uint32_t i = g * groups[r]; i < (g + 1) * groups[r]; i++)
+                want += in[i];
+            cr_assert_eq(outs[r][g], want, "group size %u, group %u: %d, expected %d", groups[r], g, outs[r][g],
+                         want);
+        }
+    teardown(&f);
+}
