@@ -62,6 +62,11 @@ int main(int argc, char **argv)
 
     const float a = 2.0f;
     krt_ndrange range = { .dims = 1, .size = { n } };
+    krt_launch_config c;
+    EX_CHECK(krt_launch_config_get(saxpy, &range, &c));
+    ex_print_config("krt chose for saxpy: ", &c);
+    EX_CHECK(krt_launch_config_get(vadd, &range, &c));
+    ex_print_config("krt chose for vadd:  ", &c);
     uint64_t t0 = ex_now_ns();
     for (uint32_t c = 0; c < chunks; c++) {
         krt_arg pargs[] = { KRT_ARG(a), KRT_ARG(dx[c]), KRT_ARG(dy[c]), KRT_ARG(n) };
