@@ -78,8 +78,8 @@ $(BUILD)/test/header/krt_header_cxx%.o: test/header/krt_header.cpp $(HEADER_CHEC
 $(BUILD)/test/test_header: test/test_header.c $(HEADER_CHECK_OBJS) $(TEST_KRT_COMMON) $(wildcard test/common/*.h) \
                            $(KRT_SO) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common -Itest $< $(HEADER_CHECK_OBJS) \
-	    $(TEST_KRT_COMMON) -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(CRITERION_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common -Itest $< $(HEADER_CHECK_OBJS) \
+	    $(TEST_KRT_COMMON) -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 
 # The reflection tests read parameter names, which clang drops unless told to keep them.
 $(BUILD)/test-kernels/krt_reflect.spv: KERNEL_CFLAGS += -fno-discard-value-names

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "krt_test.h"
+#include "krt_trace.h"
 
 TestSuite(context, .timeout = KT_TEST_TIMEOUT);
 
@@ -336,4 +337,26 @@ Test(context, explicit_alt_drivers_respected)
     cr_assert_null(ctx);
     uint32_t count = 77;
     KT_EXPECT(krt_device_list(NULL, &count), KRT_ERROR_NO_DRIVER);
+}
+
+/* Device properties are cached per device: a second context on the same device, its device info and its
+ * launches query none of them again. */
+Test(context, device_properties_cached_per_device)
+{
+    kt_trace_start();
+    krt_context *first = kt_context(NULL);
+    unsigned long after_first = kt_trace_device_queries();
+    cr_assert_gt(after_first, 0, "the tracer saw no device property query at all");
+    krt_context *second = kt_context(NULL);
+    krt_device_info info;
+    for (int i = 0; i < 100; i++) {
+        KT_OK(krt_context_device_info(second, &info));
+        KT_OK(krt_context_device_info(first, &info));
+    }
+    kt_assert_usable(second);
+    kt_assert_usable(first);
+    unsigned long more = kt_trace_device_queries() - after_first;
+    cr_assert_eq(more, 0, "%lu device property queries after the first context", more);
+    krt_context_destroy(second);
+    krt_context_destroy(first);
 }

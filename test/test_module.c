@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "krt_test.h"
+#include "krt_trace.h"
 
 TestSuite(module, .timeout = KT_TEST_TIMEOUT);
 
@@ -437,5 +438,36 @@ Test(module, spec_constants_override)
     /* Another module of the same code without constants is not affected. */
     read_spec(ctx, NULL, 0, v);
     cr_assert_eq(v[0], 7);
+    krt_context_destroy(ctx);
+}
+
+/* SPIR-V that krt rejects never reaches the driver's zeModuleCreate. */
+Test(module, rejected_input_never_reaches_the_driver)
+{
+    kt_trace_start();
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    /* The control: a good module is one zeModuleCreate. */
+    unsigned long before = kt_trace_count(KT_ZE_MODULE_CREATE);
+    krt_module_desc good = {.code = code, .size = size};
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &good, &m));
+    krt_module_destroy(m);
+    cr_assert_eq(kt_trace_count(KT_ZE_MODULE_CREATE) - before, 1);
+
+    before = kt_trace_count(KT_ZE_MODULE_CREATE);
+    krt_module_desc d = {.code = code, .size = size / 2};
+    KT_EXPECT(krt_module_create(ctx, &d, &m), KRT_ERROR_INVALID_MODULE);
+    d.size = size - 1;
+    KT_EXPECT(krt_module_create(ctx, &d, &m), KRT_ERROR_INVALID_MODULE);
+    code[0] = 0x12345678u;
+    d.size = size;
+    KT_EXPECT(krt_module_create(ctx, &d, &m), KRT_ERROR_INVALID_MODULE);
+    krt_module_desc strict = {.path = kt_kernel_path("o2/krt_o2_loopmerge"), .validation = KRT_VALIDATION_STRICT};
+    KT_EXPECT(krt_module_create(ctx, &strict, &m), KRT_ERROR_INVALID_MODULE);
+    cr_assert_eq(kt_trace_count(KT_ZE_MODULE_CREATE) - before, 0, "the driver saw %lu rejected modules",
+                 kt_trace_count(KT_ZE_MODULE_CREATE) - before);
+    free(code);
     krt_context_destroy(ctx);
 }
