@@ -265,6 +265,27 @@ const char *bench_opt_str(int argc, char **argv, const char *name, const char *d
     return v && *v ? v : def;
 }
 
+void bench_usage(int argc, char **argv, const char *usage, const char *const *known)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2))
+            continue; /* an option's value */
+        size_t l = strcspn(a + 2, "=");
+        int ok = 0;
+        for (const char *const *k = known; *k && !ok; k++)
+            ok = strlen(*k) == l && !strncmp(a + 2, *k, l);
+        if (!ok) {
+            fprintf(stderr, "%s: unknown option %s\n%s", argv[0], a, usage);
+            exit(2);
+        }
+    }
+}
+
 int bench_opt_flag(int argc, char **argv, const char *name)
 {
     for (int i = 1; i < argc; i++)

@@ -64,5 +64,8 @@ void bench_table_emit(const char *out_dir, const char *name, const char *title, 
 long bench_opt_long(int argc, char **argv, const char *name, long def);
 const char *bench_opt_str(int argc, char **argv, const char *name, const char *def);
 int bench_opt_flag(int argc, char **argv, const char *name);
+/* With --help or -h among the arguments: prints usage and exits 0. Any other argument that is not an option
+ * this program knows (names, NULL-terminated; each may take a value) makes it print usage and exit 2. */
+void bench_usage(int argc, char **argv, const char *usage, const char *const *known);
 
 #endif /* BENCH_UTIL_H */

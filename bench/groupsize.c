@@ -393,8 +393,15 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
     return 0;
 }
 
+static const char usage[] =
+    "usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--out DIR]\n"
+    "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_KERNELS (build/kernels),\n"
+    "KRT_BENCH_KERNELS (build/bench/kernels).\n";
+static const char *const known_opts[] = {"samples", "final", "only", "quick", "out", NULL};
+
 int main(int argc, char **argv)
 {
+    bench_usage(argc, argv, usage, known_opts);
     int samples = (int)bench_opt_long(argc, argv, "samples", 3);
     int finals = (int)bench_opt_long(argc, argv, "final", 7);
     const char *only = bench_opt_str(argc, argv, "only", NULL);

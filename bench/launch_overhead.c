@@ -394,15 +394,23 @@ static const char *fmt(char *buf, const char *f, double v)
     return buf;
 }
 
+static const char usage[] =
+    "usage: launch_overhead [--launches N] [--repeats R] [--sync-every S] [--callgrind-launches M]\n"
+    "                       [--no-callgrind] [--cases abcde] [--out DIR]\n"
+    "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_BENCH_KERNELS (build/bench/kernels).\n";
+static const char *const known_opts[] = {"launches", "repeats", "sync-every", "callgrind-launches", "no-callgrind",
+                                         "cases", "out", "child", "case", NULL};
+
 int main(int argc, char **argv)
 {
+    bench_usage(argc, argv, usage, known_opts);
     if (bench_opt_flag(argc, argv, "child"))
         return child_main(argc, argv);
 
     uint64_t launches = (uint64_t)bench_opt_long(argc, argv, "launches", 100000);
     int repeats = (int)bench_opt_long(argc, argv, "repeats", 5);
     uint32_t sync_every = (uint32_t)bench_opt_long(argc, argv, "sync-every", 1000);
-    long cg_launches = bench_opt_long(argc, argv, "callgrind-launches", 5000);
+    long cg_launches = bench_opt_long(argc, argv, "callgrind-launches", 2000);
     const char *out = bench_opt_str(argc, argv, "out", "build/bench");
     int no_cg = bench_opt_flag(argc, argv, "no-callgrind");
     if (repeats < 1 || repeats > 100 || launches < 1 || sync_every < 1)
