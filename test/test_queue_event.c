@@ -334,3 +334,53 @@ Test(queue_event, copies_fills_and_launches_in_order)
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }
+
+/* A launch that waits on an event nobody has signalled yet cannot complete: its own event stays unsignalled
+ * (deterministically, not by timing) until the producer is appended. The append itself does not block. */
+Test(queue_event, pending_wait_completes_once_the_producer_runs)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *iota = kt_kernel(m, "krt_iota"), *dbl = kt_kernel(m, "krt_double");
+    krt_queue *qa = NULL, *qb = NULL;
+    KT_OK(krt_queue_create(ctx, NULL, &qa));
+    KT_OK(krt_queue_create(ctx, NULL, &qb));
+    krt_event *produced = NULL, *consumed = NULL;
+    KT_OK(krt_event_create(ctx, NULL, &produced));
+    KT_OK(krt_event_create(ctx, NULL, &consumed));
+    enum { N = 5000 };
+    uint32_t *in = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED), *out = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED);
+    memset(in, 0, N * 4);
+    memset(out, 0, N * 4);
+    uint32_t n = N, base = 10;
+    /* The consumer first, on queue B, waiting for `produced`. */
+    krt_arg ca[] = {KRT_ARG(in), KRT_ARG(out), KRT_ARG(n)};
+    krt_launch_desc cd = kt_desc1(N, ca, 3);
+    krt_event *waits[] = {produced};
+    cd.queue = qb;
+    cd.wait = waits;
+    cd.num_wait = 1;
+    cd.signal = consumed;
+    KT_OK(krt_launch(dbl, &cd));
+    KT_EXPECT(krt_event_query(consumed), KRT_NOT_READY);
+    KT_EXPECT(krt_event_synchronize(consumed, 20 * 1000 * 1000), KRT_TIMEOUT);
+    KT_EXPECT(krt_event_query(produced), KRT_NOT_READY);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(out[i], 0, "the consumer ran before its producer existed (item %d)", i);
+    /* Now the producer, on queue A. */
+    krt_arg pa[] = {KRT_ARG(in), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc pd = kt_desc1(N, pa, 3);
+    pd.queue = qa;
+    pd.signal = produced;
+    KT_OK(krt_launch(iota, &pd));
+    KT_OK(krt_event_synchronize(consumed, UINT64_MAX));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], 2 * (10 + i), "item %u is %u", i, out[i]);
+    KT_OK(krt_context_synchronize(ctx));
+    krt_event_destroy(produced);
+    krt_event_destroy(consumed);
+    krt_queue_destroy(qa);
+    krt_queue_destroy(qb);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
