@@ -2,6 +2,7 @@
  * reduction, atomics, 2-D and 3-D ranges, struct and scalar arguments, copies and fills, and threads. */
 #include "ze_common.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,9 +338,11 @@ T(range_2d)
             cr_assert_eq(grp[i], (x / lx) | ((y / ly) << 16), "item %u,%u: group id 0x%x", x, y, grp[i]);
         }
     }
-    const uint32_t want[7] = {W, H, lx, ly, nx, ny, 2};
-    for (int i = 0; i < 7; i++)
+    const uint32_t want[6] = {W, H, lx, ly, nx, ny};
+    for (int i = 0; i < 6; i++)
         cr_assert_eq(sizes[i], want[i], "size %d: %u, expected %u", i, sizes[i], want[i]);
+    /* Level Zero has no work dimension; a driver may report the dimensions used or all three. */
+    cr_assert(sizes[6] == 2 || sizes[6] == 3, "get_work_dim() = %u", sizes[6]);
     ZT_OK(zeMemFree(env.context, gid));
     ZT_OK(zeMemFree(env.context, lid));
     ZT_OK(zeMemFree(env.context, grp));
@@ -666,6 +669,345 @@ Test(ze_launch, fill_pattern_size_not_power_of_two)
         cr_assert_eq(s[i], 0x11, "byte %d changed by a refused fill", i);
     ZT_OK(zeMemFree(env.context, s));
     ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
+
+/* Host references for the integer builtins, with OpenCL's definitions (no undefined C overflow). */
+static int32_t sat32(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+static int32_t ref_convert_int_sat(float f)
+{
+    if (isnan(f))
+        return 0;
+    if (f >= 2147483648.0f)
+        return INT32_MAX;
+    if (f <= -2147483648.0f)
+        return INT32_MIN;
+    return (int32_t)truncf(f);
+}
+
+static void ref_int_builtins(int32_t a, int32_t b, uint32_t i, int32_t *o)
+{
+    uint32_t ua = (uint32_t)a, ub = (uint32_t)b, r = i % 32;
+    o[0] = __builtin_popcount(ua);
+    o[1] = ua == 0 ? 32 : __builtin_clz(ua);
+    o[2] = (a & 0x7fff) * (b & 0x7fff) + 3;
+    o[3] = (int32_t)(((int64_t)a * b) >> 32);
+    o[4] = (int32_t)(r == 0 ? ua : (ua << r) | (ua >> (32 - r)));
+    o[5] = (int32_t)(a < 0 ? 0u - ua : ua);
+    o[6] = (int32_t)(uint32_t)llabs((int64_t)a - b);
+    o[7] = sat32((int64_t)a + b);
+    o[8] = sat32((int64_t)a - b);
+    o[9] = (int32_t)(((int64_t)a + b) >> 1);
+    o[10] = (int32_t)(((int64_t)a + b + 1) >> 1);
+    o[11] = a < b ? a : b;
+    o[12] = a > b ? a : b;
+    o[13] = a < -1000 ? -1000 : a > 1000 ? 1000 : a;
+    o[14] = a > b ? b : a;
+    o[15] = (int32_t)(((ua & 0xffff) << 16) | (ub & 0xffff));
+    o[16] = ref_convert_int_sat((float)a * 1000.0f);
+    o[17] = a < 0 ? 0 : a > 255 ? 255 : a;
+    o[18] = b < -128 ? -128 : b > 127 ? 127 : b;
+    o[19] = (a & 0x7fff) * (b & 0x7fff);
+    o[20] = (int32_t)(ua / (ub | 1u));
+    o[21] = a % ((b & 0xff) | 1);
+    uint32_t v[4] = {ua, ub, ua ^ ub, ua & ub};
+    o[22] = (int32_t)(v[3] + 2u * v[2] + 3u * v[1] + 4u * v[0]);
+    o[23] = (int32_t)((ua & ~0x0f0f0f0fu) | (ub & 0x0f0f0f0fu));
+}
+
+T(integer_builtins)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_builtins");
+    ze_kernel_handle_t k = zt_kernel_create(m, "int_builtins");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 256, NI = 24 };
+    int32_t *in = zt_alloc_shared(&env, (N + 1) * sizeof(int32_t));
+    int32_t *out = zt_alloc_shared(&env, N * NI * sizeof(int32_t));
+    uint32_t x = 12345;
+    for (int i = 0; i <= N; i++) {
+        x = x * 1103515245u + 12345u;
+        in[i] = (int32_t)x >> (i % 7 == 0 ? 0 : 4 + i % 20);
+    }
+    in[10] = INT32_MAX;
+    in[11] = INT32_MIN + 1;
+    in[12] = 0;
+    in[13] = -1;
+    zt_set_args(k, 2, sizeof in, &in, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 32, 1, 1, N / 32, 1, 1);
+    for (uint32_t i = 0; i < N; i++) {
+        int32_t want[NI];
+        ref_int_builtins(in[i], in[i + 1], i, want);
+        for (int j = 0; j < NI; j++)
+            cr_assert_eq(out[i * NI + j], want[j], "builtin %d on (%d, %d): %d, expected %d", j, in[i], in[i + 1],
+                         out[i * NI + j], want[j]);
+    }
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Float builtins against double-precision references, within OpenCL's error bounds (a few ulp for the
+ * full-precision functions, loose for native_sin); exact where OpenCL requires exact results. */
+T(float_builtins)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_builtins");
+    ze_kernel_handle_t k = zt_kernel_create(m, "float_builtins");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 256, NF = 24 };
+    float *in = zt_alloc_shared(&env, (N + 1) * sizeof(float));
+    float *out = zt_alloc_shared(&env, N * NF * sizeof(float));
+    for (int i = 0; i <= N; i++)
+        in[i] = (float)(i - 128) * 0.37f + 0.011f * (float)(i % 5);
+    in[3] = 2.5f;  /* round() halfway cases */
+    in[4] = -2.5f;
+    zt_set_args(k, 2, sizeof in, &in, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 32, 1, 1, N / 32, 1, 1);
+    for (int i = 0; i < N; i++) {
+        double xd = in[i], yd = in[i + 1];
+        float xf = in[i], yf = in[i + 1];
+        double nrm = sqrt(xd * xd + yd * yd + 1.0 + 4.0);
+        const double want[NF] = {
+            sqrt(fabs(xd)), 1.0 / sqrt(fabs(xd) + 1.0), exp(xd * 0.01), log(fabs(xd) + 1.0), sin(xd), cos(xd),
+            pow(fabs(xd) + 1.0, 1.5), fmaf(xf, yf, 1.0f), floorf(xf), ceilf(xf), roundf(xf), fminf(xf, yf),
+            fmaxf(xf, yf), copysignf(2.0f, yf), hypot(xd, yd), atan2(yd, xd), xd * xd + yd * yd + 1.0 + 4.0, nrm,
+            yd / nrm, xd * 2.0 - yd * 1.0, sin(xd), floorf(xf), -xd, tanh(xd * 0.1)};
+        /* Relative tolerance per builtin: 0 means exact. */
+        const double tol[NF] = {1e-6, 1e-6, 1e-6, 1e-6, 1e-5, 1e-5, 1e-5, 0, 0, 0, 0, 0,
+                                0, 0, 1e-6, 1e-5, 1e-6, 1e-6, 1e-5, 1e-6, 1e-3, 0, 0, 1e-5};
+        for (int j = 0; j < NF; j++) {
+            double got = out[i * NF + j];
+            if (tol[j] == 0)
+                cr_assert_eq(got, want[j], "builtin %d on (%g, %g): %.9g, expected %.9g", j, xd, yd, got, want[j]);
+            else
+                cr_assert_leq(fabs(got - want[j]), tol[j] * fmax(1.0, fabs(want[j])),
+                              "builtin %d on (%g, %g): %.9g, expected %.9g", j, xd, yd, got, want[j]);
+        }
+    }
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(double_builtins)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_builtins");
+    ze_kernel_handle_t k = zt_kernel_create(m, "double_builtins");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 128 };
+    double *in = zt_alloc_shared(&env, N * sizeof(double));
+    double *out = zt_alloc_shared(&env, N * 4 * sizeof(double));
+    for (int i = 0; i < N; i++)
+        in[i] = (i - 64) * 1.234567890123 + 1e-9 * i;
+    zt_set_args(k, 2, sizeof in, &in, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 16, 1, 1, N / 16, 1, 1);
+    for (int i = 0; i < N; i++) {
+        double x = in[i];
+        cr_assert_eq(out[i * 4 + 0], sqrt(fabs(x)), "sqrt(%.17g)", fabs(x));
+        cr_assert_eq(out[i * 4 + 1], fma(x, x, 1.0), "fma(%.17g)", x);
+        cr_assert_leq(fabs(out[i * 4 + 2] - exp(x * 0.001)), 1e-14 * exp(x * 0.001), "exp(%.17g)", x * 0.001);
+        cr_assert_eq(out[i * 4 + 3], floor(x * 3.5), "floor(%.17g)", x * 3.5);
+    }
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(vector_and_half_storage)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_builtins");
+    ze_kernel_handle_t k = zt_kernel_create(m, "vector_memory");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 128 };
+    float *in = zt_alloc_shared(&env, 4 * N * sizeof(float));
+    float *out = zt_alloc_shared(&env, 5 * N * sizeof(float));
+    uint16_t *h = zt_alloc_shared(&env, N * sizeof(uint16_t));
+    /* Quarters between -8 and 8 are exact in half precision. */
+    for (int i = 0; i < 4 * N; i++)
+        in[i] = (float)(i % 64) * 0.25f - 8.0f;
+    zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof h, &h);
+    zt_launch_sync(&env, l, k, 32, 1, 1, N / 32, 1, 1);
+    for (int i = 0; i < 4 * N; i++)
+        cr_assert_eq(out[i], in[i] * 2.0f, "vstore4 element %d", i);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(out[4 * N + i], in[4 * i], "half round trip of item %d: %f", i, (double)out[4 * N + i]);
+    /* 1.0 in half precision is 0x3c00; -8.0 is 0xc800. */
+    cr_assert_eq(h[0], 0xc800);
+    for (int i = 0; i < N; i++)
+        if (in[4 * i] == 1.0f)
+            cr_assert_eq(h[i], 0x3c00);
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeMemFree(env.context, h));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Disabled: driver bug 1 (wait_group_events is translated to a generic-pointer builtin PoCL lacks, and the
+ * process aborts at launch). Re-enable when fixed. */
+Test(ze_launch, async_copy_and_local_atomics, .timeout = ZT_TEST_TIMEOUT, .disabled = true)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_async");
+    ze_kernel_handle_t k = zt_kernel_create(m, "async_copy");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 2048, G = 64 };
+    int *in = zt_alloc_shared(&env, N * sizeof(int));
+    int *out = zt_alloc_shared(&env, N * sizeof(int));
+    int *counts = zt_alloc_shared(&env, (N / G) * sizeof(int));
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 7) % 101;
+    ZT_OK(zeKernelSetArgumentValue(k, 0, sizeof in, &in));
+    ZT_OK(zeKernelSetArgumentValue(k, 1, sizeof out, &out));
+    ZT_OK(zeKernelSetArgumentValue(k, 2, G * sizeof(int), NULL));
+    ZT_OK(zeKernelSetArgumentValue(k, 3, sizeof counts, &counts));
+    zt_launch_sync(&env, l, k, G, 1, 1, N / G, 1, 1);
+    for (int g = 0; g < N / G; g++) {
+        int want = 0;
+        for (int j = 0; j < G; j++) {
+            cr_assert_eq(out[g * G + j], in[g * G + G - 1 - j] * 2, "item %d", g * G + j);
+            want += in[g * G + j] % 3 == 0;
+        }
+        cr_assert_eq(counts[g], want, "group %d: %d, expected %d", g, counts[g], want);
+    }
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeMemFree(env.context, counts));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(pointer_out_builtins)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_builtins");
+    ze_kernel_handle_t k = zt_kernel_create(m, "pointer_out_builtins");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 128 };
+    float *in = zt_alloc_shared(&env, N * sizeof(float));
+    float *out = zt_alloc_shared(&env, N * 6 * sizeof(float));
+    int *iout = zt_alloc_shared(&env, N * 2 * sizeof(int));
+    for (int i = 0; i < N; i++)
+        in[i] = (float)(i - 64) * 0.3f + 0.01f;
+    zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof iout, &iout);
+    zt_launch_sync(&env, l, k, 16, 1, 1, N / 16, 1, 1);
+    for (int i = 0; i < N; i++) {
+        float x = in[i];
+        float fl = floorf(x);
+        cr_assert_eq(out[i * 6 + 0], fminf(x - fl, 0x1.fffffep-1f), "fract(%g)", (double)x);
+        cr_assert_eq(out[i * 6 + 1], fl, "fract(%g) integral part", (double)x);
+        cr_assert_leq(fabs(out[i * 6 + 2] - sin((double)x)), 1e-5, "sincos(%g) sine", (double)x);
+        cr_assert_leq(fabs(out[i * 6 + 3] - cos((double)x)), 1e-5, "sincos(%g) cosine", (double)x);
+        int e = 0;
+        float mant = frexpf(x, &e);
+        cr_assert_eq(out[i * 6 + 4], mant, "frexp(%g)", (double)x);
+        cr_assert_eq(iout[i * 2 + 0], e, "frexp(%g) exponent", (double)x);
+        int q = 0;
+        float r = remquof(x, 0.75f, &q);
+        cr_assert_eq(out[i * 6 + 5], r, "remquo(%g, 0.75)", (double)x);
+        /* OpenCL returns the sign of x/y and at least its 7 low bits; glibc keeps fewer, so the quotient is
+         * recomputed here: the nearest integer to x/y, ties to even. */
+        long n = lrint((double)x / 0.75);
+        int got_q = iout[i * 2 + 1];
+        if (n != 0)
+            cr_assert_eq(got_q < 0, n < 0, "remquo(%g) quotient sign: %d for %ld", (double)x, got_q, n);
+        cr_assert_eq(labs(got_q) & 0x7f, labs(n) & 0x7f, "remquo(%g) quotient bits: %d for %ld", (double)x, got_q, n);
+    }
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeMemFree(env.context, iout));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Disabled: driver bug 2 (mem_fence has no PoCL symbol, so the module does not build). Re-enable when fixed. */
+Test(ze_launch, fences_and_prefetch, .timeout = ZT_TEST_TIMEOUT, .disabled = true)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_fences");
+    ze_kernel_handle_t f = zt_kernel_create(m, "fences_and_prefetch");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *out = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(out, 0, 256 * sizeof(int));
+    zt_set_args(f, 1, sizeof out, &out);
+    zt_launch_sync(&env, l, f, 16, 1, 1, 16, 1, 1);
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(out[i], 7);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(f));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* A 1-D launch answers the OpenCL defaults for the unused dimensions. */
+T(work_item_functions_of_unused_dimensions)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_builtins");
+    ze_kernel_handle_t k = zt_kernel_create(m, "item_functions");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *out = zt_alloc_shared(&env, 8 * sizeof(uint32_t));
+    memset(out, 0xff, 8 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 8, 1, 1, 4, 1, 1);
+    const uint32_t want[6] = {1, 1, 1, 1, 0, 0};
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(out[i], want[i], "value %d: %u, expected %u", i, out[i], want[i]);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* printf in a kernel builds and runs; the output itself goes to stdout and is not checked. */
+T(printf_in_kernel)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_builtins");
+    ze_kernel_handle_t k = zt_kernel_create(m, "printf_kernel");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *out = zt_alloc_shared(&env, 64 * sizeof(int));
+    zt_set_args(k, 1, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 16, 1, 1, 4, 1, 1);
+    for (int i = 0; i < 64; i++)
+        cr_assert_eq(out[i], i + 1);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
 
