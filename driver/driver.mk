@@ -32,3 +32,10 @@ $(ZP_OBJDIR)/%.o: driver/%.c $(ZP_HDRS)
 $(ZP_OBJDIR)/%.o: driver/%.cpp $(ZP_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(ZP_CXXFLAGS) -c $< -o $@
+
+# A measuring tool, not a test: host cost of an append against raw OpenCL (see docs/driver.md).
+ZP_APPEND_COST := $(BINDIR)/ze_pocl_append_cost
+all: $(ZP_APPEND_COST)
+$(ZP_APPEND_COST): driver/tools/append_cost.c | $(BINDIR)
+	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero OpenCL 2>/dev/null) $< -o $@ \
+	    $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader) -lOpenCL
