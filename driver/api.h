@@ -20,6 +20,9 @@ ZP_HIDDEN ze_result_t zp_zeCommandListAppendWaitOnEvents(ze_command_list_handle_
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendEventReset(ze_command_list_handle_t hList, ze_event_handle_t hEvent);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hList, const void *ptr, size_t size);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phQueue);
 ZP_HIDDEN ze_result_t zp_zeCommandQueueDestroy(ze_command_queue_handle_t hQueue);
 ZP_HIDDEN ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueue, uint32_t numLists, ze_command_list_handle_t *phLists, ze_fence_handle_t hFence);

@@ -9,6 +9,7 @@ static void free_cmds(ze_command_list_handle_t l) {
     for (size_t i = 0; i < l->num_cmds; i++) {
         free(l->cmds[i].waits);
         free(l->cmds[i].args);
+        free((void *)l->cmds[i].offsets);
     }
     l->num_cmds = 0;
 }
@@ -270,4 +271,75 @@ ze_result_t zp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hList, ze_d
     (void)size;
     if (advice > ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hList, uint64_t *dstptr,
+                                                       ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                                       ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(dstptr);
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    zp_cmd c = {.type = ZP_CMD_TIMESTAMP, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents,
+                .dst = dstptr, .bdev = hList->dev->bdev};
+    return submit(hList, &c);
+}
+
+ze_result_t zp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hList, uint32_t numEvents,
+                                                        ze_event_handle_t *phEvents, void *dstptr,
+                                                        const size_t *pOffsets, ze_event_handle_t hSignalEvent,
+                                                        uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(phEvents);
+    ZP_CHECK_PTR(dstptr);
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res == ZE_RESULT_SUCCESS) res = check_events(NULL, numEvents, phEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    if (numEvents == 0) return zp_zeCommandListAppendBarrier(hList, hSignalEvent, numWaitEvents, phWaitEvents);
+    /* The command waits for the queried events as well as for its own wait list: the queried events go
+     * first in one combined wait list. */
+    uint32_t n = numEvents + numWaitEvents;
+    ze_event_handle_t *all = malloc(n * sizeof *all);
+    size_t *offs = pOffsets ? malloc(numEvents * sizeof *offs) : NULL;
+    if (!all || (pOffsets && !offs)) {
+        free(all);
+        free(offs);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memcpy(all, phEvents, numEvents * sizeof *all);
+    if (numWaitEvents) memcpy(all + numEvents, phWaitEvents, numWaitEvents * sizeof *all);
+    if (offs) memcpy(offs, pOffsets, numEvents * sizeof *offs);
+    zp_cmd c = {.type = ZP_CMD_QUERY_TS, .signal = hSignalEvent, .num_waits = n, .waits = all, .dst = dstptr,
+                .num_query = numEvents, .offsets = offs};
+    res = submit(hList, &c);
+    free(all);
+    if (hList->immediate || res != ZE_RESULT_SUCCESS) free(offs);
+    return res;
+}
+
+ze_result_t zp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hList, void *dstptr,
+                                                   const ze_copy_region_t *dstRegion, uint32_t dstPitch,
+                                                   uint32_t dstSlicePitch, const void *srcptr,
+                                                   const ze_copy_region_t *srcRegion, uint32_t srcPitch,
+                                                   uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent,
+                                                   uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(dstptr);
+    ZP_CHECK_PTR(srcptr);
+    ZP_CHECK_PTR(dstRegion);
+    ZP_CHECK_PTR(srcRegion);
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    if (dstRegion->width != srcRegion->width || dstRegion->height != srcRegion->height ||
+        dstRegion->depth != srcRegion->depth)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if ((uint64_t)dstRegion->originX + dstRegion->width > dstPitch && (dstRegion->height > 1 || dstRegion->depth > 1))
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if ((uint64_t)srcRegion->originX + srcRegion->width > srcPitch && (srcRegion->height > 1 || srcRegion->depth > 1))
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    zp_cmd c = {.type = ZP_CMD_COPY_REGION, .signal = hSignalEvent, .num_waits = numWaitEvents,
+                .waits = phWaitEvents, .dst = dstptr, .src = srcptr, .dst_region = *dstRegion,
+                .src_region = *srcRegion, .dst_pitch = dstPitch, .dst_slice_pitch = dstSlicePitch,
+                .src_pitch = srcPitch, .src_slice_pitch = srcSlicePitch};
+    return submit(hList, &c);
 }

@@ -105,12 +105,12 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     t->pfnDestroy = zp_zeCommandListDestroy;
     t->pfnClose = zp_zeCommandListClose;
     t->pfnReset = zp_zeCommandListReset;
-    t->pfnAppendWriteGlobalTimestamp = ZP_UNSUPPORTED(ze_pfnCommandListAppendWriteGlobalTimestamp_t);
+    t->pfnAppendWriteGlobalTimestamp = zp_zeCommandListAppendWriteGlobalTimestamp;
     t->pfnAppendBarrier = zp_zeCommandListAppendBarrier;
     t->pfnAppendMemoryRangesBarrier = zp_zeCommandListAppendMemoryRangesBarrier;
     t->pfnAppendMemoryCopy = zp_zeCommandListAppendMemoryCopy;
     t->pfnAppendMemoryFill = zp_zeCommandListAppendMemoryFill;
-    t->pfnAppendMemoryCopyRegion = ZP_UNSUPPORTED(ze_pfnCommandListAppendMemoryCopyRegion_t);
+    t->pfnAppendMemoryCopyRegion = zp_zeCommandListAppendMemoryCopyRegion;
     t->pfnAppendMemoryCopyFromContext = ZP_UNSUPPORTED(ze_pfnCommandListAppendMemoryCopyFromContext_t);
     t->pfnAppendImageCopy = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopy_t);
     t->pfnAppendImageCopyRegion = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyRegion_t);
@@ -121,7 +121,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     t->pfnAppendSignalEvent = zp_zeCommandListAppendSignalEvent;
     t->pfnAppendWaitOnEvents = zp_zeCommandListAppendWaitOnEvents;
     t->pfnAppendEventReset = zp_zeCommandListAppendEventReset;
-    t->pfnAppendQueryKernelTimestamps = ZP_UNSUPPORTED(ze_pfnCommandListAppendQueryKernelTimestamps_t);
+    t->pfnAppendQueryKernelTimestamps = zp_zeCommandListAppendQueryKernelTimestamps;
     t->pfnAppendLaunchKernel = zp_zeCommandListAppendLaunchKernel;
     t->pfnAppendLaunchCooperativeKernel = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchCooperativeKernel_t);
     t->pfnAppendLaunchKernelIndirect = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchKernelIndirect_t);

@@ -102,6 +102,108 @@ ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange
     return r;
 }
 
+/* Host tasks for the commands no backend command covers. Each owns its data and frees it. */
+typedef struct {
+    void *dst;
+    zp_bdev *bdev;
+} ts_op;
+
+static void host_timestamp(void *p) {
+    ts_op *op = p;
+    uint64_t host, dev;
+    zp_be->timestamps(op->bdev, &host, &dev);
+    memcpy(op->dst, &dev, sizeof dev);
+    free(op);
+}
+
+typedef struct {
+    uint8_t *dst;
+    uint32_t n;
+    size_t *offsets;            /* n entries, or NULL for consecutive results */
+    ze_event_handle_t events[]; /* n entries */
+} query_op;
+
+static void host_query(void *p) {
+    query_op *op = p;
+    for (uint32_t i = 0; i < op->n; i++) {
+        ze_kernel_timestamp_result_t r;
+        memset(&r, 0, sizeof r);
+        zp_signal *s = &op->events[i]->sig;
+        pthread_mutex_lock(&s->mu);
+        zp_btoken *t = s->token;
+        if (t) zp_be->token_retain(t);
+        pthread_mutex_unlock(&s->mu);
+        if (t) {
+            uint64_t start = 0, end = 0;
+            zp_be->token_times(t, &start, &end);
+            zp_be->token_release(t);
+            r.global.kernelStart = r.context.kernelStart = start;
+            r.global.kernelEnd = r.context.kernelEnd = end;
+        }
+        size_t at = op->offsets ? op->offsets[i] : i * sizeof r;
+        memcpy(op->dst + at, &r, sizeof r);
+    }
+    free(op->offsets);
+    free(op);
+}
+
+typedef struct {
+    uint8_t *dst;
+    const uint8_t *src;
+    ze_copy_region_t dr, sr;
+    size_t dpitch, dslice, spitch, sslice;
+} region_op;
+
+static void host_region(void *p) {
+    region_op *op = p;
+    for (uint32_t z = 0; z < op->dr.depth; z++) {
+        for (uint32_t y = 0; y < op->dr.height; y++) {
+            uint8_t *d = op->dst + (op->dr.originZ + z) * op->dslice + (op->dr.originY + y) * op->dpitch + op->dr.originX;
+            const uint8_t *s = op->src + (op->sr.originZ + z) * op->sslice + (op->sr.originY + y) * op->spitch + op->sr.originX;
+            memmove(d, s, op->dr.width);
+        }
+    }
+    free(op);
+}
+
+static ze_result_t special_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken **tokens, zp_btoken **pdone) {
+    if (c->type == ZP_CMD_TIMESTAMP) {
+        ts_op *op = malloc(sizeof *op);
+        if (!op) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        op->dst = c->dst;
+        op->bdev = c->bdev;
+        return zp_be->host_task(bq, host_timestamp, op, nt, tokens, pdone);
+    }
+    if (c->type == ZP_CMD_QUERY_TS) {
+        query_op *op = malloc(sizeof *op + c->num_query * sizeof(ze_event_handle_t));
+        if (!op) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        op->dst = c->dst;
+        op->n = c->num_query;
+        op->offsets = NULL;
+        if (c->offsets) {
+            op->offsets = malloc(c->num_query * sizeof *op->offsets);
+            if (!op->offsets) {
+                free(op);
+                return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            }
+            memcpy(op->offsets, c->offsets, c->num_query * sizeof *op->offsets);
+        }
+        memcpy(op->events, c->waits, c->num_query * sizeof(ze_event_handle_t));
+        return zp_be->host_task(bq, host_query, op, nt, tokens, pdone);
+    }
+    region_op *op = malloc(sizeof *op);
+    if (!op) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    op->dst = c->dst;
+    op->src = c->src;
+    op->dr = c->dst_region;
+    op->sr = c->src_region;
+    op->dpitch = c->dst_pitch;
+    op->dslice = c->dst_slice_pitch;
+    op->spitch = c->src_pitch;
+    op->sslice = c->src_slice_pitch;
+    return zp_be->host_task(bq, host_region, op, nt, tokens, pdone);
+}
+
 ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, zp_btoken **done_out) {
     if (c->type == ZP_CMD_LAUNCH && (c->range.global[0] && c->range.global[1] && c->range.global[2]))
         return zp_exec_launch(bq, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits);
@@ -119,6 +221,11 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, zp_btoken **done_out) {
     case ZP_CMD_COPY:
     case ZP_CMD_FILL:
         r = mem_op(bq, c, nt, tokens, pdone);
+        break;
+    case ZP_CMD_TIMESTAMP:
+    case ZP_CMD_QUERY_TS:
+    case ZP_CMD_COPY_REGION:
+        r = special_op(bq, c, nt, tokens, pdone);
         break;
     default: /* barriers, signal and wait commands, empty launches */
         r = zp_be->barrier(bq, nt, tokens, pdone);

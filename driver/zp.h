@@ -166,7 +166,9 @@ enum zp_cmd_type {
     ZP_CMD_SIGNAL,
     ZP_CMD_WAIT,
     ZP_CMD_RESET,
-    ZP_CMD_TIMESTAMP,
+    ZP_CMD_TIMESTAMP,      /* write the device clock to dst */
+    ZP_CMD_QUERY_TS,       /* write kernel timestamps of the first num_query waits to dst */
+    ZP_CMD_COPY_REGION,
 };
 
 typedef struct zp_cmd {
@@ -182,6 +184,11 @@ typedef struct zp_cmd {
     size_t size;
     size_t pattern_size;
     uint8_t pattern[128];
+    zp_bdev *bdev;            /* the device whose clock a timestamp command reads */
+    uint32_t num_query;       /* ZP_CMD_QUERY_TS: the first num_query waits are the events queried */
+    const size_t *offsets;    /* ZP_CMD_QUERY_TS: owned copy of the caller's offsets, or NULL */
+    ze_copy_region_t dst_region, src_region;
+    uint32_t dst_pitch, dst_slice_pitch, src_pitch, src_slice_pitch;
 } zp_cmd;
 
 struct _ze_command_list_handle_t {

@@ -145,9 +145,11 @@ void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info) {
     info->profiling = true;
 }
 
+/* PoCL 3.1 stamps profiled commands with CLOCK_MONOTONIC_RAW and has no clGetDeviceAndHostTimer, so the
+ * device clock is that clock, and the host timestamp is read from it too. */
 static uint64_t mono_ns(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
