@@ -304,6 +304,28 @@ Test(launch_config, small_ranges_give_min_groups)
     close_kernel(&o);
 }
 
+/* With min_groups 1 a range that fits in one group gets one group, and the range is the limit. */
+Test(launch_config, whole_range_in_one_group)
+{
+    one_kernel o = open_kernel(0, 1, "krt_basic", "krt_count3");
+    krt_launch_config big = config_of(o.k, r1(BIG_RANGE));
+    const krt_ndrange ranges[] = {{1, {1, 0, 0}}, {1, {100, 0, 0}}, {1, {big.max_group_size, 0, 0}},
+                                  {2, {30, 20, 0}}, {3, {4, 5, 6}}};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        krt_launch_config c = config_of(o.k, ranges[i]);
+        check_consistent(&c, ranges[i], &o.dev);
+        cr_assert(c.groups[0] == 1 && c.groups[1] == 1 && c.groups[2] == 1, "range %zu: %u x %u x %u groups", i,
+                  c.groups[0], c.groups[1], c.groups[2]);
+        cr_assert_eq(c.limit, KRT_LIMIT_NONE, "range %zu: limit %d", i, c.limit);
+        cr_assert_eq(c.masked, 0);
+    }
+    /* One more item than the maximum needs two groups. */
+    krt_launch_config c = config_of(o.k, r1((uint64_t)big.max_group_size + 1));
+    cr_assert_geq(c.groups[0], 2);
+    cr_assert_neq(c.limit, KRT_LIMIT_NONE);
+    close_kernel(&o);
+}
+
 /* ---- dimensions ---- */
 
 /* KernelAbstractions' greedy spreading of `max` items over the range, dimension by dimension. */
