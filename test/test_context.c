@@ -360,3 +360,38 @@ Test(context, device_properties_cached_per_device)
     krt_context_destroy(second);
     krt_context_destroy(first);
 }
+
+/* krt_context_destroy releases whatever the caller left: modules, kernels, queues, events and memory, with
+ * work still queued. A new context afterwards works. */
+Test(context, destroy_releases_what_is_left)
+{
+    for (int round = 0; round < 2; round++) {
+        krt_context *ctx = kt_context(NULL);
+        krt_module *m = kt_module(ctx, "krt_basic");
+        krt_module *m2 = kt_module(ctx, "krt_reflect");
+        (void)kt_kernel(m2, "krt_noargs");
+        krt_kernel *k = kt_kernel(m, "krt_slow_fill");
+        krt_queue *q = NULL;
+        KT_OK(krt_queue_create(ctx, NULL, &q));
+        krt_event *e = NULL;
+        KT_OK(krt_event_create(ctx, NULL, &e));
+        enum { N = 4096 };
+        int32_t *buf = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED);
+        (void)kt_alloc(ctx, 1000, KRT_MEMORY_DEVICE);
+        (void)kt_alloc(ctx, 1000, KRT_MEMORY_HOST);
+        int32_t value = 1;
+        uint32_t n = N, spin = 20000;
+        krt_arg args[] = {KRT_ARG(buf), KRT_ARG(value), KRT_ARG(n), KRT_ARG(spin)};
+        krt_launch_desc d = kt_desc1(N, args, 4);
+        d.queue = q;
+        d.signal = e;
+        KT_OK(krt_launch(k, &d));
+        d.queue = NULL;
+        d.signal = NULL;
+        KT_OK(krt_launch(k, &d));
+        krt_context_destroy(ctx);
+    }
+    krt_context *ctx = kt_context(NULL);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
