@@ -395,3 +395,30 @@ Test(context, destroy_releases_what_is_left)
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }
+
+/* Empty entries in ZE_ENABLE_ALT_DRIVERS (a trailing or doubled comma) make the loader load the program
+ * itself and recurse until the stack overflows; krt must not let that happen and uses the real entries. */
+static void alt_drivers_with_empty_entries(const char *pattern)
+{
+    const char *so = getenv("ZE_ENABLE_ALT_DRIVERS");
+    char path[4096];
+    if (so && so[0] && !strchr(so, ','))
+        snprintf(path, sizeof path, "%s", so);
+    else {
+        const char *b = getenv("KRT_BUILD");
+        cr_assert(b != NULL, "KRT_BUILD is not set (run the tests through make)");
+        snprintf(path, sizeof path, "%s/lib/libze_pocl.so", b);
+    }
+    char value[8192];
+    snprintf(value, sizeof value, pattern, path, path);
+    setenv("ZE_ENABLE_ALT_DRIVERS", value, 1);
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    cr_assert_str_eq(info.driver_name, "ze_pocl");
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+Test(context, alt_drivers_trailing_comma) { alt_drivers_with_empty_entries("%s,"); }
+Test(context, alt_drivers_leading_and_double_commas) { alt_drivers_with_empty_entries(",%s,,%.0s"); }
