@@ -770,3 +770,55 @@ Test(launch, local_size_changes_between_launches)
         }
     teardown(&f);
 }
+
+typedef struct {
+    int8_t c;
+    int16_t s;
+    float v[4];
+    krt_params p;
+    uint8_t tail;
+} echo_args;
+
+/* Back-to-back launches that each change one byte region of one argument (1, 2, 16 and 32-byte values): every
+ * launch runs with its own values, so krt's "set only what changed" compares whole values. */
+Test(launch, every_byte_of_every_argument_counts)
+{
+    fixture f = setup();
+    krt_module *m = kt_module(f.ctx, "krt_misc");
+    krt_kernel *k = kt_kernel(m, "krt_echo");
+    enum { L = 12 };
+    echo_args a[L];
+    a[0] = (echo_args){.c = 1, .s = 2, .v = {3, 4, 5, 6}, .p = {.a = 7, .b = 8, .c = 9, .d = {10, 11, 12}}, .tail = 13};
+    for (int i = 1; i < L; i++)
+        a[i] = a[i - 1];
+    a[1].c = -100;
+    a[2].s = 30000;
+    a[3].v[0] = 41;
+    a[4].v[3] = 44;
+    a[5].v[1] = 42;
+    a[6].p.a = 70;
+    a[7].p.d[2] = 120;
+    a[8].p.c = 90000000000ll;
+    a[9].p.b = 80;
+    a[10].tail = 200;
+    a[11] = a[0];
+    int64_t *outs[L];
+    for (int i = 0; i < L; i++) {
+        outs[i] = kt_alloc(f.ctx, 13 * 8, KRT_MEMORY_SHARED);
+        krt_arg args[] = {KRT_ARG(outs[i]), KRT_ARG(a[i].c), KRT_ARG(a[i].s), {a[i].v, sizeof a[i].v},
+                          KRT_ARG(a[i].p), KRT_ARG(a[i].tail)};
+        krt_launch_desc d = kt_desc1(1, args, 6);
+        KT_OK(krt_launch(k, &d));
+    }
+    KT_OK(krt_context_synchronize(f.ctx));
+    for (int i = 0; i < L; i++) {
+        const int64_t want[13] = {a[i].c,        a[i].s,        (int64_t)a[i].v[0], (int64_t)a[i].v[1],
+                                  (int64_t)a[i].v[2], (int64_t)a[i].v[3], a[i].p.a, (int64_t)a[i].p.b,
+                                  a[i].p.c,      a[i].p.d[0],   a[i].p.d[1],   a[i].p.d[2], a[i].tail};
+        for (int j = 0; j < 13; j++)
+            cr_assert_eq(outs[i][j], want[j], "launch %d, value %d: %lld, expected %lld", i, j,
+                         (long long)outs[i][j], (long long)want[j]);
+    }
+    krt_module_destroy(m);
+    teardown(&f);
+}
