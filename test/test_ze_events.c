@@ -315,6 +315,53 @@ T(kernel_timestamps_increase)
     zt_fini(&env);
 }
 
+/* Kernel timestamps are in the device's global time domain, the one zeDeviceGetGlobalTimestamps reads:
+ * a kernel appended after one reading and finished before another lies between the two. This orders
+ * causally related points; it measures no duration. */
+T(kernel_timestamps_lie_between_global_timestamps)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZT_OK(zeDeviceGetProperties(env.device, &dp));
+    if (dp.kernelTimestampValidBits < 64 || dp.timestampValidBits < 64) {
+        zt_fini(&env);
+        cr_skip_test("timestamps wrap (%u and %u valid bits)", dp.kernelTimestampValidBits, dp.timestampValidBits);
+    }
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    uint32_t *out = zt_alloc_shared(&env, 4096 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, true);
+    ze_event_handle_t e = zt_event_create(pool, 0);
+    ze_group_count_t gc = {64, 1, 1};
+    for (int round = 0; round < 3; round++) {
+        uint64_t h0 = 0, d0 = 0, h1 = 0, d1 = 0;
+        ZT_OK(zeDeviceGetGlobalTimestamps(env.device, &h0, &d0));
+        ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, e, 0, NULL));
+        ZT_OK(zeEventHostSynchronize(e, ZT_TIMEOUT_NS));
+        ZT_OK(zeDeviceGetGlobalTimestamps(env.device, &h1, &d1));
+        ze_kernel_timestamp_result_t ts;
+        ZT_OK(zeEventQueryKernelTimestamp(e, &ts));
+        cr_assert_leq(d0, d1);
+        cr_assert_leq(d0, ts.global.kernelStart, "round %d: kernel start %lu before the launch (%lu)", round,
+                      (unsigned long)ts.global.kernelStart, (unsigned long)d0);
+        cr_assert_leq(ts.global.kernelStart, ts.global.kernelEnd);
+        cr_assert_leq(ts.global.kernelEnd, d1, "round %d: kernel end %lu after the wait returned (%lu)", round,
+                      (unsigned long)ts.global.kernelEnd, (unsigned long)d1);
+        ZT_OK(zeEventHostReset(e));
+    }
+    ZT_OK(zeEventDestroy(e));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
 T(fence_lifecycle)
 {
     zt_env env;
