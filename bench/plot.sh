@@ -67,12 +67,14 @@ set ylabel "instructions per launch (callgrind)"
 set yrange [0:*]
 set xlabel "kernel arguments"
 set xtics (1, 4, 16)
-plot "< grep ',arguments,' $dir/scaling.csv" using 4:7 with linespoints lw 2 pt 7 title "instructions"
+plot "< grep ',arguments,' $dir/scaling.csv" using 4:7 with linespoints lw 2 pt 7 title "whole launch", \\
+     "< grep ',arguments,' $dir/scaling.csv" using 4:8 with linespoints lw 2 pt 5 title "krt's own share"
 set xlabel "distinct ndranges cached (log scale)"
 set logscale x
 set xtics (1, 10, 1000)
 set xrange [0.7:1500]
-plot "< grep ',ndranges,' $dir/scaling.csv" using 4:7 with linespoints lw 2 pt 7 title "instructions"
+plot "< grep ',ndranges,' $dir/scaling.csv" using 4:7 with linespoints lw 2 pt 7 title "whole launch", \\
+     "< grep ',ndranges,' $dir/scaling.csv" using 4:8 with linespoints lw 2 pt 5 title "krt's own share"
 unset multiplot
 GP
 fi
