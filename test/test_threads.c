@@ -320,3 +320,74 @@ Test(threads, one_context_shared_by_eight_threads)
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }
+
+typedef struct {
+    krt_kernel *k;
+    krt_queue *q; /* NULL: the default queue */
+    uint32_t *slab; /* LAUNCHES slices of SLICE items for this thread */
+    pthread_barrier_t *start;
+    int id;
+    krt_result r;
+} flight_arg;
+
+#define FLIGHT_LAUNCHES 60
+#define SLICE 1024u
+
+/* Many launches of one kernel in flight from each thread, none waited for until the end: each writes its own
+ * slice (a pointer inside one allocation) with its own base, range and group size. */
+static void *flight_worker(void *p)
+{
+    flight_arg *a = p;
+    pthread_barrier_wait(a->start);
+    for (int i = 0; i < FLIGHT_LAUNCHES; i++) {
+        uint32_t *out = a->slab + (size_t)i * SLICE;
+        uint32_t n = SLICE - (uint32_t)((i * 37 + a->id * 11) % 700);
+        uint32_t base = (uint32_t)a->id * 1000000u + (uint32_t)i * 1000u;
+        krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+        krt_launch_desc d = kt_desc1(n, args, 3);
+        d.queue = a->q;
+        if (i % 4 == 3)
+            d.group[0] = 16u << (i % 3);
+        a->r = krt_launch(a->k, &d);
+        if (a->r != KRT_SUCCESS)
+            return NULL;
+    }
+    return NULL;
+}
+
+Test(threads, same_kernel_many_launches_in_flight)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    pthread_barrier_t start;
+    cr_assert_eq(pthread_barrier_init(&start, NULL, THREADS), 0);
+    pthread_t th[THREADS];
+    flight_arg args[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        args[i] = (flight_arg){.k = k, .start = &start, .id = i, .r = KRT_SUCCESS};
+        if (i % 2)
+            KT_OK(krt_queue_create(ctx, NULL, &args[i].q));
+        args[i].slab = kt_alloc(ctx, (size_t)FLIGHT_LAUNCHES * SLICE * 4, KRT_MEMORY_SHARED);
+        memset(args[i].slab, 0xff, (size_t)FLIGHT_LAUNCHES * SLICE * 4);
+        cr_assert_eq(pthread_create(&th[i], NULL, flight_worker, &args[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        cr_assert_eq(pthread_join(th[i], NULL), 0);
+    KT_OK(krt_context_synchronize(ctx));
+    for (int t = 0; t < THREADS; t++) {
+        cr_assert_eq(args[t].r, KRT_SUCCESS, "thread %d: %s", t, krt_result_name(args[t].r));
+        for (int i = 0; i < FLIGHT_LAUNCHES; i++) {
+            const uint32_t *out = args[t].slab + (size_t)i * SLICE;
+            uint32_t n = SLICE - (uint32_t)((i * 37 + t * 11) % 700);
+            uint32_t base = (uint32_t)t * 1000000u + (uint32_t)i * 1000u;
+            for (uint32_t j = 0; j < SLICE; j++)
+                cr_assert_eq(out[j], j < n ? base + j : 0xffffffffu, "thread %d launch %d item %u: %u", t, i, j,
+                             out[j]);
+        }
+        krt_queue_destroy(args[t].q);
+    }
+    pthread_barrier_destroy(&start);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
