@@ -287,7 +287,7 @@ static const char *limit_name(krt_limit l)
 }
 
 static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_ndrange *range,
-                   const krt_device_info *dev, int samples, int finals, int quick, result *res)
+                   const krt_device_info *dev, int samples, int finals, int quick, FILE *sweep, result *res)
 {
     job j;
     memset(&j, 0, sizeof j);
@@ -356,6 +356,13 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
         c[i].t = bench_median(v, (size_t)samples);
         valid++;
     }
+    /* Every candidate's sweep time, for a look at the whole landscape (groupsize_sweep.csv). */
+    char rs[32];
+    fmt_range(rs, sizeof rs, range);
+    for (int i = 0; i < nc; i++)
+        if (!isinf(c[i].t))
+            fprintf(sweep, "%s,%s,%u,%u,%u,%u,%.2f,%d\n", s->kernel, rs, c[i].g[0], c[i].g[1], c[i].g[2],
+                    c[i].g[0] * c[i].g[1] * c[i].g[2], c[i].t * 1e6, c[i].is_krt);
     /* Final: the five fastest and krt's choice, interleaved. */
     cand krt_c = c[krt_i];
     qsort(c, (size_t)nc, sizeof c[0], cmp_cand);
@@ -419,6 +426,8 @@ int main(int argc, char **argv)
 
     static result res[64];
     int nres = 0;
+    FILE *sweep = bench_csv_open(out, "groupsize_sweep.csv");
+    fprintf(sweep, "kernel,range,gx,gy,gz,items,sweep_us,is_krt\n");
     for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
         const spec *s = &specs[si];
         if (only && !strstr(s->kernel, only))
@@ -431,12 +440,13 @@ int main(int argc, char **argv)
             if ((int)ranges[ri].dims != s->dims)
                 continue;
             fprintf(stderr, "groupsize: %s ...\n", s->kernel);
-            run_job(ctx, mod, s, &ranges[ri], &dev, samples, finals, quick, &res[nres]);
+            run_job(ctx, mod, s, &ranges[ri], &dev, samples, finals, quick, sweep, &res[nres]);
             nres++;
         }
         krt_module_destroy(mod);
     }
     krt_context_destroy(ctx);
+    fclose(sweep);
 
     FILE *csv = bench_csv_open(out, "groupsize.csv");
     fprintf(csv, "kernel,range,krt_group,krt_limit,krt_us,best_group,best_us,ratio,candidates,within_10pct\n");
