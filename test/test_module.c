@@ -471,3 +471,52 @@ Test(module, rejected_input_never_reaches_the_driver)
     free(code);
     krt_context_destroy(ctx);
 }
+
+/* krt_basic with one more OpCapability (not used by any instruction, so the module stays valid). */
+static uint32_t *with_capability(uint32_t capability, size_t *size)
+{
+    size_t n;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &n);
+    uint32_t *out = malloc(n + 8);
+    cr_assert_not_null(out);
+    memcpy(out, code, 5 * 4);
+    out[5] = (2u << 16) | 17u; /* OpCapability */
+    out[6] = capability;
+    memcpy(out + 7, code + 5, n - 5 * 4);
+    free(code);
+    *size = n + 8;
+    return out;
+}
+
+/* A module that needs a capability the device lacks gets its own code; one the device has loads. */
+Test(module, capabilities_against_the_device)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info dev;
+    KT_OK(krt_context_device_info(ctx, &dev));
+    const struct {
+        uint32_t capability;
+        int present;
+        const char *name;
+    } caps[] = {{9, dev.fp16, "Float16"}, {10, dev.fp64, "Float64"}, {12, dev.int64_atomics, "Int64Atomics"}};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        size_t size;
+        uint32_t *code = with_capability(caps[i].capability, &size);
+        krt_module_desc desc = {.code = code, .size = size};
+        krt_module *m = NULL;
+        krt_result r = krt_module_create(ctx, &desc, &m);
+        if (caps[i].present) {
+            cr_assert_eq(r, KRT_SUCCESS, "%s is supported, yet: %s (%s)", caps[i].name, krt_result_name(r),
+                         krt_last_error_message());
+            run_iota(ctx, m, 100);
+            krt_module_destroy(m);
+        } else {
+            cr_assert_eq(r, KRT_ERROR_UNSUPPORTED_FEATURE, "%s is not supported, got %s", caps[i].name,
+                         krt_result_name(r));
+            cr_assert_null(m);
+            kt_assert_usable(ctx);
+        }
+        free(code);
+    }
+    krt_context_destroy(ctx);
+}
