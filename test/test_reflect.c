@@ -271,3 +271,21 @@ Test(reflect, unknown_kernel_and_bad_arguments)
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }
+
+/* Samplers (and images) are reflected as KRT_ARG_OTHER. */
+Test(reflect, sampler_is_other)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_other");
+    krt_kernel_info info;
+    KT_OK(krt_module_kernel_info(m, "krt_sampler_arg", &info));
+    cr_assert_eq(info.num_args, 2);
+    krt_arg_info a;
+    KT_OK(krt_module_arg_info(m, "krt_sampler_arg", 0, &a));
+    cr_assert_eq(a.kind, KRT_ARG_GLOBAL_POINTER);
+    KT_OK(krt_module_arg_info(m, "krt_sampler_arg", 1, &a));
+    cr_assert_eq(a.kind, KRT_ARG_OTHER);
+    cr_assert_str_eq(a.name, "s");
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
