@@ -163,6 +163,23 @@ Test(memory, memcpy_device_to_device_and_offsets)
     krt_context_destroy(ctx);
 }
 
+/* Any two host pointers too: plain malloc memory on both sides. */
+Test(memory, memcpy_host_to_host)
+{
+    krt_context *ctx = kt_context(NULL);
+    enum { N = 300000 };
+    unsigned char *a = malloc(N), *b = malloc(N);
+    cr_assert(a && b);
+    for (int i = 0; i < N; i++)
+        a[i] = (unsigned char)(i * 13 + 5);
+    memset(b, 0, N);
+    kt_copy_sync(ctx, b, a, N);
+    cr_assert_eq(memcmp(a, b, N), 0);
+    free(a);
+    free(b);
+    krt_context_destroy(ctx);
+}
+
 Test(memory, memcpy_bad_arguments)
 {
     krt_context *ctx = kt_context(NULL);
@@ -222,6 +239,18 @@ Test(memory, fill_large_and_unaligned)
     check_fill(ctx, 4, 1000003, 8);
     check_fill(ctx, 16, 4099, 16);
     check_fill(ctx, 128, 2049, 128);
+    krt_context_destroy(ctx);
+}
+
+/* Nothing asks dst to be aligned to the pattern: fills start at odd offsets too. */
+Test(memory, fill_at_unaligned_offsets)
+{
+    krt_context *ctx = kt_context(NULL);
+    for (size_t ps = 2; ps <= 128; ps *= 2) {
+        check_fill(ctx, ps, 100, 1);
+        check_fill(ctx, ps, 33, 3);
+        check_fill(ctx, ps, 7, ps + 5);
+    }
     krt_context_destroy(ctx);
 }
 
