@@ -127,11 +127,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     if (numWaitEvents && !phWaitEvents) return ZE_RESULT_ERROR_INVALID_SIZE;
     /* A launch with arguments never set would run the kernel on garbage. */
     if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    zp_cmd c;
-    c.type = ZP_CMD_LAUNCH;
-    c.kernel = k;
-    c.args = NULL;
-    zp_ndrange *r = &c.range;
+    zp_ndrange range, *r = &range;
     /* Reading group size and offset unlocked is fine: the spec forbids changing them concurrently with
      * an append that uses the kernel. */
     r->local[0] = k->group[0];
@@ -165,9 +161,8 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
 
     ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
     if (res != ZE_RESULT_SUCCESS) return res;
-    c.signal = hSignalEvent;
-    c.num_waits = numWaitEvents;
-    c.waits = phWaitEvents;
+    zp_cmd c = {.type = ZP_CMD_LAUNCH, .kernel = k, .range = range, .signal = hSignalEvent,
+                .num_waits = numWaitEvents, .waits = phWaitEvents};
     if (!hList->immediate) {
         if (hList->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
         c.args = malloc(k->arg_bytes ? k->arg_bytes : 1);
