@@ -446,6 +446,30 @@ Test(launch_config, prime_ranges_never_give_group_1)
     close_kernel(&o);
 }
 
+/* Primes in the second and third dimensions, with the other dimensions 1 or tiny. */
+Test(launch_config, prime_ranges_in_higher_dimensions)
+{
+    one_kernel o = open_kernel(0, 0, "krt_basic", "krt_count3");
+    const krt_ndrange ranges[] = {{3, {1, 1, 100003}}, {3, {3, 1, 99991}}, {2, {1, 65537, 0}}, {3, {1, 7919, 2}}};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        krt_ndrange r = ranges[i];
+        krt_launch_config c = config_of(o.k, r);
+        check_consistent(&c, r, &o.dev);
+        cr_assert_gt((uint64_t)c.group[0] * c.group[1] * c.group[2], 1, "range %zu collapsed to one item", i);
+        uint32_t nx = (uint32_t)r.size[0], ny = (uint32_t)r.size[1], nz = r.dims == 3 ? (uint32_t)r.size[2] : 1;
+        size_t total = (size_t)nx * ny * nz;
+        uint32_t *hits = kt_alloc(o.ctx, total * 4, KRT_MEMORY_SHARED);
+        memset(hits, 0, total * 4);
+        krt_arg args[] = {KRT_ARG(hits), KRT_ARG(nx), KRT_ARG(ny), KRT_ARG(nz)};
+        krt_launch_desc d = {.range = r, .args = args, .num_args = 4};
+        KT_OK(krt_launch_sync(o.k, &d));
+        for (size_t j = 0; j < total; j++)
+            cr_assert_eq(hits[j], 1, "range %zu item %zu ran %u times", i, j, hits[j]);
+        KT_OK(krt_free(o.ctx, hits));
+    }
+    close_kernel(&o);
+}
+
 Test(launch_config, prime_range_result_is_right)
 {
     one_kernel o = open_kernel(0, 0, "krt_basic", "krt_vadd");
