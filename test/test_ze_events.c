@@ -362,6 +362,57 @@ T(kernel_timestamps_lie_between_global_timestamps)
     zt_fini(&env);
 }
 
+/* A global timestamp written by the device lies between host-side readings of the same clock, and a
+ * kernel's timestamps copied by zeCommandListAppendQueryKernelTimestamps equal the host query's. */
+T(written_and_copied_timestamps)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZT_OK(zeDeviceGetProperties(env.device, &dp));
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint64_t *stamp = zt_alloc_shared(&env, 2 * sizeof(uint64_t));
+    uint64_t h0, d0, h1, d1;
+    ZT_OK(zeDeviceGetGlobalTimestamps(env.device, &h0, &d0));
+    ZT_OK(zeCommandListAppendWriteGlobalTimestamp(l, stamp, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    ZT_OK(zeDeviceGetGlobalTimestamps(env.device, &h1, &d1));
+    if (dp.timestampValidBits >= 64) {
+        cr_assert_leq(d0, stamp[0]);
+        cr_assert_leq(stamp[0], d1);
+    }
+
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    uint32_t *out = zt_alloc_shared(&env, 1024 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, true);
+    ze_event_handle_t ev[2] = {zt_event_create(pool, 0), zt_event_create(pool, 1)};
+    ze_group_count_t gc = {16, 1, 1};
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, ev[0], 0, NULL));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, ev[1], 1, &ev[0]));
+    ze_kernel_timestamp_result_t *copied = zt_alloc_shared(&env, 2 * sizeof *copied);
+    memset(copied, 0, 2 * sizeof *copied);
+    ZT_OK(zeCommandListAppendQueryKernelTimestamps(l, 2, ev, copied, NULL, NULL, 2, ev));
+    zt_immediate_sync(&env, l);
+    for (int i = 0; i < 2; i++) {
+        ze_kernel_timestamp_result_t ts;
+        ZT_OK(zeEventQueryKernelTimestamp(ev[i], &ts));
+        cr_assert_arr_eq(&copied[i], &ts, sizeof ts, "copied timestamps of kernel %d differ", i);
+    }
+    ZT_OK(zeEventDestroy(ev[0]));
+    ZT_OK(zeEventDestroy(ev[1]));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, copied));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeMemFree(env.context, stamp));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
+
 T(fence_lifecycle)
 {
     zt_env env;

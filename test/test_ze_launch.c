@@ -621,6 +621,90 @@ T(interior_and_device_pointer_arguments)
     zt_fini(&env);
 }
 
+/* A kernel follows pointers it reads from memory into device, host and shared allocations. */
+T(indirect_access_through_stored_pointers)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_args");
+    ze_kernel_handle_t k = zt_kernel_create(m, "indirect");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 96 };
+    int *d = zt_alloc_device(&env, N * sizeof(int));
+    int *h = zt_alloc_host(&env, N * sizeof(int));
+    int *s = zt_alloc_shared(&env, N * sizeof(int));
+    int init[N];
+    for (int i = 0; i < N; i++) {
+        init[i] = 1000 + i;
+        h[i] = 2000 + i;
+        s[i] = 3000 + i;
+    }
+    ZT_OK(zeCommandListAppendMemoryCopy(l, d, init, sizeof init, NULL, 0, NULL));
+    int **ptrs = zt_alloc_shared(&env, 3 * sizeof(int *));
+    ptrs[0] = d;
+    ptrs[1] = h;
+    ptrs[2] = s;
+    int *out = zt_alloc_shared(&env, N * sizeof(int));
+    ZT_OK(zeKernelSetIndirectAccess(k, ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE | ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+                                           ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED));
+    zt_set_args(k, 2, sizeof ptrs, &ptrs, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 32, 1, 1, N / 32, 1, 1);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(out[i], (i % 3 + 1) * 1000 + i + 1, "out[%d] = %d", i, out[i]);
+    ZT_OK(zeMemFree(env.context, d));
+    ZT_OK(zeMemFree(env.context, h));
+    ZT_OK(zeMemFree(env.context, s));
+    ZT_OK(zeMemFree(env.context, ptrs));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* More local memory than the device has must be refused, at set-argument or at append, without a crash;
+ * the list stays usable. */
+/* Disabled: driver bug 6 (local sizes above the limit are accepted; 1 GiB aborts in PoCL). Re-enable when
+ * fixed. */
+Test(ze_launch, local_memory_over_the_limit_is_refused, .timeout = ZT_TEST_TIMEOUT, .disabled = true)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_compute_properties_t c = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    ZT_OK(zeDeviceGetComputeProperties(env.device, &c));
+    ze_module_handle_t m = zt_module_load(&env, "ze_reduce");
+    ze_kernel_handle_t k = zt_kernel_create(m, "reduce_sum");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *in = zt_alloc_shared(&env, 64 * sizeof(int));
+    int *partial = zt_alloc_shared(&env, sizeof(int));
+    for (int i = 0; i < 64; i++)
+        in[i] = i;
+    *partial = -1;
+    zt_set_args(k, 2, sizeof in, &in, sizeof partial, &partial);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_group_count_t gc = {1, 1, 1};
+    const size_t sizes[2] = {(size_t)c.maxSharedLocalMemory + 4096, (size_t)1 << 30};
+    for (int i = 0; i < 2; i++) {
+        ze_result_t set = zeKernelSetArgumentValue(k, 2, sizes[i], NULL);
+        ze_result_t app = set == ZE_RESULT_SUCCESS ? zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL)
+                                                   : ZE_RESULT_SUCCESS;
+        cr_assert(set != ZE_RESULT_SUCCESS || app != ZE_RESULT_SUCCESS,
+                  "%zu bytes of local memory (device maximum %u) accepted at set-argument and at append", sizes[i],
+                  c.maxSharedLocalMemory);
+        zt_immediate_sync(&env, l);
+        cr_assert_eq(*partial, -1, "the refused launch ran");
+    }
+    ZT_OK(zeKernelSetArgumentValue(k, 2, 64 * sizeof(int), NULL));
+    zt_launch_sync(&env, l, k, 64, 1, 1, 1, 1, 1);
+    cr_assert_eq(*partial, 64 * 63 / 2);
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, partial));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
 /* A million work-items, and group sizes that are not powers of two. */
 T(large_and_odd_ranges)
 {
@@ -1008,6 +1092,38 @@ T(printf_in_kernel)
     ZT_OK(zeCommandListDestroy(l));
     ZT_OK(zeKernelDestroy(k));
     ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* A 2-D region copy moves exactly the region, with pitches, and nothing around it. */
+T(memory_copy_region)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { SP = 40, SH = 30, DP = 64, DH = 20 };
+    unsigned char *src = zt_alloc_shared(&env, SP * SH);
+    unsigned char *dst = zt_alloc_device(&env, DP * DH);
+    unsigned char *back = zt_alloc_host(&env, DP * DH);
+    for (int i = 0; i < SP * SH; i++)
+        src[i] = (unsigned char)(i * 13 + 1);
+    static const unsigned char zero = 0;
+    ZT_OK(zeCommandListAppendMemoryFill(l, dst, &zero, 1, DP * DH, NULL, 0, NULL));
+    ze_copy_region_t sr = {5, 7, 0, 12, 9, 1}; /* origin (5,7), 12 bytes x 9 rows */
+    ze_copy_region_t dr = {30, 2, 0, 12, 9, 1};
+    ZT_OK(zeCommandListAppendMemoryCopyRegion(l, dst, &dr, DP, 0, src, &sr, SP, 0, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendMemoryCopy(l, back, dst, DP * DH, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    for (int y = 0; y < DH; y++)
+        for (int x = 0; x < DP; x++) {
+            bool inside = x >= 30 && x < 42 && y >= 2 && y < 11;
+            unsigned char want = inside ? src[(y - 2 + 7) * SP + (x - 30 + 5)] : 0;
+            cr_assert_eq(back[y * DP + x], want, "byte (%d,%d): %u, expected %u", x, y, back[y * DP + x], want);
+        }
+    ZT_OK(zeMemFree(env.context, src));
+    ZT_OK(zeMemFree(env.context, dst));
+    ZT_OK(zeMemFree(env.context, back));
+    ZT_OK(zeCommandListDestroy(l));
     zt_fini(&env);
 }
 

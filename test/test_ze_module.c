@@ -469,3 +469,51 @@ Test(ze_module, concurrent_builds, .timeout = ZT_TEST_TIMEOUT)
         ZT_OK(zeModuleDestroy(jobs[i].module));
     zt_fini(&env);
 }
+
+static void run_spec(zt_env *env, ze_module_handle_t m, int base)
+{
+    ze_kernel_handle_t k = zt_kernel_create(m, "spec");
+    ze_command_list_handle_t l = zt_immediate_create(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *out = zt_alloc_shared(env, 64 * sizeof(int));
+    zt_set_args(k, 1, sizeof out, &out);
+    zt_launch_sync(env, l, k, 16, 1, 1, 4, 1, 1);
+    for (int i = 0; i < 64; i++)
+        cr_assert_eq(out[i], base + i, "out[%d] = %d, expected %d", i, out[i], base + i);
+    ZT_OK(zeMemFree(env->context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+}
+
+/* Specialization constants: the default without constants, the given value with them. A driver that cannot
+ * specialise must say so (UNSUPPORTED_FEATURE), not build with the default. */
+Test(ze_module, specialization_constants, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_specconst", &size);
+    ze_module_handle_t m = NULL;
+    ZT_OK(zt_module_create_il(&env, il, size, NULL, &m, NULL));
+    run_spec(&env, m, 100);
+    ZT_OK(zeModuleDestroy(m));
+
+    uint32_t ids[2] = {7, 12345};
+    int32_t value = 42, unused = 5;
+    const void *values[2] = {&value, &unused};
+    ze_module_constants_t consts = {.numConstants = 2, .pConstantIds = ids, .pConstantValues = values};
+    ze_module_desc_t md = {
+        .stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_IL_SPIRV, .inputSize = size,
+        .pInputModule = il, .pConstants = &consts,
+    };
+    m = NULL;
+    ze_result_t r = zeModuleCreate(env.context, env.device, &md, &m, NULL);
+    free(il);
+    if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) {
+        zt_fini(&env);
+        cr_skip_test("specialization constants not supported");
+    }
+    cr_assert_eq(r, ZE_RESULT_SUCCESS, "0x%x (%s)", (unsigned)r, zt_result_name(r));
+    run_spec(&env, m, 42);
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}

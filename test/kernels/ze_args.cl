@@ -45,3 +45,13 @@ kernel void two_locals(global int *out, local int *a, local float *b)
     barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = a[n - 1 - lid] * 10 + (int)(b[n - 1 - lid] * 2.0f);
 }
+
+// Pointers stored in memory rather than passed as arguments: the kernel reaches allocations it was not
+// given directly, which zeKernelSetIndirectAccess declares.
+// OpenCL C forbids pointer-to-pointer parameters, so the addresses travel as integers.
+kernel void indirect(global const ulong *ptrs, global int *out)
+{
+    size_t i = get_global_id(0);
+    global const int *p = (global const int *)ptrs[i % 3];
+    out[i] = p[i] + 1;
+}
