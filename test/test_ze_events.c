@@ -791,3 +791,121 @@ T(fences_order_two_queues)
     ZT_OK(zeMemFree(env.context, x));
     zt_fini(&env);
 }
+
+/* Arguments and group size are captured at append even while the launch waits on an event: changing them
+ * before the launch runs must not change what it does. */
+T(pending_launch_keeps_its_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    memset(y, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 5, 256);
+    ze_command_list_handle_t l1 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l2 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 3, false);
+    ze_event_handle_t gate = zt_event_create(pool, 0);
+    ze_event_handle_t d1 = zt_event_create(pool, 1);
+    ze_event_handle_t d2 = zt_event_create(pool, 2);
+    /* First launch: x += 5 over 256 items (group 64), held back by the gate. */
+    ZT_OK(zeCommandListAppendLaunchKernel(l1, a.add, &four_groups, d1, 1, &gate));
+    /* Then the kernel is changed: y += 9 over 4 groups of 16 = 64 items. */
+    int nine = 9;
+    zt_set_args(a.add, 2, sizeof y, &y, sizeof nine, &nine);
+    ZT_OK(zeKernelSetGroupSize(a.add, 16, 1, 1));
+    ZT_OK(zeCommandListAppendLaunchKernel(l2, a.add, &four_groups, d2, 1, &gate));
+    pause_ms(20);
+    ZT_OK(zeEventHostSignal(gate));
+    ZT_OK(zeEventHostSynchronize(d1, ZT_TIMEOUT_NS));
+    ZT_OK(zeEventHostSynchronize(d2, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++) {
+        cr_assert_eq(x[i], 5, "x[%d] = %d", i, x[i]);
+        cr_assert_eq(y[i], i < 64 ? 9 : 0, "y[%d] = %d", i, y[i]);
+    }
+    ZT_OK(zeEventDestroy(gate));
+    ZT_OK(zeEventDestroy(d1));
+    ZT_OK(zeEventDestroy(d2));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l1));
+    ZT_OK(zeCommandListDestroy(l2));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}
+
+/* Events from a pool without the host-visible flag still order device work between lists. */
+T(device_only_events_order_lists)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    memset(y, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 6, 256);
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = 0, .count = 1};
+    ze_event_pool_handle_t dpool = NULL;
+    ZT_OK(zeEventPoolCreate(env.context, &pd, 1, &env.device, &dpool));
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0};
+    ze_event_handle_t dev_ev = NULL;
+    ZT_OK(zeEventCreate(dpool, &ed, &dev_ev));
+    ze_event_pool_handle_t hpool = zt_event_pool_create(&env, 2, false);
+    ze_event_handle_t gate = zt_event_create(hpool, 0);
+    ze_event_handle_t done = zt_event_create(hpool, 1);
+    ze_command_list_handle_t l1 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l2 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ZT_OK(zeCommandListAppendMemoryCopy(l2, y, x, 256 * sizeof(int), done, 1, &dev_ev));
+    ZT_OK(zeCommandListAppendLaunchKernel(l1, a.add, &four_groups, dev_ev, 1, &gate));
+    ZT_OK(zeEventHostSignal(gate));
+    ZT_OK(zeEventHostSynchronize(done, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(y[i], 6, "y[%d] = %d", i, y[i]);
+    ZT_OK(zeEventDestroy(dev_ev));
+    ZT_OK(zeEventPoolDestroy(dpool));
+    ZT_OK(zeEventDestroy(gate));
+    ZT_OK(zeEventDestroy(done));
+    ZT_OK(zeEventPoolDestroy(hpool));
+    ZT_OK(zeCommandListDestroy(l1));
+    ZT_OK(zeCommandListDestroy(l2));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}
+
+/* A regular list that resets and signals its own event can be executed again and again. */
+T(regular_list_resets_and_signals_its_event)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 2, 256);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, true);
+    ze_event_handle_t e = zt_event_create(pool, 0);
+    ZT_OK(zeCommandListAppendEventReset(l, e));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, e, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    for (int round = 1; round <= 4; round++) {
+        ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+        ZT_OK(zeEventHostSynchronize(e, ZT_TIMEOUT_NS));
+        ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+        ze_kernel_timestamp_result_t ts;
+        ZT_OK(zeEventQueryKernelTimestamp(e, &ts));
+        cr_assert_leq(ts.global.kernelStart, ts.global.kernelEnd);
+        for (int i = 0; i < 256; i++)
+            cr_assert_eq(x[i], 2 * round, "round %d: x[%d] = %d", round, i, x[i]);
+    }
+    ZT_OK(zeEventDestroy(e));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}

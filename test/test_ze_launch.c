@@ -1127,6 +1127,126 @@ T(memory_copy_region)
     zt_fini(&env);
 }
 
+/* The device reports int64 atomics, so 64-bit atomic add/min/max/inc must work. */
+T(int64_atomics)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    ZT_OK(zeDeviceGetModuleProperties(env.device, &mp));
+    if (!(mp.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS)) {
+        zt_fini(&env);
+        cr_skip_test("no int64 atomics");
+    }
+    ze_module_handle_t m = zt_module_load(&env, "ze_atomics64");
+    ze_kernel_handle_t k = zt_kernel_create(m, "atomics64");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 4096 };
+    int64_t *vals = zt_alloc_shared(&env, N * sizeof(int64_t));
+    int64_t *res = zt_alloc_shared(&env, 4 * sizeof(int64_t));
+    int64_t sum = 0, mn = INT64_MAX, mx = INT64_MIN;
+    for (int i = 0; i < N; i++) {
+        vals[i] = ((int64_t)(i * 2654435761u % 100003) - 50000) * 100000000ll;
+        sum += vals[i];
+        mn = vals[i] < mn ? vals[i] : mn;
+        mx = vals[i] > mx ? vals[i] : mx;
+    }
+    res[0] = 0;
+    res[1] = INT64_MAX;
+    res[2] = INT64_MIN;
+    res[3] = 0;
+    int64_t *ps = &res[0], *pmn = &res[1], *pmx = &res[2], *pc = &res[3];
+    zt_set_args(k, 5, sizeof vals, &vals, sizeof ps, &ps, sizeof pmn, &pmn, sizeof pmx, &pmx, sizeof pc, &pc);
+    zt_launch_sync(&env, l, k, 64, 1, 1, N / 64, 1, 1);
+    cr_assert_eq(res[0], sum);
+    cr_assert_eq(res[1], mn);
+    cr_assert_eq(res[2], mx);
+    cr_assert_eq(res[3], N);
+    ZT_OK(zeMemFree(env.context, vals));
+    ZT_OK(zeMemFree(env.context, res));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+T(constant_tables_and_arguments)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_constant");
+    ze_kernel_handle_t k = zt_kernel_create(m, "use_constants");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *table = zt_alloc_shared(&env, 4 * sizeof(int));
+    int *out = zt_alloc_shared(&env, 64 * sizeof(int));
+    const int t[4] = {7, 11, 13, 17};
+    memcpy(table, t, sizeof t);
+    zt_set_args(k, 2, sizeof table, &table, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 16, 1, 1, 4, 1, 1);
+    const int w8[4] = {4, 2, 1, 1};
+    for (int i = 0; i < 64; i++) {
+        int want = (i % 8) * (i % 8) * 100 + t[i % 4] + w8[i % 4];
+        cr_assert_eq(out[i], want, "out[%d] = %d, expected %d", i, out[i], want);
+    }
+    ZT_OK(zeMemFree(env.context, table));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+static int32_t clampi(double v, double lo, double hi)
+{
+    return (int32_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+T(rounding_and_saturating_conversions)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_convert");
+    ze_kernel_handle_t k = zt_kernel_create(m, "conversions");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 64 };
+    float *in = zt_alloc_shared(&env, N * sizeof(float));
+    int32_t *out = zt_alloc_shared(&env, N * 8 * sizeof(int32_t));
+    const float special[8] = {2.5f, -2.5f, 0.5f, 1.5f, -0.5f, 3.7f, -3.7f, 0.0f};
+    for (int i = 0; i < N; i++)
+        in[i] = i < 8 ? special[i] : (float)(i - 32) * 0.77f;
+    zt_set_args(k, 2, sizeof in, &in, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 16, 1, 1, N / 16, 1, 1);
+    for (int i = 0; i < N; i++) {
+        float x = in[i];
+        int32_t want[8] = {
+            (int32_t)rintf(x), (int32_t)truncf(x), (int32_t)ceilf(x), (int32_t)floorf(x),
+            clampi(rintf(x * 10.0f), 0, 255), clampi(truncf(x * 10000.0f), -32768, 32767),
+            (int32_t)rintf(x) + (int32_t)rintf(-x) + (int32_t)rintf(x * 0.5f), INT32_MAX};
+        for (int j = 0; j < 8; j++)
+            cr_assert_eq(out[i * 8 + j], want[j], "conversion %d of %g: %d, expected %d", j, (double)x,
+                         out[i * 8 + j], want[j]);
+    }
+
+    ze_kernel_handle_t g = zt_kernel_create(m, "global_barrier");
+    int *scratch = zt_alloc_shared(&env, 1024 * sizeof(int));
+    int *gout = zt_alloc_shared(&env, 1024 * sizeof(int));
+    zt_set_args(g, 2, sizeof scratch, &scratch, sizeof gout, &gout);
+    zt_launch_sync(&env, l, g, 128, 1, 1, 8, 1, 1);
+    for (int i = 0; i < 1024; i++) {
+        int mirror = 127 - i % 128;
+        cr_assert_eq(gout[i], mirror * mirror, "item %d", i);
+    }
+    ZT_OK(zeKernelDestroy(g));
+    ZT_OK(zeMemFree(env.context, scratch));
+    ZT_OK(zeMemFree(env.context, gout));
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
 /* Copies between every pair of allocation kinds and plain host memory, odd sizes and offsets included. */
 T(memory_copy)
 {
