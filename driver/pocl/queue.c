@@ -133,13 +133,18 @@ ze_result_t zp_pocl_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, 
     cl_event marker = NULL;
     err = clEnqueueMarkerWithWaitList(ZP_CLQ(q), num_waits, (num_waits ? (const cl_event *)waits : NULL), &marker);
     if (err == CL_SUCCESS) {
-        clRetainEvent(t->gate);
         err = clEnqueueBarrierWithWaitList(ZP_CLQ(q), 1, &t->gate, (cl_event *)done);
-        if (err == CL_SUCCESS) err = clSetEventCallback(marker, CL_COMPLETE, run_host_task, t);
-        if (err != CL_SUCCESS) {
-            /* Nothing will run the task: open the gate so the queue does not stall. */
-            clSetUserEventStatus(t->gate, CL_COMPLETE);
-            clReleaseEvent(t->gate);
+        if (err == CL_SUCCESS) {
+            /* From here the callback owns t and the gate's one reference. */
+            err = clSetEventCallback(marker, CL_COMPLETE, run_host_task, t);
+            if (err != CL_SUCCESS) {
+                /* Nothing will run the task: open the gate so the queue does not stall on it. */
+                clSetUserEventStatus(t->gate, CL_COMPLETE);
+                if (done && *done) {
+                    clReleaseEvent(ZP_CLE(*done));
+                    *done = NULL;
+                }
+            }
         }
         clReleaseEvent(marker);
     }
