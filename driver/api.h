@@ -88,6 +88,7 @@ ZP_HIDDEN ze_result_t zp_zeMemAllocShared(ze_context_handle_t hContext, const ze
 ZP_HIDDEN ze_result_t zp_zeMemFree(ze_context_handle_t hContext, void *ptr);
 ZP_HIDDEN ze_result_t zp_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *props, ze_device_handle_t *phDevice);
 ZP_HIDDEN ze_result_t zp_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize);
+ZP_HIDDEN ze_result_t zp_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *desc, void *ptr);
 ZP_HIDDEN ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog);
 ZP_HIDDEN ze_result_t zp_zeModuleDestroy(ze_module_handle_t hModule);
 ZP_HIDDEN ze_result_t zp_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hLog);

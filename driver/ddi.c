@@ -268,7 +268,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t versi
     t->pfnGetIpcHandle = ZP_UNSUPPORTED(ze_pfnMemGetIpcHandle_t);
     t->pfnOpenIpcHandle = ZP_UNSUPPORTED(ze_pfnMemOpenIpcHandle_t);
     t->pfnCloseIpcHandle = ZP_UNSUPPORTED(ze_pfnMemCloseIpcHandle_t);
-    t->pfnFreeExt = ZP_UNSUPPORTED(ze_pfnMemFreeExt_t);
+    t->pfnFreeExt = zp_zeMemFreeExt;
     return ZE_RESULT_SUCCESS;
 }
 

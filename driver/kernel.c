@@ -80,6 +80,7 @@ ze_result_t zp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t
     k->magic = ZP_MAGIC_KERNEL;
     k->module = hModule;
     k->meta = meta;
+    atomic_fetch_add(&hModule->live_kernels, 1);
     for (int d = 0; d < 3; d++) k->group[d] = meta->reqd[0] ? meta->reqd[d] : 1;
     *phKernel = k;
     return ZE_RESULT_SUCCESS;
@@ -88,6 +89,7 @@ ze_result_t zp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t
 ze_result_t zp_zeKernelDestroy(ze_kernel_handle_t hKernel) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     hKernel->magic = 0;
+    atomic_fetch_sub(&hKernel->module->live_kernels, 1);
     zp_be->kernel_destroy(hKernel->bkern);
     pthread_mutex_destroy(&hKernel->lock);
     free(hKernel->arg_set);

@@ -172,3 +172,12 @@ ze_result_t zp_zeMemGetAddressRange(ze_context_handle_t hContext, const void *pt
     if (pSize) *pSize = a.size;
     return ZE_RESULT_SUCCESS;
 }
+
+ze_result_t zp_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *desc, void *ptr) {
+    ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
+    ZP_CHECK_PTR(desc);
+    if (desc->freePolicy > 0x3) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* Both policies (blocking free, defer free) come down to an immediate free: the caller must not
+     * free memory that queued work still uses, and nothing on a CPU device needs deferring. */
+    return zp_zeMemFree(hContext, ptr);
+}

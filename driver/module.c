@@ -70,6 +70,7 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
 
 ze_result_t zp_zeModuleDestroy(ze_module_handle_t hModule) {
     ZP_CHECK_HANDLE(hModule, ZP_MAGIC_MODULE);
+    if (atomic_load(&hModule->live_kernels) > 0) return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
     hModule->magic = 0;
     zp_be->module_destroy(hModule->bmod);
     zp_be->module_meta_free(&hModule->meta);

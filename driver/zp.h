@@ -90,6 +90,7 @@ struct _ze_module_handle_t {
     ze_device_handle_t dev;
     zp_bmod *bmod;
     zp_module_meta meta;
+    atomic_int live_kernels; /* kernels point into meta: the module must outlive them */
 };
 
 struct _ze_module_build_log_handle_t {
