@@ -983,3 +983,89 @@ Test(ze_events, wait_on_events_with_null_list, .disabled = true)
     ZT_OK(zeCommandListDestroy(l));
     zt_fini(&env);
 }
+
+/* zeCommandQueueExecuteCommandLists may be called from several threads at once on one queue: each thread
+ * executes its own list with its own fence, round after round, and checks its own data. */
+typedef struct {
+    zt_env *env;
+    ze_command_queue_handle_t queue;
+    ze_module_handle_t module;
+    int *data;
+    int rounds;
+    int bad_round; /* 0 when every round checked out */
+    ze_result_t failed;
+} queue_job;
+
+static void *queue_thread(void *arg)
+{
+    queue_job *j = arg;
+    ze_kernel_handle_t k = NULL;
+    ze_command_list_handle_t l = NULL;
+    ze_fence_handle_t f = NULL;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "add_scalar"};
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+                                 .commandQueueGroupOrdinal = j->env->compute_ordinal};
+    ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_FENCE_DESC};
+    int one = 1;
+    uint32_t n = 256;
+    ze_result_t r;
+#define STEP(call)                                                                                        \
+    if ((r = (call)) != ZE_RESULT_SUCCESS) {                                                              \
+        j->failed = r;                                                                                    \
+        return NULL;                                                                                      \
+    }
+    STEP(zeKernelCreate(j->module, &kd, &k));
+    STEP(zeKernelSetArgumentValue(k, 0, sizeof j->data, &j->data));
+    STEP(zeKernelSetArgumentValue(k, 1, sizeof one, &one));
+    STEP(zeKernelSetArgumentValue(k, 2, sizeof n, &n));
+    STEP(zeKernelSetGroupSize(k, 64, 1, 1));
+    STEP(zeCommandListCreate(j->env->context, j->env->device, &ld, &l));
+    STEP(zeCommandListAppendLaunchKernel(l, k, &four_groups, NULL, 0, NULL));
+    STEP(zeCommandListClose(l));
+    STEP(zeFenceCreate(j->queue, &fd, &f));
+    for (int round = 1; round <= j->rounds; round++) {
+        STEP(zeCommandQueueExecuteCommandLists(j->queue, 1, &l, f));
+        STEP(zeFenceHostSynchronize(f, ZT_TIMEOUT_NS));
+        STEP(zeFenceReset(f));
+        for (int i = 0; i < 256 && j->bad_round == 0; i++)
+            if (j->data[i] != round)
+                j->bad_round = round;
+    }
+    STEP(zeFenceDestroy(f));
+    STEP(zeCommandListDestroy(l));
+    STEP(zeKernelDestroy(k));
+#undef STEP
+    return NULL;
+}
+
+T(threads_share_one_queue)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { THREADS = 4 };
+    pthread_t th[THREADS];
+    queue_job jobs[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t] = (queue_job){.env = &env, .queue = q, .module = m, .rounds = 25, .failed = ZE_RESULT_SUCCESS};
+        jobs[t].data = zt_alloc_shared(&env, 256 * sizeof(int));
+        memset(jobs[t].data, 0, 256 * sizeof(int));
+    }
+    for (int t = 0; t < THREADS; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, queue_thread, &jobs[t]), 0);
+    for (int t = 0; t < THREADS; t++)
+        cr_assert_eq(pthread_join(th[t], NULL), 0);
+    ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    for (int t = 0; t < THREADS; t++) {
+        cr_assert_eq(jobs[t].failed, ZE_RESULT_SUCCESS, "thread %d: 0x%x (%s)", t, (unsigned)jobs[t].failed,
+                     zt_result_name(jobs[t].failed));
+        cr_assert_eq(jobs[t].bad_round, 0, "thread %d: wrong data after round %d", t, jobs[t].bad_round);
+        for (int i = 0; i < 256; i++)
+            cr_assert_eq(jobs[t].data[i], 25);
+        ZT_OK(zeMemFree(env.context, jobs[t].data));
+    }
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}

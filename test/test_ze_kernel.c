@@ -459,3 +459,22 @@ Test(ze_kernel, many_kernels_from_one_module)
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
+
+/* A buffer smaller than the name is never overrun. */
+Test(ze_kernel, get_name_into_a_short_buffer)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "add_scalar");
+    char buf[16];
+    memset(buf, '#', sizeof buf);
+    size_t n = 4;
+    ze_result_t r = zeKernelGetName(k, &n, buf);
+    cr_assert(r == ZE_RESULT_SUCCESS || r == ZE_RESULT_ERROR_INVALID_SIZE, "0x%x", (unsigned)r);
+    for (size_t i = 4; i < sizeof buf; i++)
+        cr_assert_eq(buf[i], '#', "byte %zu written past the 4-byte buffer", i);
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
