@@ -128,7 +128,9 @@ typedef struct zp_backend_ops {
     ze_result_t (*kernel_set_arg)(zp_bkern *kern, uint32_t index, uint32_t kind, size_t size,
                                   const void *value);
 
-    ze_result_t (*queue_create)(zp_bdev *dev, zp_bqueue **out);
+    /* A queue records command start and end times only when created with profiling: recording costs
+     * time on every command, so the object model asks for it only when timestamps are wanted. */
+    ze_result_t (*queue_create)(zp_bdev *dev, bool profiling, zp_bqueue **out);
     void (*queue_destroy)(zp_bqueue *q);
     ze_result_t (*queue_finish)(zp_bqueue *q);
 

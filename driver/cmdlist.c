@@ -43,7 +43,7 @@ ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_dev
     if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     ze_command_list_handle_t l = calloc(1, sizeof *l);
     if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    ze_result_t r = zp_be->queue_create(hDevice->bdev, &l->bq);
+    ze_result_t r = zp_be->queue_create(hDevice->bdev, false, &l->bq);
     if (r != ZE_RESULT_SUCCESS) {
         free(l);
         return r;
@@ -78,6 +78,7 @@ ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList) {
     if (hList->immediate) return zp_be->queue_finish(hList->bq);
     free_cmds(hList);
     hList->closed = false;
+    hList->wants_times = false;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -85,6 +86,10 @@ ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList) {
  * wait list; the kernel arguments are snapshotted by the caller. */
 static ze_result_t submit(ze_command_list_handle_t l, zp_cmd *c) {
     if (l->immediate) {
+        if (!l->profiling && zp_event_wants_times(c->signal)) {
+            ze_result_t r = zp_exec_enable_times(l->dev, &l->bq, &l->profiling);
+            if (r != ZE_RESULT_SUCCESS) return r;
+        }
         ze_result_t r = zp_exec_cmd(l->bq, c, NULL);
         if (r == ZE_RESULT_SUCCESS && l->synchronous) r = zp_be->queue_finish(l->bq);
         return r;
@@ -106,6 +111,7 @@ static ze_result_t submit(ze_command_list_handle_t l, zp_cmd *c) {
         c->waits = NULL;
     }
     l->cmds[l->num_cmds++] = *c;
+    if (zp_event_wants_times(c->signal)) l->wants_times = true;
     return ZE_RESULT_SUCCESS;
 }
 

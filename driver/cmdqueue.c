@@ -17,7 +17,7 @@ ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_hand
     if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     ze_command_queue_handle_t q = calloc(1, sizeof *q);
     if (!q) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    ze_result_t r = zp_be->queue_create(hDevice->bdev, &q->bq);
+    ze_result_t r = zp_be->queue_create(hDevice->bdev, false, &q->bq);
     if (r != ZE_RESULT_SUCCESS) {
         free(q);
         return r;
@@ -54,6 +54,8 @@ ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueu
     }
     ze_result_t r = ZE_RESULT_SUCCESS;
     pthread_mutex_lock(&hQueue->lock);
+    for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS && !hQueue->profiling; i++)
+        if (phLists[i]->wants_times) r = zp_exec_enable_times(hQueue->dev, &hQueue->bq, &hQueue->profiling);
     for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS; i++) {
         ze_command_list_handle_t l = phLists[i];
         for (size_t j = 0; j < l->num_cmds && r == ZE_RESULT_SUCCESS; j++) r = zp_exec_cmd(hQueue->bq, &l->cmds[j], NULL);

@@ -204,6 +204,18 @@ static ze_result_t special_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_bt
     return zp_be->host_task(bq, host_region, op, nt, tokens, pdone);
 }
 
+ze_result_t zp_exec_enable_times(ze_device_handle_t dev, zp_bqueue **bq, bool *profiling) {
+    /* Done once per queue, at the first command that needs times: waiting for the old queue to drain
+     * keeps the stream in order without linking the two queues. */
+    zp_bqueue *nq;
+    ze_result_t r = zp_be->queue_create(dev->bdev, true, &nq);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    zp_be->queue_destroy(*bq);
+    *bq = nq;
+    *profiling = true;
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, zp_btoken **done_out) {
     if (c->type == ZP_CMD_LAUNCH && (c->range.global[0] && c->range.global[1] && c->range.global[2]))
         return zp_exec_launch(bq, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits);

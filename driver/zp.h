@@ -154,6 +154,7 @@ struct _ze_command_queue_handle_t {
     ze_context_handle_t ctx;
     ze_device_handle_t dev;
     zp_bqueue *bq;
+    bool profiling;      /* bq records command times */
     ze_command_queue_mode_t mode;
     pthread_mutex_t lock;
 };
@@ -200,6 +201,8 @@ struct _ze_command_list_handle_t {
     ze_context_handle_t ctx;
     ze_device_handle_t dev;
     zp_bqueue *bq;       /* immediate lists only */
+    bool profiling;      /* bq records command times */
+    bool wants_times;    /* regular lists: some command signals a kernel-timestamp event */
     zp_cmd *cmds;        /* regular lists only */
     size_t num_cmds;
     size_t cap_cmds;
@@ -238,6 +241,12 @@ ZP_HIDDEN ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_bt
                                     zp_btoken ***out, uint32_t *num_out);
 ZP_HIDDEN void zp_exec_release_waits(zp_btoken **tokens, uint32_t n, zp_btoken **buf);
 ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, zp_btoken **done);
+/* True when a command signalling this event must run on a queue that records command times. */
+static inline bool zp_event_wants_times(ze_event_handle_t e) {
+    return e && (e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
+}
+/* Replaces *bq by a queue that records command times, after the old queue's commands are done. */
+ZP_HIDDEN ze_result_t zp_exec_enable_times(ze_device_handle_t dev, zp_bqueue **bq, bool *profiling);
 ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range,
                                      const uint8_t *args, ze_event_handle_t signal, uint32_t num_waits,
                                      ze_event_handle_t *waits);

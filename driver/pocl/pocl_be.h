@@ -42,7 +42,7 @@ ZP_HIDDEN void zp_pocl_kernel_destroy(zp_bkern *kern);
 ZP_HIDDEN ze_result_t zp_pocl_kernel_set_arg(zp_bkern *kern, uint32_t index, uint32_t kind, size_t size,
                                              const void *value);
 
-ZP_HIDDEN ze_result_t zp_pocl_queue_create(zp_bdev *dev, zp_bqueue **out);
+ZP_HIDDEN ze_result_t zp_pocl_queue_create(zp_bdev *dev, bool profiling, zp_bqueue **out);
 ZP_HIDDEN void zp_pocl_queue_destroy(zp_bqueue *q);
 ZP_HIDDEN ze_result_t zp_pocl_queue_finish(zp_bqueue *q);
 ZP_HIDDEN ze_result_t zp_pocl_launch(zp_bqueue *q, zp_bkern *kern, const zp_ndrange *range, uint32_t num_waits,
