@@ -304,12 +304,6 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricEdgeExpProcAddrTable(ze_api_versi
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetProcAddrTable(ze_api_version_t version, ze_dditable_t *t) {
-    ze_result_t r = check_version(version, t);
-    if (r != ZE_RESULT_SUCCESS) return r;
-    return ZE_RESULT_SUCCESS;
-}
-
 /* Tools and sysman: nothing is implemented; the loader requires the getters (except the
  * experimental one) and leaves the entries NULL. */
 ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetDeviceProcAddrTable(ze_api_version_t version, zet_device_dditable_t *t) {
@@ -361,10 +355,6 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetTracerExpProcAddrTable(ze_api_version_
 }
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetDebugProcAddrTable(ze_api_version_t version, zet_debug_dditable_t *t) {
-    return check_version(version, t);
-}
-
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetProcAddrTable(ze_api_version_t version, zet_dditable_t *t) {
     return check_version(version, t);
 }
 
@@ -436,6 +426,3 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetDiagnosticsProcAddrTable(ze_api_versio
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetProcAddrTable(ze_api_version_t version, zes_dditable_t *t) {
-    return check_version(version, t);
-}
