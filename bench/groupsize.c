@@ -306,6 +306,7 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
 
     /* The candidates. */
     static cand c[2048];
+    memset(c, 0, sizeof c);
     int nc = 0;
     int dims = (int)range->dims;
     if (props.required_group[0]) {

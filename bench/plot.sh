@@ -35,8 +35,9 @@ set title "groupsize: krt's choice / best swept group size (goal: at most 1.10)"
 set style data histograms
 set style fill solid 0.8 border -1
 set xtics rotate by -45 font ",8"
-set ylabel "time ratio"
-set yrange [0:*]
+set ylabel "time ratio (log scale)"
+set logscale y
+set yrange [0.8:*]
 set bmargin 9
 plot "$dir/groupsize.csv" skip 1 using 8:xtic(stringcolumn(1)."  ".stringcolumn(2)) \\
      title "krt / best" lc rgb "#4060a0", \
@@ -63,6 +64,7 @@ gnuplot <<GP
 $common
 set output "$dir/scaling.png"
 set multiplot layout 1,2 title "scaling: warm krt_launch, dynamic group size"
+set key center right
 set ylabel "instructions per launch (callgrind)"
 set yrange [0:*]
 set xlabel "kernel arguments"
