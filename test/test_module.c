@@ -520,3 +520,42 @@ Test(module, capabilities_against_the_device)
     }
     krt_context_destroy(ctx);
 }
+
+/* KRT_VALIDATION_NONE still parses: what does not parse is rejected by krt; what parses but is invalid goes
+ * to the driver, whose refusal is a build failure, and the process and context survive it. */
+Test(module, validation_none_still_parses)
+{
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    size_t words = size / 4;
+    uint32_t *bad = malloc(size);
+    cr_assert_not_null(bad);
+    krt_module *m = NULL;
+    krt_module_desc d = {.code = bad, .size = size, .validation = KRT_VALIDATION_NONE};
+
+    memcpy(bad, code, size);
+    bad[0] = 0xdeadbeefu;
+    KT_EXPECT(krt_module_create(ctx, &d, &m), KRT_ERROR_INVALID_MODULE);
+    memcpy(bad, code, size);
+    d.size = (size / 8) * 4;
+    KT_EXPECT(krt_module_create(ctx, &d, &m), KRT_ERROR_INVALID_MODULE);
+    d.size = size;
+    /* An OpTypeInt of 13 bits makes the constants of that type undecodable: a parse error. */
+    size_t at = find_op(bad, words, 21 /* OpTypeInt */);
+    cr_assert_gt(at, 0);
+    bad[at + 2] = 13;
+    KT_EXPECT(krt_module_create(ctx, &d, &m), KRT_ERROR_INVALID_MODULE);
+    /* An undefined id parses; the driver refuses it. */
+    memcpy(bad, code, size);
+    at = find_op(bad, words, 62 /* OpStore */);
+    cr_assert_gt(at, 0);
+    bad[at + 2] = bad[3];
+    bad[3] += 1;
+    KT_EXPECT(krt_module_create(ctx, &d, &m), KRT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert_null(m);
+    kt_assert_usable(ctx);
+    free(bad);
+    free(code);
+    krt_context_destroy(ctx);
+}
