@@ -21,7 +21,7 @@ BENCH_GROUP_ARGS   ?= --quick --samples 1 --final 3
 BENCH_MODULE_ARGS  ?= --cold 2 --cold-nocache 1 --warm 5
 BENCH_SCALING_ARGS ?= --launches 5000 --repeats 3 --callgrind-launches 1000
 else
-BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 5 --callgrind-launches 3000
+BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
 BENCH_GROUP_ARGS   ?= --samples 3 --final 7
 BENCH_MODULE_ARGS  ?= --cold 5 --cold-nocache 2 --warm 20
 BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 2000

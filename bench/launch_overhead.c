@@ -192,6 +192,7 @@ typedef struct cl_case {
     float a;
     cl_uint n;
     size_t global, local;
+    const char *built_from;
 } cl_case;
 
 #define CL_CHECK(call)                                                                                     \
@@ -229,6 +230,7 @@ static void cl_setup(cl_case *c)
     void *bc = bench_read_file(bench_path(bench_kernel_dir(), "bench_launch.bc"), &size);
     const unsigned char *bin = bc;
     cl_int bst;
+    c->built_from = "SPIR bitcode";
     c->program = clCreateProgramWithBinary(c->context, 1, &dev, &size, &bin, &bst, &err);
     if (err != CL_SUCCESS || clBuildProgram(c->program, 1, &dev, "-x spir -spir-std=1.2", NULL, NULL) != CL_SUCCESS) {
         if (c->program)
@@ -240,6 +242,7 @@ static void cl_setup(cl_case *c)
         CL_CHECK(err);
         CL_CHECK(clBuildProgram(c->program, 1, &dev, "", NULL, NULL));
         free(src);
+        c->built_from = "OpenCL C source";
     }
     free(bc);
     c->kernel = clCreateKernel(c->program, "k4", &err);
@@ -429,6 +432,8 @@ int main(int argc, char **argv)
     printf("launch_overhead: kernel k4 (4 arguments), range %u, static group %u, krt's dynamic choice %u "
            "(%u groups); %llu launches x %d repeats, synchronize every %u\n",
            RANGE, GROUP, cfg.group[0], cfg.groups[0], (unsigned long long)launches, repeats, sync_every);
+    if (s.active[4])
+        printf("raw OpenCL kernel built from %s\n", s.cl.built_from);
 
     /* Warm-up: every case fills its caches (kernel compilation for the group size, krt's memo) and its
      * results are checked once before anything is timed. */
