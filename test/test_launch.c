@@ -822,3 +822,35 @@ Test(launch, every_byte_of_every_argument_counts)
     krt_module_destroy(m);
     teardown(&f);
 }
+
+/* __local arguments up to the device's shared local memory run; one byte more is an argument of the wrong
+ * size, reported before anything reaches the driver, and the kernel works afterwards. */
+Test(launch, local_argument_at_and_over_the_device_limit)
+{
+    fixture f = setup();
+    krt_kernel *k = kt_kernel(f.m, "krt_group_sum");
+    enum { N = 1024 };
+    int32_t *in = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED), *out = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED);
+    for (int i = 0; i < N; i++)
+        in[i] = i;
+    uint32_t n = N;
+    const size_t limit = f.dev.max_shared_local_memory;
+    krt_arg over[] = {KRT_ARG(in), KRT_ARG(out), KRT_ARG_LOCAL(limit + 1), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(N, over, 4);
+    d.group[0] = 64;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+    d.group[0] = 0;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+    krt_arg at[] = {KRT_ARG(in), KRT_ARG(out), KRT_ARG_LOCAL(limit), KRT_ARG(n)};
+    d.args = at;
+    d.group[0] = 64;
+    KT_OK(krt_launch_sync(k, &d));
+    for (int g = 0; g < N / 64; g++) {
+        int32_t want = 0;
+        for (int i = g * 64; i < (g + 1) * 64; i++)
+            want += i;
+        cr_assert_eq(out[g], want, "group %d", g);
+    }
+    vadd_ok(&f, 100);
+    teardown(&f);
+}
