@@ -355,7 +355,8 @@ static void *flight_worker(void *p)
     return NULL;
 }
 
-Test(threads, same_kernel_many_launches_in_flight)
+/* Runs flight_worker in eight threads; odd threads use a queue of their own when own_queues. */
+static void run_flights(int own_queues)
 {
     krt_context *ctx = kt_context(NULL);
     krt_module *m = kt_module(ctx, "krt_basic");
@@ -366,7 +367,7 @@ Test(threads, same_kernel_many_launches_in_flight)
     flight_arg args[THREADS];
     for (int i = 0; i < THREADS; i++) {
         args[i] = (flight_arg){.k = k, .start = &start, .id = i, .r = KRT_SUCCESS};
-        if (i % 2)
+        if (own_queues && i % 2)
             KT_OK(krt_queue_create(ctx, NULL, &args[i].q));
         args[i].slab = kt_alloc(ctx, (size_t)FLIGHT_LAUNCHES * SLICE * 4, KRT_MEMORY_SHARED);
         memset(args[i].slab, 0xff, (size_t)FLIGHT_LAUNCHES * SLICE * 4);
@@ -390,4 +391,16 @@ Test(threads, same_kernel_many_launches_in_flight)
     pthread_barrier_destroy(&start);
     krt_module_destroy(m);
     krt_context_destroy(ctx);
+}
+
+/* All eight threads append to the context's default queue. */
+Test(threads, same_kernel_many_launches_in_flight_one_queue)
+{
+    run_flights(0);
+}
+
+/* Four threads on the default queue, four on queues of their own. */
+Test(threads, same_kernel_many_launches_in_flight_own_queues)
+{
+    run_flights(1);
 }
