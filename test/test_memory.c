@@ -92,8 +92,8 @@ Test(memory, bad_allocations)
 
 /* More device memory than the device has: krt.h lists size 0, a bad alignment or kind and a NULL out as the
  * invalid arguments; an allocation that cannot be satisfied is out of device memory. */
-/* Disabled for runtime bug 2 (/tmp/krt/runtime-bugs.md is summarised in the test report): krt_alloc returns
- * KRT_ERROR_INVALID_ARGUMENT for ZE_RESULT_ERROR_UNSUPPORTED_SIZE. */
+/* Disabled for a libkrt bug: krt_alloc translates the driver's ZE_RESULT_ERROR_UNSUPPORTED_SIZE into
+ * KRT_ERROR_INVALID_ARGUMENT, which krt.h does not list for this case. */
 Test(memory, allocation_larger_than_the_device, .disabled = true)
 {
     krt_context *ctx = kt_context(NULL);
