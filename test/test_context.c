@@ -77,6 +77,14 @@ Test(context, device_list_needs_count)
 {
     krt_device_info info;
     KT_EXPECT(krt_device_list(&info, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    /* Room for none: none filled. */
+    uint32_t zero = 0;
+    memset(&info, 0x5a, sizeof info);
+    KT_OK(krt_device_list(&info, &zero));
+    cr_assert_eq(zero, 0);
+    unsigned char pattern[sizeof info];
+    memset(pattern, 0x5a, sizeof pattern);
+    cr_assert_eq(memcmp(&info, pattern, sizeof info), 0, "krt_device_list wrote into a zero-length array");
 }
 
 Test(context, default_device_is_first_gpu_else_first_device)

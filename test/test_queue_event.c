@@ -33,6 +33,11 @@ Test(queue_event, create_bad_arguments)
     krt_event *e = NULL;
     KT_EXPECT(krt_event_create(ctx, NULL, NULL), KRT_ERROR_INVALID_ARGUMENT);
     KT_EXPECT(krt_event_create(NULL, NULL, &e), KRT_ERROR_INVALID_ARGUMENT);
+    /* A command queue group the device does not have, and an event flag krt does not define. */
+    krt_queue_desc qd = {.ordinal = 99};
+    KT_EXPECT(krt_queue_create(ctx, &qd, &q), KRT_ERROR_INVALID_ARGUMENT);
+    krt_event_desc ed = {.flags = 1u << 7};
+    KT_EXPECT(krt_event_create(ctx, &ed, &e), KRT_ERROR_INVALID_ARGUMENT);
     cr_assert_null(q);
     cr_assert_null(e);
     krt_context_destroy(ctx);
@@ -247,6 +252,8 @@ Test(queue_event, kernel_timestamps)
                   (unsigned long long)start);
     KT_EXPECT(krt_event_kernel_time(plain, &start, &end), KRT_ERROR_INVALID_ARGUMENT);
     KT_EXPECT(krt_event_kernel_time(NULL, &start, &end), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_event_kernel_time(ev, NULL, &end), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_event_kernel_time(ev, &start, NULL), KRT_ERROR_INVALID_ARGUMENT);
 
     /* Two kernels in order on one queue: the second starts no earlier than the first ended. */
     krt_event *e2 = NULL;
