@@ -394,6 +394,12 @@ Test(module, build_options_are_passed)
     KT_OK(krt_module_create(ctx, &desc, &m));
     run_iota(ctx, m, 100);
     krt_module_destroy(m);
+    /* The options do reach the driver: one it refuses fails the build. */
+    krt_module_desc bad = {.path = kt_kernel_path("krt_basic"), .build_options = "-cl-std=CL9.9"};
+    m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &bad, &m), KRT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert_null(m);
+    kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }
 
