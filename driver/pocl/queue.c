@@ -1,5 +1,6 @@
 /* PoCL backend: in-order queues, commands and completion tokens (cl_events). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pocl_be.h"
 
@@ -99,58 +100,24 @@ ze_result_t zp_pocl_token_times(zp_btoken *t, uint64_t *start, uint64_t *end) {
 typedef struct {
     void (*fn)(void *data);
     void *data;
-    cl_event gate;
 } host_task;
 
-static void CL_CALLBACK run_host_task(cl_event e, cl_int status, void *p) {
-    (void)e;
-    host_task *t = p;
-    /* A failed predecessor still releases the stream, as OpenCL would with an error status. */
-    if (status >= 0) t->fn(t->data); else free(t->data);
-    clSetUserEventStatus(t->gate, status >= 0 ? CL_COMPLETE : -1);
-    clReleaseEvent(t->gate);
-    free(t);
+static void run_host_task(void *args) {
+    host_task t;
+    memcpy(&t, args, sizeof t);
+    t.fn(t.data);
 }
 
-/* A marker after the waits runs the task from its completion callback; the queue itself waits for a
- * user event the task opens when it is done, so the next command sees the task's effects. */
+/* A native kernel is OpenCL's own host function in stream order: it runs after the waits and the
+ * previous command, and the next command starts after it. (A user event opened from a completion
+ * callback would do the same on the pthread device, but PoCL 3.1's basic device deadlocks when a user
+ * event releases a command.) OpenCL copies the argument block, so nothing is allocated here. */
 ze_result_t zp_pocl_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                               zp_btoken *const *waits, zp_btoken **done) {
-    host_task *t = malloc(sizeof *t);
-    if (!t) {
-        free(data);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    cl_int err;
-    t->fn = fn;
-    t->data = data;
-    t->gate = clCreateUserEvent(zp_cl_ctx, &err);
-    if (!t->gate) {
-        free(t);
-        free(data);
-        return zp_cl_result(err);
-    }
-    cl_event marker = NULL;
-    err = clEnqueueMarkerWithWaitList(ZP_CLQ(q), num_waits, (num_waits ? (const cl_event *)waits : NULL), &marker);
-    if (err == CL_SUCCESS) {
-        err = clEnqueueBarrierWithWaitList(ZP_CLQ(q), 1, &t->gate, (cl_event *)done);
-        if (err == CL_SUCCESS) {
-            /* From here the callback owns t and the gate's one reference. */
-            err = clSetEventCallback(marker, CL_COMPLETE, run_host_task, t);
-            if (err != CL_SUCCESS) {
-                /* Nothing will run the task: open the gate so the queue does not stall on it. */
-                clSetUserEventStatus(t->gate, CL_COMPLETE);
-                if (done && *done) {
-                    clReleaseEvent(ZP_CLE(*done));
-                    *done = NULL;
-                }
-            }
-        }
-        clReleaseEvent(marker);
-    }
+    host_task t = {fn, data};
+    cl_int err = clEnqueueNativeKernel(ZP_CLQ(q), run_host_task, &t, sizeof t, 0, NULL, NULL, num_waits,
+                                       (num_waits ? (const cl_event *)waits : NULL), (cl_event *)done);
     if (err != CL_SUCCESS) {
-        clReleaseEvent(t->gate);
-        free(t);
         free(data);
         return zp_cl_result(err);
     }
