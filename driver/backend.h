@@ -14,7 +14,7 @@ typedef struct zp_bdev zp_bdev;     /* one execution device */
 typedef struct zp_bmod zp_bmod;     /* one built program */
 typedef struct zp_bkern zp_bkern;   /* one kernel instance with its own argument state */
 typedef struct zp_bqueue zp_bqueue; /* one in-order stream of commands */
-typedef struct zp_btoken zp_btoken; /* completion token of one command, or a host-opened gate */
+typedef struct zp_btoken zp_btoken; /* completion token of one command */
 
 /* What the object model needs to know about a device to answer the property queries. */
 typedef struct zp_device_info {
@@ -149,9 +149,7 @@ typedef struct zp_backend_ops {
     ze_result_t (*host_task)(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                              zp_btoken *const *waits, zp_btoken **done);
 
-    /* Tokens. A gate is a token the host opens; commands may wait on it before it opens. */
-    ze_result_t (*gate_create)(zp_btoken **out);
-    void (*gate_open)(zp_btoken *gate);
+    /* Tokens. */
     void (*token_retain)(zp_btoken *t);
     void (*token_release)(zp_btoken *t);
     /* Calls fn(token, user) once the token completes (at once if it already has), from any thread. */

@@ -6,11 +6,7 @@
 #define ZP_NUM_QUEUES 4u
 
 static void free_cmds(ze_command_list_handle_t l) {
-    for (size_t i = 0; i < l->num_cmds; i++) {
-        free(l->cmds[i].waits);
-        free(l->cmds[i].args);
-        free((void *)l->cmds[i].offsets);
-    }
+    for (size_t i = 0; i < l->num_cmds; i++) zp_cmd_free(&l->cmds[i]);
     l->num_cmds = 0;
 }
 
@@ -43,7 +39,7 @@ ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_dev
     if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     ze_command_list_handle_t l = calloc(1, sizeof *l);
     if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    ze_result_t r = zp_be->queue_create(hDevice->bdev, false, &l->bq);
+    ze_result_t r = zp_stream_init(&l->st, hDevice);
     if (r != ZE_RESULT_SUCCESS) {
         free(l);
         return r;
@@ -60,7 +56,7 @@ ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_dev
 ze_result_t zp_zeCommandListDestroy(ze_command_list_handle_t hList) {
     ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
     hList->magic = 0;
-    if (hList->bq) zp_be->queue_destroy(hList->bq);
+    if (hList->immediate) zp_stream_fini(&hList->st);
     free_cmds(hList);
     free(hList->cmds);
     free(hList);
@@ -75,7 +71,7 @@ ze_result_t zp_zeCommandListClose(ze_command_list_handle_t hList) {
 
 ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList) {
     ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
-    if (hList->immediate) return zp_be->queue_finish(hList->bq);
+    if (hList->immediate) return zp_stream_sync(&hList->st, UINT64_MAX);
     free_cmds(hList);
     hList->closed = false;
     hList->wants_times = false;
@@ -83,15 +79,11 @@ ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList) {
 }
 
 /* Runs a command on an immediate list or records it on a regular one. The recorded copy owns its
- * wait list; the kernel arguments are snapshotted by the caller. */
-static ze_result_t submit(ze_command_list_handle_t l, zp_cmd *c) {
+ * wait list and a snapshot of the kernel's arguments. */
+static ze_result_t submit(ze_command_list_handle_t l, const zp_cmd *c) {
     if (l->immediate) {
-        if (!l->profiling && zp_event_wants_times(c->signal)) {
-            ze_result_t r = zp_exec_enable_times(l->dev, &l->bq, &l->profiling);
-            if (r != ZE_RESULT_SUCCESS) return r;
-        }
-        ze_result_t r = zp_exec_cmd(l->bq, c, NULL);
-        if (r == ZE_RESULT_SUCCESS && l->synchronous) r = zp_be->queue_finish(l->bq);
+        ze_result_t r = zp_stream_submit(&l->st, c);
+        if (r == ZE_RESULT_SUCCESS && l->synchronous) r = zp_stream_sync(&l->st, UINT64_MAX);
         return r;
     }
     if (l->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -102,16 +94,10 @@ static ze_result_t submit(ze_command_list_handle_t l, zp_cmd *c) {
         l->cmds = n;
         l->cap_cmds = cap;
     }
-    if (c->num_waits) {
-        ze_event_handle_t *w = malloc(c->num_waits * sizeof *w);
-        if (!w) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-        memcpy(w, c->waits, c->num_waits * sizeof *w);
-        c->waits = w;
-    } else {
-        c->waits = NULL;
-    }
-    l->cmds[l->num_cmds++] = *c;
-    if (zp_event_wants_times(c->signal)) l->wants_times = true;
+    ze_result_t r = zp_cmd_clone(&l->cmds[l->num_cmds], c);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    l->num_cmds++;
+    if (zp_event_wants_times(c->signal) && c->type != ZP_CMD_RESET) l->wants_times = true;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -152,16 +138,17 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     }
 
     /* The common case: an immediate list, no events, arguments already in the backend kernel. */
-    if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2]) {
+    if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2] &&
+        !atomic_load_explicit(&hList->st.has_pending, memory_order_acquire)) {
         pthread_mutex_lock(&k->lock);
         ze_result_t res = ZE_RESULT_SUCCESS;
         if (k->backend_stale) {
             res = zp_kernel_apply_args(k, k->arg_data);
             if (res == ZE_RESULT_SUCCESS) k->backend_stale = false;
         }
-        if (res == ZE_RESULT_SUCCESS) res = zp_be->launch(hList->bq, k->bkern, r, 0, NULL, NULL);
+        if (res == ZE_RESULT_SUCCESS) res = zp_be->launch(hList->st.bq, k->bkern, r, 0, NULL, NULL);
         pthread_mutex_unlock(&k->lock);
-        if (res == ZE_RESULT_SUCCESS && hList->synchronous) res = zp_be->queue_finish(hList->bq);
+        if (res == ZE_RESULT_SUCCESS && hList->synchronous) res = zp_stream_sync(&hList->st, UINT64_MAX);
         return res;
     }
 
@@ -169,17 +156,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     if (res != ZE_RESULT_SUCCESS) return res;
     zp_cmd c = {.type = ZP_CMD_LAUNCH, .kernel = k, .range = range, .signal = hSignalEvent,
                 .num_waits = numWaitEvents, .waits = phWaitEvents};
-    if (!hList->immediate) {
-        if (hList->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-        c.args = malloc(k->arg_bytes ? k->arg_bytes : 1);
-        if (!c.args) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-        pthread_mutex_lock(&k->lock);
-        memcpy(c.args, k->arg_data, k->arg_bytes);
-        pthread_mutex_unlock(&k->lock);
-        res = submit(hList, &c);
-        if (res != ZE_RESULT_SUCCESS) free(c.args);
-        return res;
-    }
+    /* Recording (or holding back) snapshots the arguments; running now uses them in place. */
     return submit(hList, &c);
 }
 
@@ -301,20 +278,13 @@ ze_result_t zp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t
      * first in one combined wait list. */
     uint32_t n = numEvents + numWaitEvents;
     ze_event_handle_t *all = malloc(n * sizeof *all);
-    size_t *offs = pOffsets ? malloc(numEvents * sizeof *offs) : NULL;
-    if (!all || (pOffsets && !offs)) {
-        free(all);
-        free(offs);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
+    if (!all) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     memcpy(all, phEvents, numEvents * sizeof *all);
     if (numWaitEvents) memcpy(all + numEvents, phWaitEvents, numWaitEvents * sizeof *all);
-    if (offs) memcpy(offs, pOffsets, numEvents * sizeof *offs);
     zp_cmd c = {.type = ZP_CMD_QUERY_TS, .signal = hSignalEvent, .num_waits = n, .waits = all, .dst = dstptr,
-                .num_query = numEvents, .offsets = offs};
+                .num_query = numEvents, .offsets = pOffsets};
     res = submit(hList, &c);
     free(all);
-    if (hList->immediate || res != ZE_RESULT_SUCCESS) free(offs);
     return res;
 }
 

@@ -17,7 +17,7 @@ ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_hand
     if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     ze_command_queue_handle_t q = calloc(1, sizeof *q);
     if (!q) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    ze_result_t r = zp_be->queue_create(hDevice->bdev, false, &q->bq);
+    ze_result_t r = zp_stream_init(&q->st, hDevice);
     if (r != ZE_RESULT_SUCCESS) {
         free(q);
         return r;
@@ -34,7 +34,7 @@ ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_hand
 ze_result_t zp_zeCommandQueueDestroy(ze_command_queue_handle_t hQueue) {
     ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
     hQueue->magic = 0;
-    zp_be->queue_destroy(hQueue->bq);
+    zp_stream_fini(&hQueue->st);
     pthread_mutex_destroy(&hQueue->lock);
     free(hQueue);
     return ZE_RESULT_SUCCESS;
@@ -54,39 +54,21 @@ ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueu
     }
     ze_result_t r = ZE_RESULT_SUCCESS;
     pthread_mutex_lock(&hQueue->lock);
-    for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS && !hQueue->profiling; i++)
-        if (phLists[i]->wants_times) r = zp_exec_enable_times(hQueue->dev, &hQueue->bq, &hQueue->profiling);
     for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS; i++) {
         ze_command_list_handle_t l = phLists[i];
-        for (size_t j = 0; j < l->num_cmds && r == ZE_RESULT_SUCCESS; j++) r = zp_exec_cmd(hQueue->bq, &l->cmds[j], NULL);
+        for (size_t j = 0; j < l->num_cmds && r == ZE_RESULT_SUCCESS; j++) r = zp_stream_submit(&hQueue->st, &l->cmds[j]);
     }
     if (r == ZE_RESULT_SUCCESS && hFence) {
-        zp_btoken *done = NULL;
-        r = zp_be->barrier(hQueue->bq, 0, NULL, &done);
-        if (r == ZE_RESULT_SUCCESS) zp_signal_arm(&hFence->sig, done);
+        zp_cmd c = {.type = ZP_CMD_FENCE, .fence = hFence};
+        r = zp_stream_submit(&hQueue->st, &c);
     }
-    if (r == ZE_RESULT_SUCCESS && hQueue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS) r = zp_be->queue_finish(hQueue->bq);
     pthread_mutex_unlock(&hQueue->lock);
+    if (r == ZE_RESULT_SUCCESS && hQueue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+        r = zp_stream_sync(&hQueue->st, UINT64_MAX);
     return r;
 }
 
-static void free_sync(zp_signal *s) { free(s); }
-
 ze_result_t zp_zeCommandQueueSynchronize(ze_command_queue_handle_t hQueue, uint64_t timeout) {
     ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
-    if (timeout == UINT64_MAX) return zp_be->queue_finish(hQueue->bq);
-    /* A bounded wait: mark the current end of the queue and wait for the mark with a timeout. */
-    zp_signal *s = malloc(sizeof *s);
-    if (!s) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    zp_signal_init(s, free_sync);
-    zp_btoken *done = NULL;
-    pthread_mutex_lock(&hQueue->lock);
-    ze_result_t r = zp_be->barrier(hQueue->bq, 0, NULL, &done);
-    pthread_mutex_unlock(&hQueue->lock);
-    if (r == ZE_RESULT_SUCCESS) {
-        zp_signal_arm(s, done);
-        r = zp_signal_wait(s, timeout);
-    }
-    zp_signal_unref(s);
-    return r;
+    return zp_stream_sync(&hQueue->st, timeout);
 }

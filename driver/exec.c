@@ -4,7 +4,7 @@
 #include "zp.h"
 
 ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_btoken **buf, uint32_t cap,
-                          zp_btoken ***out, uint32_t *num_out) {
+                          zp_btoken ***out, uint32_t *num_out, ze_event_handle_t *blocked) {
     zp_btoken **tokens = buf;
     *num_out = 0;
     *out = buf;
@@ -20,6 +20,7 @@ ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_btoken **buf
         zp_btoken *t;
         ze_result_t r = zp_signal_wait_token(&events[i]->sig, &t);
         if (r != ZE_RESULT_SUCCESS) {
+            if (r == ZE_RESULT_NOT_READY && blocked) *blocked = events[i];
             zp_exec_release_waits(tokens, m, buf);
             return r;
         }
@@ -82,10 +83,11 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
 }
 
 ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range, const uint8_t *args,
-                           ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits) {
+                           ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits,
+                           ze_event_handle_t *blocked) {
     zp_btoken *buf[ZP_WAIT_BUF], **tokens, *done = NULL;
     uint32_t nt;
-    ze_result_t r = zp_exec_waits(num_waits, waits, buf, ZP_WAIT_BUF, &tokens, &nt);
+    ze_result_t r = zp_exec_waits(num_waits, waits, buf, ZP_WAIT_BUF, &tokens, &nt, blocked);
     if (r != ZE_RESULT_SUCCESS) return r;
     pthread_mutex_lock(&k->lock);
     if (args) {
@@ -204,21 +206,21 @@ static ze_result_t special_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_bt
     return zp_be->host_task(bq, host_region, op, nt, tokens, pdone);
 }
 
-ze_result_t zp_exec_enable_times(ze_device_handle_t dev, zp_bqueue **bq, bool *profiling) {
-    /* Done once per queue, at the first command that needs times: waiting for the old queue to drain
+ze_result_t zp_exec_enable_times(zp_stream *st) {
+    /* Done once per stream, at the first command that needs times: waiting for the old queue to drain
      * keeps the stream in order without linking the two queues. */
     zp_bqueue *nq;
-    ze_result_t r = zp_be->queue_create(dev->bdev, true, &nq);
+    ze_result_t r = zp_be->queue_create(st->dev->bdev, true, &nq);
     if (r != ZE_RESULT_SUCCESS) return r;
-    zp_be->queue_destroy(*bq);
-    *bq = nq;
-    *profiling = true;
+    zp_be->queue_destroy(st->bq);
+    st->bq = nq;
+    st->profiling = true;
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, zp_btoken **done_out) {
+ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, ze_event_handle_t *blocked) {
     if (c->type == ZP_CMD_LAUNCH && (c->range.global[0] && c->range.global[1] && c->range.global[2]))
-        return zp_exec_launch(bq, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits);
+        return zp_exec_launch(bq, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits, blocked);
     if (c->type == ZP_CMD_RESET) {
         /* Resets happen when the command is reached on the host side of the stream. */
         zp_signal_reset(&c->signal->sig);
@@ -226,9 +228,9 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, zp_btoken **done_out) {
     }
     zp_btoken *buf[ZP_WAIT_BUF], **tokens, *done = NULL;
     uint32_t nt;
-    ze_result_t r = zp_exec_waits(c->num_waits, c->waits, buf, ZP_WAIT_BUF, &tokens, &nt);
+    ze_result_t r = zp_exec_waits(c->num_waits, c->waits, buf, ZP_WAIT_BUF, &tokens, &nt, blocked);
     if (r != ZE_RESULT_SUCCESS) return r;
-    zp_btoken **pdone = (c->signal || done_out) ? &done : NULL;
+    zp_btoken **pdone = (c->signal || c->fence) ? &done : NULL;
     switch (c->type) {
     case ZP_CMD_COPY:
     case ZP_CMD_FILL:
@@ -245,10 +247,7 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, zp_btoken **done_out) {
     }
     zp_exec_release_waits(tokens, nt, buf);
     if (r != ZE_RESULT_SUCCESS) return r;
-    if (c->signal) {
-        if (done_out) zp_be->token_retain(done);
-        zp_signal_arm(&c->signal->sig, done);
-    }
-    if (done_out) *done_out = done;
+    if (c->signal) zp_signal_arm(&c->signal->sig, done);
+    else if (c->fence) zp_signal_arm(&c->fence->sig, done);
     return ZE_RESULT_SUCCESS;
 }

@@ -1,7 +1,8 @@
 /* Host-side signal state behind events and fences. A signal can be waited on (by the host or by a
- * command) before anything that sets it has been appended: commands then wait on a backend gate that
- * opens when the signal is set. When a command that sets it is appended, its completion token is kept
- * and a completion callback sets the signal. */
+ * command) before anything that sets it has been appended. When a command that sets it is appended, the
+ * signal keeps that command's completion token (commands waiting on the signal then wait on the token)
+ * and a completion callback sets the signal. Streams whose next command waits on a signal nothing has
+ * armed yet register as waiters and are kicked when it is armed or set (see stream.c). */
 #include <errno.h>
 #include <time.h>
 
@@ -17,39 +18,51 @@ void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *)) {
     atomic_init(&s->refs, 1);
     atomic_init(&s->state, 0);
     s->token = NULL;
-    s->gate = NULL;
+    s->waiters = NULL;
+    s->num_waiters = s->cap_waiters = 0;
     s->free_fn = free_fn;
+}
+
+/* Takes the waiters list out of the signal; the caller holds s->mu and kicks them after unlocking. */
+static zp_stream **take_waiters(zp_signal *s, uint32_t *n) {
+    zp_stream **w = s->waiters;
+    *n = s->num_waiters;
+    s->waiters = NULL;
+    s->num_waiters = s->cap_waiters = 0;
+    return w;
+}
+
+static void kick_all(zp_stream **w, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) zp_stream_kick(w[i]);
+    free(w);
 }
 
 void zp_signal_unref(zp_signal *s) {
     if (atomic_fetch_sub(&s->refs, 1) != 1) return;
     if (s->token) zp_be->token_release(s->token);
-    if (s->gate) {
-        /* Nothing can set this signal any more; opening the gate keeps commands that still wait on it
-         * from blocking their queue forever. */
-        zp_be->gate_open(s->gate);
-        zp_be->token_release(s->gate);
+    /* Streams still waiting on a signal that no longer exists are kicked: their command then finds a
+     * destroyed handle and is dropped, instead of blocking its stream forever. */
+    uint32_t n;
+    zp_stream **w = take_waiters(s, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&w[i]->lock);
+        if (w[i]->blocked_on == s) w[i]->blocked_on = NULL;
+        pthread_mutex_unlock(&w[i]->lock);
     }
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     s->free_fn(s);
-}
-
-/* Caller holds s->mu. */
-static void set_locked(zp_signal *s) {
-    atomic_store(&s->state, 1);
-    if (s->gate) {
-        zp_be->gate_open(s->gate);
-        zp_be->token_release(s->gate);
-        s->gate = NULL;
-    }
-    pthread_cond_broadcast(&s->cv);
+    kick_all(w, n);
 }
 
 void zp_signal_set(zp_signal *s) {
     pthread_mutex_lock(&s->mu);
-    set_locked(s);
+    atomic_store(&s->state, 1);
+    pthread_cond_broadcast(&s->cv);
+    uint32_t n;
+    zp_stream **w = take_waiters(s, &n);
     pthread_mutex_unlock(&s->mu);
+    kick_all(w, n);
 }
 
 void zp_signal_reset(zp_signal *s) {
@@ -67,7 +80,10 @@ void zp_signal_reset(zp_signal *s) {
 static void on_token_complete(zp_btoken *token, void *user) {
     zp_signal *s = user;
     pthread_mutex_lock(&s->mu);
-    if (s->token == token) set_locked(s);
+    if (s->token == token) {
+        atomic_store(&s->state, 1);
+        pthread_cond_broadcast(&s->cv);
+    }
     pthread_mutex_unlock(&s->mu);
     zp_signal_unref(s);
 }
@@ -77,12 +93,15 @@ void zp_signal_arm(zp_signal *s, zp_btoken *token) {
     if (s->token) zp_be->token_release(s->token);
     s->token = token;
     atomic_fetch_add(&s->refs, 1);
+    uint32_t n;
+    zp_stream **w = take_waiters(s, &n);
     pthread_mutex_unlock(&s->mu);
     if (zp_be->token_on_complete(token, on_token_complete, s) != ZE_RESULT_SUCCESS) {
-        /* No callback means no one would ever set the signal; wait here instead of hanging later. */
+        /* No callback means no one would ever set the signal: set it now rather than hang later. */
         atomic_fetch_sub(&s->refs, 1);
         zp_signal_set(s);
     }
+    kick_all(w, n);
 }
 
 ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out) {
@@ -95,15 +114,47 @@ ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out) {
             zp_be->token_retain(s->token);
             *out = s->token;
         } else {
-            if (!s->gate) r = zp_be->gate_create(&s->gate);
-            if (r == ZE_RESULT_SUCCESS) {
-                zp_be->token_retain(s->gate);
-                *out = s->gate;
-            }
+            r = ZE_RESULT_NOT_READY;
         }
     }
     pthread_mutex_unlock(&s->mu);
     return r;
+}
+
+bool zp_signal_add_waiter(zp_signal *s, zp_stream *st) {
+    bool added = false;
+    pthread_mutex_lock(&s->mu);
+    if (!atomic_load(&s->state) && !s->token) {
+        added = true;
+        for (uint32_t i = 0; i < s->num_waiters; i++)
+            if (s->waiters[i] == st) goto out;
+        if (s->num_waiters == s->cap_waiters) {
+            uint32_t cap = s->cap_waiters ? s->cap_waiters * 2 : 4;
+            zp_stream **w = realloc(s->waiters, cap * sizeof *w);
+            if (!w) {
+                /* Without room to wait, the stream retries at once; that only spins while memory is short. */
+                added = false;
+                goto out;
+            }
+            s->waiters = w;
+            s->cap_waiters = cap;
+        }
+        s->waiters[s->num_waiters++] = st;
+    }
+out:
+    pthread_mutex_unlock(&s->mu);
+    return added;
+}
+
+void zp_signal_remove_waiter(zp_signal *s, zp_stream *st) {
+    pthread_mutex_lock(&s->mu);
+    for (uint32_t i = 0; i < s->num_waiters; i++) {
+        if (s->waiters[i] == st) {
+            s->waiters[i] = s->waiters[--s->num_waiters];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
 }
 
 ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns) {

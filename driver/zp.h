@@ -116,6 +116,8 @@ struct _ze_kernel_handle_t {
     size_t arg_bytes;
 };
 
+struct zp_stream;
+
 /* The state behind an event or a fence: host-side, so it can be waited on before anything that
  * signals it has been appended. */
 typedef struct zp_signal {
@@ -124,7 +126,8 @@ typedef struct zp_signal {
     atomic_int refs;        /* the handle plus each completion callback in flight */
     atomic_int state;       /* 1 signalled, 0 not */
     zp_btoken *token;       /* the last command that signals it, retained (timestamps come from it) */
-    zp_btoken *gate;        /* opened when the signal is set, for commands that wait before it is armed */
+    struct zp_stream **waiters; /* streams whose next command waits for this signal to be armed or set */
+    uint32_t num_waiters, cap_waiters;
     void (*free_fn)(struct zp_signal *s);
 } zp_signal;
 
@@ -149,15 +152,6 @@ struct _ze_fence_handle_t {
     ze_command_queue_handle_t queue;
 };
 
-struct _ze_command_queue_handle_t {
-    uint32_t magic;
-    ze_context_handle_t ctx;
-    ze_device_handle_t dev;
-    zp_bqueue *bq;
-    bool profiling;      /* bq records command times */
-    ze_command_queue_mode_t mode;
-    pthread_mutex_t lock;
-};
 
 /* One recorded command of a regular command list. */
 enum zp_cmd_type {
@@ -171,6 +165,7 @@ enum zp_cmd_type {
     ZP_CMD_TIMESTAMP,      /* write the device clock to dst */
     ZP_CMD_QUERY_TS,       /* write kernel timestamps of the first num_query waits to dst */
     ZP_CMD_COPY_REGION,
+    ZP_CMD_FENCE,          /* arm fence after everything before it */
 };
 
 typedef struct zp_cmd {
@@ -191,7 +186,33 @@ typedef struct zp_cmd {
     const size_t *offsets;    /* ZP_CMD_QUERY_TS: owned copy of the caller's offsets, or NULL */
     ze_copy_region_t dst_region, src_region;
     uint32_t dst_pitch, dst_slice_pitch, src_pitch, src_slice_pitch;
+    ze_fence_handle_t fence;  /* ZP_CMD_FENCE */
 } zp_cmd;
+
+/* An in-order stream of commands on one backend queue: what an immediate command list and a command
+ * queue both are. A command that waits for an event nothing has armed yet (no signalling command
+ * appended, not set by the host) cannot be handed to the backend, which knows only commands: it and
+ * every later command of the stream wait here, in order, until the event is armed or set. */
+typedef struct zp_stream {
+    zp_bqueue *bq;
+    ze_device_handle_t dev;
+    bool profiling;           /* bq records command times */
+    atomic_bool has_pending;  /* pending is not empty: new commands queue behind it */
+    pthread_mutex_t lock;     /* pending, and bq while pending commands run */
+    pthread_cond_t drained;   /* broadcast when pending empties */
+    zp_cmd *pending;          /* owned copies, oldest at head */
+    size_t head, len, cap;
+    zp_signal *blocked_on;    /* the signal whose waiters list holds this stream */
+} zp_stream;
+
+struct _ze_command_queue_handle_t {
+    uint32_t magic;
+    ze_context_handle_t ctx;
+    ze_device_handle_t dev;
+    zp_stream st;
+    ze_command_queue_mode_t mode;
+    pthread_mutex_t lock;
+};
 
 struct _ze_command_list_handle_t {
     uint32_t magic;
@@ -200,8 +221,7 @@ struct _ze_command_list_handle_t {
     bool synchronous;
     ze_context_handle_t ctx;
     ze_device_handle_t dev;
-    zp_bqueue *bq;       /* immediate lists only */
-    bool profiling;      /* bq records command times */
+    zp_stream st;        /* immediate lists only */
     bool wants_times;    /* regular lists: some command signals a kernel-timestamp event */
     zp_cmd *cmds;        /* regular lists only */
     size_t num_cmds;
@@ -233,23 +253,41 @@ ZP_HIDDEN void zp_signal_set(zp_signal *s);
 ZP_HIDDEN void zp_signal_reset(zp_signal *s);
 ZP_HIDDEN void zp_signal_arm(zp_signal *s, zp_btoken *token);
 ZP_HIDDEN ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns);
-/* Appends the token a command must wait for to reach this signal, or nothing if it is already set. */
+/* The token a command must wait for to see this signal set (retained), NULL when it is set already, or
+ * ZE_RESULT_NOT_READY when nothing has armed it yet. */
 ZP_HIDDEN ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out);
+/* Registers a stream to be kicked when the signal is armed or set; false if it already is. */
+ZP_HIDDEN bool zp_signal_add_waiter(zp_signal *s, struct zp_stream *st);
+ZP_HIDDEN void zp_signal_remove_waiter(zp_signal *s, struct zp_stream *st);
 
-/* Command execution shared by immediate lists and queue replay (cmdexec.c). */
+/* Streams (stream.c). */
+ZP_HIDDEN ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev);
+ZP_HIDDEN void zp_stream_fini(zp_stream *st);
+/* Runs a command now, or queues an owned copy of it behind the stream's pending commands. */
+ZP_HIDDEN ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c);
+/* Waits for the pending commands to be handed over and for the backend queue to finish. */
+ZP_HIDDEN ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns);
+/* Tries to hand pending commands to the backend (after a signal they wait for changed). */
+ZP_HIDDEN void zp_stream_kick(zp_stream *st);
+/* Owned copy of a command: wait list, argument snapshot and offsets are duplicated. */
+ZP_HIDDEN ze_result_t zp_cmd_clone(zp_cmd *dst, const zp_cmd *src);
+ZP_HIDDEN void zp_cmd_free(zp_cmd *c);
+
+/* Command execution shared by immediate lists and queue replay (exec.c). */
+/* Returns ZE_RESULT_NOT_READY, with the event in *blocked, when an event is neither set nor armed. */
 ZP_HIDDEN ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_btoken **buf, uint32_t cap,
-                                    zp_btoken ***out, uint32_t *num_out);
+                                    zp_btoken ***out, uint32_t *num_out, ze_event_handle_t *blocked);
 ZP_HIDDEN void zp_exec_release_waits(zp_btoken **tokens, uint32_t n, zp_btoken **buf);
-ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, zp_btoken **done);
+ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, ze_event_handle_t *blocked);
 /* True when a command signalling this event must run on a queue that records command times. */
 static inline bool zp_event_wants_times(ze_event_handle_t e) {
     return e && (e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
 }
-/* Replaces *bq by a queue that records command times, after the old queue's commands are done. */
-ZP_HIDDEN ze_result_t zp_exec_enable_times(ze_device_handle_t dev, zp_bqueue **bq, bool *profiling);
+/* Replaces the stream's queue by one that records command times, after the old one's commands are done. */
+ZP_HIDDEN ze_result_t zp_exec_enable_times(zp_stream *st);
 ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range,
                                      const uint8_t *args, ze_event_handle_t signal, uint32_t num_waits,
-                                     ze_event_handle_t *waits);
+                                     ze_event_handle_t *waits, ze_event_handle_t *blocked);
 
 /* Kernels (kernel.c). */
 ZP_HIDDEN ze_result_t zp_kernel_apply_args(ze_kernel_handle_t k, const uint8_t *args);

@@ -55,8 +55,6 @@ ZP_HIDDEN ze_result_t zp_pocl_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoke
                                       zp_btoken **done);
 ZP_HIDDEN ze_result_t zp_pocl_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                                         zp_btoken *const *waits, zp_btoken **done);
-ZP_HIDDEN ze_result_t zp_pocl_gate_create(zp_btoken **out);
-ZP_HIDDEN void zp_pocl_gate_open(zp_btoken *gate);
 ZP_HIDDEN void zp_pocl_token_retain(zp_btoken *t);
 ZP_HIDDEN void zp_pocl_token_release(zp_btoken *t);
 ZP_HIDDEN ze_result_t zp_pocl_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);

@@ -48,16 +48,6 @@ ze_result_t zp_pocl_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoken *const *
                                                      (cl_event *)done));
 }
 
-ze_result_t zp_pocl_gate_create(zp_btoken **out) {
-    cl_int err;
-    cl_event e = clCreateUserEvent(zp_cl_ctx, &err);
-    if (!e) return zp_cl_result(err);
-    *out = (zp_btoken *)e;
-    return ZE_RESULT_SUCCESS;
-}
-
-void zp_pocl_gate_open(zp_btoken *gate) { clSetUserEventStatus(ZP_CLE(gate), CL_COMPLETE); }
-
 void zp_pocl_token_retain(zp_btoken *t) { clRetainEvent(ZP_CLE(t)); }
 
 void zp_pocl_token_release(zp_btoken *t) { clReleaseEvent(ZP_CLE(t)); }

@@ -1,0 +1,220 @@
+/* In-order command streams (immediate command lists and command queues) over one backend queue, with
+ * a host-side queue for commands that wait on events nothing has armed yet. Backends know only
+ * commands and their completion tokens; holding such a command back (with every later command of its
+ * stream, to keep the order) until the event is armed or set keeps host-side user events out of the
+ * backend (PoCL 3.1's basic device deadlocks when one releases a command). */
+#include <errno.h>
+#include <time.h>
+
+#include "zp.h"
+
+ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev) {
+    memset(st, 0, sizeof *st);
+    ze_result_t r = zp_be->queue_create(dev->bdev, false, &st->bq);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    st->dev = dev;
+    atomic_init(&st->has_pending, false);
+    pthread_mutex_init(&st->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st->drained, &ca);
+    pthread_condattr_destroy(&ca);
+    return ZE_RESULT_SUCCESS;
+}
+
+void zp_stream_fini(zp_stream *st) {
+    pthread_mutex_lock(&st->lock);
+    if (st->blocked_on) zp_signal_remove_waiter(st->blocked_on, st);
+    st->blocked_on = NULL;
+    /* Commands still held back are dropped: their stream is going away. */
+    for (size_t i = 0; i < st->len; i++) zp_cmd_free(&st->pending[st->head + i]);
+    free(st->pending);
+    st->pending = NULL;
+    st->len = st->head = st->cap = 0;
+    pthread_mutex_unlock(&st->lock);
+    zp_be->queue_destroy(st->bq);
+    pthread_mutex_destroy(&st->lock);
+    pthread_cond_destroy(&st->drained);
+}
+
+ze_result_t zp_cmd_clone(zp_cmd *dst, const zp_cmd *src) {
+    *dst = *src;
+    dst->waits = NULL;
+    dst->args = NULL;
+    dst->offsets = NULL;
+    if (src->num_waits) {
+        dst->waits = malloc(src->num_waits * sizeof *dst->waits);
+        if (!dst->waits) goto oom;
+        memcpy(dst->waits, src->waits, src->num_waits * sizeof *dst->waits);
+    }
+    if (src->type == ZP_CMD_LAUNCH) {
+        ze_kernel_handle_t k = src->kernel;
+        dst->args = malloc(k->arg_bytes ? k->arg_bytes : 1);
+        if (!dst->args) goto oom;
+        if (src->args) {
+            memcpy(dst->args, src->args, k->arg_bytes);
+        } else {
+            /* Level Zero captures arguments at append time. */
+            pthread_mutex_lock(&k->lock);
+            memcpy(dst->args, k->arg_data, k->arg_bytes);
+            pthread_mutex_unlock(&k->lock);
+        }
+    }
+    if (src->offsets) {
+        size_t *o = malloc(src->num_query * sizeof *o);
+        if (!o) goto oom;
+        memcpy(o, src->offsets, src->num_query * sizeof *o);
+        dst->offsets = o;
+    }
+    return ZE_RESULT_SUCCESS;
+oom:
+    zp_cmd_free(dst);
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+void zp_cmd_free(zp_cmd *c) {
+    free(c->waits);
+    free(c->args);
+    free((void *)c->offsets);
+    c->waits = NULL;
+    c->args = NULL;
+    c->offsets = NULL;
+}
+
+/* Hands one command to the backend, first switching to a timing queue if the command needs times. */
+static ze_result_t exec_now(zp_stream *st, const zp_cmd *c, ze_event_handle_t *blocked) {
+    if (!st->profiling && zp_event_wants_times(c->signal) && c->type != ZP_CMD_RESET) {
+        ze_result_t r = zp_exec_enable_times(st);
+        if (r != ZE_RESULT_SUCCESS) return r;
+    }
+    return zp_exec_cmd(st->bq, c, blocked);
+}
+
+/* Runs pending commands until one is blocked again. Errors of held-back commands have no caller left
+ * to report to; such a command is dropped. */
+static void pump(zp_stream *st) {
+    pthread_mutex_lock(&st->lock);
+    st->blocked_on = NULL;
+    while (st->len > 0) {
+        zp_cmd *c = &st->pending[st->head];
+        ze_event_handle_t blocked = NULL;
+        ze_result_t r = exec_now(st, c, &blocked);
+        if (r == ZE_RESULT_NOT_READY && blocked) {
+            if (zp_signal_add_waiter(&blocked->sig, st)) {
+                st->blocked_on = &blocked->sig;
+                break;
+            }
+            continue; /* armed or set in the meantime: try again */
+        }
+        zp_cmd_free(c);
+        st->head++;
+        st->len--;
+    }
+    if (st->len == 0) {
+        st->head = 0;
+        atomic_store(&st->has_pending, false);
+        pthread_cond_broadcast(&st->drained);
+    }
+    pthread_mutex_unlock(&st->lock);
+}
+
+/* Kicks that happen while this thread pumps a stream are queued and run after it, so no thread ever
+ * holds two stream locks. */
+static _Thread_local int kicking;
+static _Thread_local zp_stream **kick_list;
+static _Thread_local size_t kick_len, kick_cap;
+
+void zp_stream_kick(zp_stream *st) {
+    if (kicking) {
+        for (size_t i = 0; i < kick_len; i++)
+            if (kick_list[i] == st) return;
+        if (kick_len == kick_cap) {
+            size_t cap = kick_cap ? kick_cap * 2 : 8;
+            zp_stream **n = realloc(kick_list, cap * sizeof *n);
+            if (!n) return; /* the stream stays registered nowhere; its next submit or sync pumps it */
+            kick_list = n;
+            kick_cap = cap;
+        }
+        kick_list[kick_len++] = st;
+        return;
+    }
+    kicking = 1;
+    pump(st);
+    while (kick_len > 0) pump(kick_list[--kick_len]);
+    kicking = 0;
+}
+
+ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c) {
+    if (!atomic_load(&st->has_pending)) {
+        ze_event_handle_t blocked = NULL;
+        ze_result_t r = exec_now(st, c, &blocked);
+        if (r != ZE_RESULT_NOT_READY || !blocked) return r;
+    }
+    zp_cmd copy;
+    ze_result_t r = zp_cmd_clone(&copy, c);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    pthread_mutex_lock(&st->lock);
+    if (st->head + st->len == st->cap) {
+        if (st->head > 0) {
+            memmove(st->pending, st->pending + st->head, st->len * sizeof *st->pending);
+            st->head = 0;
+        } else {
+            size_t cap = st->cap ? st->cap * 2 : 8;
+            zp_cmd *n = realloc(st->pending, cap * sizeof *n);
+            if (!n) {
+                pthread_mutex_unlock(&st->lock);
+                zp_cmd_free(&copy);
+                return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            }
+            st->pending = n;
+            st->cap = cap;
+        }
+    }
+    st->pending[st->head + st->len++] = copy;
+    atomic_store(&st->has_pending, true);
+    pthread_mutex_unlock(&st->lock);
+    /* The pump registers the stream on the event its first command waits for, or runs what it can. */
+    zp_stream_kick(st);
+    return ZE_RESULT_SUCCESS;
+}
+
+static void deadline_after(struct timespec *ts, uint64_t ns) {
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    uint64_t n = (uint64_t)ts->tv_nsec + ns % 1000000000u;
+    ts->tv_sec += (time_t)(ns / 1000000000u + n / 1000000000u);
+    ts->tv_nsec = (long)(n % 1000000000u);
+}
+
+static void free_sync(zp_signal *s) { free(s); }
+
+ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
+    if (atomic_load(&st->has_pending)) {
+        if (timeout_ns == 0) return ZE_RESULT_NOT_READY;
+        struct timespec ts;
+        if (timeout_ns != UINT64_MAX) deadline_after(&ts, timeout_ns);
+        pthread_mutex_lock(&st->lock);
+        while (st->len > 0) {
+            if (timeout_ns == UINT64_MAX) {
+                pthread_cond_wait(&st->drained, &st->lock);
+            } else if (pthread_cond_timedwait(&st->drained, &st->lock, &ts) == ETIMEDOUT) {
+                pthread_mutex_unlock(&st->lock);
+                return ZE_RESULT_NOT_READY;
+            }
+        }
+        pthread_mutex_unlock(&st->lock);
+    }
+    if (timeout_ns == UINT64_MAX) return zp_be->queue_finish(st->bq);
+    /* A bounded wait: mark the current end of the queue and wait for the mark with the timeout. */
+    zp_signal *s = malloc(sizeof *s);
+    if (!s) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    zp_signal_init(s, free_sync);
+    zp_btoken *done = NULL;
+    ze_result_t r = zp_be->barrier(st->bq, 0, NULL, &done);
+    if (r == ZE_RESULT_SUCCESS) {
+        zp_signal_arm(s, done);
+        r = zp_signal_wait(s, timeout_ns);
+    }
+    zp_signal_unref(s);
+    return r;
+}
