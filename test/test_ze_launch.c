@@ -1473,3 +1473,40 @@ T(threads_append_to_their_own_lists)
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
+
+/* The same launches and copies on PoCL's single-threaded basic device (POCL_DEVICES=basic, set before
+ * zeInit in this test's own process), including a copy from plain host memory. */
+Test(ze_launch, basic_device_launch_copy_fill, .timeout = 60)
+{
+    cr_assert_eq(setenv("POCL_DEVICES", "basic", 1), 0);
+    zt_env env;
+    zt_init(&env);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 4096 };
+    unsigned char *src = malloc(N);
+    cr_assert_not_null(src);
+    for (int i = 0; i < N; i++)
+        src[i] = (unsigned char)(i * 7);
+    unsigned char *s = zt_alloc_shared(&env, N);
+    unsigned char *d = zt_alloc_device(&env, N);
+    /* First command on a fresh list: a copy from plain host memory. */
+    ZT_OK(zeCommandListAppendMemoryCopy(l, s, src, N, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    cr_assert_arr_eq(s, src, N);
+    memset(s, 0, N);
+    ZT_OK(zeCommandListAppendMemoryCopy(l, d, src, N, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendMemoryCopy(l, s, d, N, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    cr_assert_arr_eq(s, src, N);
+    static const uint32_t pattern = 0xa1b2c3d4u;
+    ZT_OK(zeCommandListAppendMemoryFill(l, s, &pattern, sizeof pattern, N, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(s[i], ((const unsigned char *)&pattern)[i % 4]);
+    run_vadd(&env, l, true, NULL);
+    free(src);
+    ZT_OK(zeMemFree(env.context, s));
+    ZT_OK(zeMemFree(env.context, d));
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}
