@@ -447,3 +447,15 @@ Test(ze_driver, unsupported_entry_points)
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
+
+/* Documented: zeInit(ZE_INIT_FLAG_GPU_ONLY), which many programs pass out of habit, still finds ze_pocl. */
+Test(ze_driver, init_gpu_only_finds_ze_pocl)
+{
+    ZT_OK(zeInit(ZE_INIT_FLAG_GPU_ONLY));
+    uint32_t n = 0;
+    ZT_OK(zeDriverGet(&n, NULL));
+    cr_assert_geq(n, 1);
+    zt_env env;
+    zt_init(&env);
+    zt_fini(&env);
+}

@@ -1100,3 +1100,43 @@ Test(ze_events, basic_device_wait_on_host_event, .timeout = 60, .disabled = true
     ZT_OK(zeMemFree(env.context, x));
     zt_fini(&env);
 }
+
+/* The spec's HANDLE_OBJECT_IN_USE for a pool with live events, and the documented codes for list misuse:
+ * appending to a closed list, executing an open one, a queue ordinal or index that does not exist. */
+Test(ze_events, in_use_and_list_state_errors)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
+    ze_event_handle_t e = zt_event_create(pool, 1);
+    ZT_EXPECT(zeEventPoolDestroy(pool), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    ZT_OK(zeEventHostSignal(e));
+    ZT_OK(zeEventQueryStatus(e));
+
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t open = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendBarrier(open, NULL, 0, NULL));
+    ZT_EXPECT(zeCommandQueueExecuteCommandLists(q, 1, &open, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZT_OK(zeCommandListClose(open));
+    ZT_EXPECT(zeCommandListAppendBarrier(open, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &open, NULL));
+    ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    ze_command_list_handle_t imm = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ZT_EXPECT(zeCommandQueueExecuteCommandLists(q, 1, &imm, NULL), ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE);
+
+    uint32_t ngroups = 0;
+    ZT_OK(zeDeviceGetCommandQueueGroupProperties(env.device, &ngroups, NULL));
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .ordinal = ngroups};
+    ze_command_queue_handle_t bad = NULL;
+    ZT_EXPECT(zeCommandQueueCreate(env.context, env.device, &qd, &bad), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, .commandQueueGroupOrdinal = ngroups};
+    ze_command_list_handle_t badl = NULL;
+    ZT_EXPECT(zeCommandListCreate(env.context, env.device, &ld, &badl), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+
+    ZT_OK(zeCommandListDestroy(imm));
+    ZT_OK(zeCommandListDestroy(open));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeEventDestroy(e));
+    ZT_OK(zeEventPoolDestroy(pool));
+    zt_fini(&env);
+}

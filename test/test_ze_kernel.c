@@ -478,3 +478,83 @@ Test(ze_kernel, get_name_into_a_short_buffer)
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
+
+/* Documented in docs/driver.md: the default group size is 1 x 1 x 1, and a NULL value for a scalar sets 0. */
+Test(ze_kernel, default_group_size_and_null_scalar, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *out = zt_alloc_shared(&env, 64 * sizeof(uint32_t));
+    memset(out, 0xff, 64 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    ze_group_count_t gc = {8, 1, 1};
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    for (uint32_t i = 0; i < 64; i++)
+        cr_assert_eq(out[i], i < 8 ? i : 0xffffffffu, "out[%u] = 0x%x", i, out[i]);
+
+    ze_kernel_handle_t a = zt_kernel_create(m, "add_scalar");
+    int *x = zt_alloc_shared(&env, 16 * sizeof(int));
+    for (int i = 0; i < 16; i++)
+        x[i] = i;
+    uint32_t n = 16;
+    ZT_OK(zeKernelSetArgumentValue(a, 0, sizeof x, &x));
+    ZT_OK(zeKernelSetArgumentValue(a, 1, sizeof(int), NULL));
+    ZT_OK(zeKernelSetArgumentValue(a, 2, sizeof n, &n));
+    zt_launch_sync(&env, l, a, 16, 1, 1, 1, 1, 1);
+    for (int i = 0; i < 16; i++)
+        cr_assert_eq(x[i], i);
+    ZT_OK(zeKernelDestroy(a));
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Documented: suggestions divide the global size in every dimension. */
+Test(ze_kernel, suggested_group_sizes_divide_the_global_size)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "vadd");
+    const uint32_t globals[][3] = {{1024, 1, 1}, {1000, 1, 1}, {1009, 1, 1}, {640, 480, 1}, {6, 10, 15}, {96, 96, 96}};
+    for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++) {
+        const uint32_t *g = globals[i];
+        uint32_t x = 0, y = 0, z = 0;
+        ZT_OK(zeKernelSuggestGroupSize(k, g[0], g[1], g[2], &x, &y, &z));
+        cr_assert(g[0] % x == 0 && g[1] % y == 0 && g[2] % z == 0, "global %u,%u,%u: suggested %u,%u,%u", g[0],
+                  g[1], g[2], x, y, z);
+    }
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* The spec's HANDLE_OBJECT_IN_USE for a module with live kernels; the refusal leaves both usable. */
+Test(ze_kernel, module_with_live_kernel_is_in_use, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ZT_EXPECT(zeModuleDestroy(m), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *out = zt_alloc_shared(&env, 32 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    zt_launch_sync(&env, l, k, 32, 1, 1, 1, 1, 1);
+    for (uint32_t i = 0; i < 32; i++)
+        cr_assert_eq(out[i], i);
+    ze_kernel_handle_t k2 = zt_kernel_create(m, "vadd");
+    ZT_OK(zeKernelDestroy(k2));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    zt_fini(&env);
+}

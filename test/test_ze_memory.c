@@ -283,3 +283,31 @@ Test(ze_memory, threads_allocate_query_and_free, .timeout = ZT_TEST_TIMEOUT)
     }
     zt_fini(&env);
 }
+
+/* Documented: an unknown pointer has id 0 and no device; overlapping copies are refused. */
+Test(ze_memory, unknown_pointer_has_no_device_and_overlaps_are_refused)
+{
+    zt_env env;
+    zt_init(&env);
+    int local = 0;
+    ze_memory_allocation_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES, .id = 99};
+    ze_device_handle_t dev = env.device;
+    ZT_OK(zeMemGetAllocProperties(env.context, &local, &mp, &dev));
+    cr_assert_eq(mp.type, ZE_MEMORY_TYPE_UNKNOWN);
+    cr_assert_null(dev);
+    cr_assert_eq(mp.id, 0);
+    unsigned char *s = zt_alloc_shared(&env, 256);
+    for (int i = 0; i < 256; i++)
+        s[i] = (unsigned char)i;
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, s + 8, s, 64, NULL, 0, NULL), ZE_RESULT_ERROR_OVERLAPPING_REGIONS);
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, s, s + 63, 64, NULL, 0, NULL), ZE_RESULT_ERROR_OVERLAPPING_REGIONS);
+    /* Adjacent is not overlapping. */
+    ZT_OK(zeCommandListAppendMemoryCopy(l, s + 64, s, 64, NULL, 0, NULL));
+    zt_immediate_sync(&env, l);
+    for (int i = 0; i < 64; i++)
+        cr_assert_eq(s[64 + i], i);
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeMemFree(env.context, s));
+    zt_fini(&env);
+}
