@@ -154,7 +154,7 @@ T(wait_event_gates_a_launch)
 }
 
 /* Signal, wait and reset commands in a list, and a barrier that waits on an event. */
-T(append_signal_wait_reset_and_barrier)
+static void append_signal_wait_reset_and_barrier(void)
 {
     zt_env env;
     zt_init(&env);
@@ -705,7 +705,7 @@ T(many_host_waiters)
 }
 
 /* A barrier that waits on events from two other lists joins them: its signal comes after both. */
-T(barrier_joins_two_lists)
+static void barrier_joins_two_lists(void)
 {
     zt_env env;
     zt_init(&env);
@@ -1073,8 +1073,7 @@ T(threads_share_one_queue)
 /* PoCL's single-threaded basic device (POCL_DEVICES=basic, chosen before zeInit in this test's own process)
  * runs commands in the thread that makes them ready, so completing a host event must not happen under a
  * lock the command needs. */
-/* Disabled: driver bug 9 (zeEventHostSignal deadlocks on the basic device). Re-enable when fixed. */
-Test(ze_events, basic_device_wait_on_host_event, .timeout = 60, .disabled = true)
+Test(ze_events, basic_device_wait_on_host_event, .timeout = 60)
 {
     cr_assert_eq(setenv("POCL_DEVICES", "basic", 1), 0);
     zt_env env;
@@ -1139,4 +1138,27 @@ Test(ze_events, in_use_and_list_state_errors)
     ZT_OK(zeEventDestroy(e));
     ZT_OK(zeEventPoolDestroy(pool));
     zt_fini(&env);
+}
+
+T(append_signal_wait_reset_and_barrier)
+{
+    append_signal_wait_reset_and_barrier();
+}
+
+T(barrier_joins_two_lists)
+{
+    barrier_joins_two_lists();
+}
+
+/* The same two on PoCL's basic device, where both once hung. */
+Test(ze_events, basic_device_append_signal_wait_reset_and_barrier, .timeout = 60)
+{
+    cr_assert_eq(setenv("POCL_DEVICES", "basic", 1), 0);
+    append_signal_wait_reset_and_barrier();
+}
+
+Test(ze_events, basic_device_barrier_joins_two_lists, .timeout = 60)
+{
+    cr_assert_eq(setenv("POCL_DEVICES", "basic", 1), 0);
+    barrier_joins_two_lists();
 }
