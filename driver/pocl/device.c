@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "pocl_be.h"
+#include "spirv_bridge.h"
 
 cl_context zp_cl_ctx;
 static cl_device_id *devices;
@@ -83,6 +84,7 @@ static void init_once_fn(void) {
         return;
     }
     num_devices = n;
+    zp_spirv_warm_up();
     init_result = ZE_RESULT_SUCCESS;
 }
 

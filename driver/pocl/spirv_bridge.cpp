@@ -428,6 +428,23 @@ int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp
 
 } // namespace
 
+extern "C" void zp_spirv_warm_up(void) {
+    // OpCapability Addresses, Linkage, Kernel; OpMemoryModel Physical64 OpenCL: a valid empty library.
+    static const uint32_t empty[] = {0x07230203, 0x00010000, 0x00070000, 1, 0, 0x00020011, 4, 0x00020011, 5,
+                                     0x00020011, 6, 0x0003000e, 2, 2};
+    zp_module_src src{};
+    src.spirv = reinterpret_cast<const uint8_t *>(empty);
+    src.size = sizeof empty;
+    void *bc = nullptr;
+    size_t bc_size = 0;
+    zp_module_meta meta{};
+    char *log = nullptr;
+    zp_spirv_to_bitcode(&src, &bc, &bc_size, &meta, &log);
+    std::free(bc);
+    std::free(log);
+    zp_spirv_meta_free(&meta);
+}
+
 extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
     if (!meta || !meta->kernels) return;
     for (uint32_t i = 0; i < meta->count; i++) {

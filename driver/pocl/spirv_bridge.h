@@ -26,6 +26,10 @@ __attribute__((visibility("hidden"))) int zp_spirv_to_bitcode(const zp_module_sr
                                                                size_t *bitcode_size, zp_module_meta *meta,
                                                                char **log);
 
+/* Translates a minimal module once, so the translator's and LLVM's one-time set-up happens at start-up
+ * rather than in the first module build. */
+__attribute__((visibility("hidden"))) void zp_spirv_warm_up(void);
+
 /* Frees what zp_spirv_to_bitcode put in meta. */
 __attribute__((visibility("hidden"))) void zp_spirv_meta_free(zp_module_meta *meta);
 
