@@ -1162,3 +1162,186 @@ Test(ze_events, basic_device_barrier_joins_two_lists, .timeout = 60)
     cr_assert_eq(setenv("POCL_DEVICES", "basic", 1), 0);
     barrier_joins_two_lists();
 }
+
+/* A chain over three immediate lists, each waiting on an event that nothing has signalled or even appended
+ * yet when it is appended; the host opens the first link last. */
+T(chain_of_held_back_lists)
+{
+    zt_env env;
+    zt_init(&env);
+    enum { L = 3 };
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a[L];
+    ze_command_list_handle_t l[L];
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, L + 1, false);
+    ze_event_handle_t e[L + 1];
+    for (int i = 0; i <= L; i++)
+        e[i] = zt_event_create(pool, (uint32_t)i);
+    /* Link i multiplies nothing and adds 10^i, so any other order would give another total only if a link
+     * ran twice or not at all; the order itself is checked through the copy each link makes. */
+    int *snap = zt_alloc_shared(&env, L * 256 * sizeof(int));
+    memset(snap, 0xff, L * 256 * sizeof(int));
+    int add[L] = {1, 10, 100};
+    for (int i = L - 1; i >= 0; i--) {
+        a[i] = adder_create(&env, x, add[i], 256);
+        l[i] = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+        ZT_OK(zeCommandListAppendLaunchKernel(l[i], a[i].add, &four_groups, NULL, 1, &e[i]));
+        ZT_OK(zeCommandListAppendMemoryCopy(l[i], snap + i * 256, x, 256 * sizeof(int), e[i + 1], 0, NULL));
+    }
+    pause_ms(20);
+    ZT_EXPECT(zeEventQueryStatus(e[L]), ZE_RESULT_NOT_READY);
+    cr_assert_eq(x[0], 0, "a link ran before its event");
+    ZT_OK(zeEventHostSignal(e[0]));
+    ZT_OK(zeEventHostSynchronize(e[L], ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++) {
+        cr_assert_eq(snap[i], 1, "link 0 saw %d", snap[i]);
+        cr_assert_eq(snap[256 + i], 11, "link 1 saw %d", snap[256 + i]);
+        cr_assert_eq(snap[512 + i], 111, "link 2 saw %d", snap[512 + i]);
+    }
+    for (int i = 0; i < L; i++) {
+        ZT_OK(zeCommandListDestroy(l[i]));
+        adder_destroy(&a[i]);
+    }
+    for (int i = 0; i <= L; i++)
+        ZT_OK(zeEventDestroy(e[i]));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, snap));
+    zt_fini(&env);
+}
+
+/* An immediate list waits on an event that a regular list executed later on a queue signals; a fence on
+ * a queue whose list waits on an unsignalled event stays unsignalled until the host signals it. */
+T(held_back_work_and_queues)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    memset(y, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 3, 256);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 3, false);
+    ze_event_handle_t armed_by_queue = zt_event_create(pool, 0);
+    ze_event_handle_t copied = zt_event_create(pool, 1);
+    ze_event_handle_t host = zt_event_create(pool, 2);
+    ze_command_list_handle_t imm = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ZT_OK(zeCommandListAppendMemoryCopy(imm, y, x, 256 * sizeof(int), copied, 1, &armed_by_queue));
+
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendWaitOnEvents(l, 1, &host));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, armed_by_queue, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_FENCE_DESC};
+    ze_fence_handle_t f = NULL;
+    ZT_OK(zeFenceCreate(q, &fd, &f));
+    ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, f));
+    pause_ms(20);
+    ZT_EXPECT(zeFenceQueryStatus(f), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeFenceHostSynchronize(f, 1000000), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeCommandQueueSynchronize(q, 1000000), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeEventQueryStatus(copied), ZE_RESULT_NOT_READY);
+    ZT_OK(zeEventHostSignal(host));
+    ZT_OK(zeFenceHostSynchronize(f, ZT_TIMEOUT_NS));
+    ZT_OK(zeEventHostSynchronize(copied, ZT_TIMEOUT_NS));
+    ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++) {
+        cr_assert_eq(x[i], 3);
+        cr_assert_eq(y[i], 3, "y[%d] = %d: the copy did not wait for the queue's kernel", i, y[i]);
+    }
+    ZT_OK(zeFenceDestroy(f));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeCommandListDestroy(imm));
+    ZT_OK(zeEventDestroy(armed_by_queue));
+    ZT_OK(zeEventDestroy(copied));
+    ZT_OK(zeEventDestroy(host));
+    ZT_OK(zeEventPoolDestroy(pool));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}
+
+/* Many commands held back behind one event keep their order and all run once it is signalled. */
+T(many_held_back_commands)
+{
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 1, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
+    ze_event_handle_t gate = zt_event_create(pool, 0);
+    ze_event_handle_t done = zt_event_create(pool, 1);
+    ZT_OK(zeCommandListAppendWaitOnEvents(l, 1, &gate));
+    for (int i = 0; i < 500; i++)
+        ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    static const int seven = 7;
+    ZT_OK(zeCommandListAppendMemoryFill(l, x, &seven, sizeof seven, 16 * sizeof(int), NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, done, 0, NULL));
+    cr_assert_eq(x[0], 0);
+    ZT_OK(zeEventHostSignal(gate));
+    ZT_OK(zeEventHostSynchronize(done, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], i < 16 ? 8 : 501, "x[%d] = %d", i, x[i]);
+    ZT_OK(zeEventDestroy(gate));
+    ZT_OK(zeEventDestroy(done));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
+
+/* One thread appends launches that wait on host events while another signals those events at the same
+ * time: every launch runs exactly once, in order. */
+typedef struct {
+    ze_event_handle_t *events;
+    int count;
+} signaller;
+
+static void *signal_main(void *arg)
+{
+    signaller *s = arg;
+    for (int i = 0; i < s->count; i++) {
+        if (i % 7 == 0)
+            pause_ms(1);
+        zeEventHostSignal(s->events[i]);
+    }
+    return NULL;
+}
+
+T(appends_race_with_host_signals)
+{
+    zt_env env;
+    zt_init(&env);
+    enum { N = 100 };
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 1, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, N + 1, false);
+    ze_event_handle_t ev[N + 1];
+    for (int i = 0; i <= N; i++)
+        ev[i] = zt_event_create(pool, (uint32_t)i);
+    signaller s = {ev, N};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, signal_main, &s), 0);
+    for (int i = 0; i < N; i++)
+        ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, i == N - 1 ? ev[N] : NULL, 1, &ev[i]));
+    cr_assert_eq(pthread_join(th, NULL), 0);
+    ZT_OK(zeEventHostSynchronize(ev[N], ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], N, "x[%d] = %d", i, x[i]);
+    for (int i = 0; i <= N; i++)
+        ZT_OK(zeEventDestroy(ev[i]));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}
