@@ -1510,3 +1510,143 @@ Test(ze_launch, basic_device_launch_copy_fill, .timeout = 60)
     ZT_OK(zeCommandListDestroy(l));
     zt_fini(&env);
 }
+
+/* A regular list's recorded launch keeps its own arguments when replayed, and immediate appends of the same
+ * kernel between replays keep using the kernel's current arguments. */
+T(replay_and_immediate_appends_of_one_kernel)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "add_scalar");
+    int *x = zt_alloc_shared(&env, 64 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 64 * sizeof(int));
+    memset(x, 0, 64 * sizeof(int));
+    memset(y, 0, 64 * sizeof(int));
+    uint32_t n = 64;
+    int one = 1, ten = 10;
+    zt_set_args(k, 3, sizeof x, &x, sizeof one, &one, sizeof n, &n);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_group_count_t gc = {1, 1, 1};
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t rl = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendLaunchKernel(rl, k, &gc, NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(rl));
+    zt_set_args(k, 2, sizeof y, &y, sizeof ten, &ten);
+    ze_command_list_handle_t il = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    for (int round = 1; round <= 3; round++) {
+        ZT_OK(zeCommandListAppendLaunchKernel(il, k, &gc, NULL, 0, NULL));
+        ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+        ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    }
+    ZT_OK(zeCommandListAppendLaunchKernel(il, k, &gc, NULL, 0, NULL));
+    for (int i = 0; i < 64; i++) {
+        cr_assert_eq(x[i], 3, "x[%d] = %d (replays of the recorded launch)", i, x[i]);
+        cr_assert_eq(y[i], 40, "y[%d] = %d (immediate appends)", i, y[i]);
+    }
+    ZT_OK(zeCommandListDestroy(il));
+    ZT_OK(zeCommandListDestroy(rl));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* One kernel, its arguments set once, appended by several threads to their own lists at the same time. */
+typedef struct {
+    zt_env *env;
+    ze_kernel_handle_t kernel;
+    int launches;
+    ze_result_t failed;
+} shared_kernel_job;
+
+static void *shared_kernel_main(void *arg)
+{
+    shared_kernel_job *j = arg;
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .ordinal = j->env->compute_ordinal,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
+    ze_command_list_handle_t l = NULL;
+    ze_result_t r = zeCommandListCreateImmediate(j->env->context, j->env->device, &qd, &l);
+    ze_group_count_t gc = {8, 1, 1};
+    for (int i = 0; i < j->launches && r == ZE_RESULT_SUCCESS; i++)
+        r = zeCommandListAppendLaunchKernel(l, j->kernel, &gc, NULL, 0, NULL);
+    if (l != NULL && zeCommandListDestroy(l) != ZE_RESULT_SUCCESS && r == ZE_RESULT_SUCCESS)
+        r = ZE_RESULT_ERROR_UNKNOWN;
+    j->failed = r;
+    return NULL;
+}
+
+T(one_kernel_appended_from_several_threads)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_atomics");
+    ze_kernel_handle_t k = zt_kernel_create(m, "atomic_local_count");
+    int *total = zt_alloc_shared(&env, sizeof(int));
+    *total = 0;
+    zt_set_args(k, 1, sizeof total, &total);
+    ZT_OK(zeKernelSetGroupSize(k, 32, 1, 1));
+    enum { THREADS = 4, LAUNCHES = 50 };
+    pthread_t th[THREADS];
+    shared_kernel_job jobs[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        jobs[t] = (shared_kernel_job){.env = &env, .kernel = k, .launches = LAUNCHES};
+        cr_assert_eq(pthread_create(&th[t], NULL, shared_kernel_main, &jobs[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        cr_assert_eq(pthread_join(th[t], NULL), 0);
+        cr_assert_eq(jobs[t].failed, ZE_RESULT_SUCCESS, "thread %d: 0x%x", t, (unsigned)jobs[t].failed);
+    }
+    cr_assert_eq(*total, THREADS * LAUNCHES * 8 * 32);
+    ZT_OK(zeMemFree(env.context, total));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* The global offset is part of what a regular list records. */
+T(global_offset_recorded_in_regular_list)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, NULL));
+    ze_driver_extension_properties_t *e = calloc(n + 1, sizeof *e);
+    cr_assert_not_null(e);
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, e));
+    bool has = false;
+    for (uint32_t i = 0; i < n; i++)
+        has = has || strcmp(e[i].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0;
+    free(e);
+    if (!has) {
+        zt_fini(&env);
+        cr_skip_test("%s not listed", ZE_GLOBAL_OFFSET_EXP_NAME);
+    }
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    uint32_t *out = zt_alloc_shared(&env, 256 * sizeof(uint32_t));
+    memset(out, 0, 256 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(k, 16, 1, 1));
+    ze_group_count_t gc = {2, 1, 1};
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ZT_OK(zeKernelSetGlobalOffsetExp(k, 32, 0, 0));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    ZT_OK(zeKernelSetGlobalOffsetExp(k, 128, 0, 0));
+    ZT_OK(zeCommandListAppendLaunchKernel(l, k, &gc, NULL, 0, NULL));
+    ZT_OK(zeKernelSetGlobalOffsetExp(k, 0, 0, 0));
+    zt_execute_and_wait(q, l);
+    for (uint32_t i = 0; i < 256; i++) {
+        bool written = (i >= 32 && i < 64) || (i >= 128 && i < 160);
+        cr_assert_eq(out[i], written ? i : 0, "out[%u] = %u", i, out[i]);
+    }
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
