@@ -459,3 +459,24 @@ Test(ze_driver, init_gpu_only_finds_ze_pocl)
     zt_init(&env);
     zt_fini(&env);
 }
+
+/* timerResolution is in nanoseconds for DEVICE_PROPERTIES and in cycles per second for DEVICE_PROPERTIES_1_2:
+ * the two describe the same timer. */
+Test(ze_device, timer_resolution_in_both_units)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_properties_t ns = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ze_device_properties_t hz = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
+    ZT_OK(zeDeviceGetProperties(env.device, &ns));
+    ZT_OK(zeDeviceGetProperties(env.device, &hz));
+    cr_assert_geq(ns.timerResolution, 1);
+    cr_assert_geq(hz.timerResolution, 1);
+    double product = (double)ns.timerResolution * (double)hz.timerResolution;
+    cr_assert(product > 0.99e9 && product < 1.01e9, "%lu ns per tick but %lu ticks per second",
+              (unsigned long)ns.timerResolution, (unsigned long)hz.timerResolution);
+    cr_assert_gt(ns.timestampValidBits, 0);
+    cr_assert_gt(ns.kernelTimestampValidBits, 0);
+    cr_assert_str_eq(ns.name, hz.name);
+    zt_fini(&env);
+}
