@@ -28,7 +28,7 @@ BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 2000
 endif
 
 .PHONY: bench-build bench-only
-bench-build: $(BENCH_BINS) $(BENCH_KSPVS)
+bench-build: $(BENCH_BINS) $(BENCH_KSPVS) $(KERNEL_SPVS)
 
 $(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -36,7 +36,7 @@ $(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h | $(BUILD)
 
 # module_load exports its malloc wrappers (-rdynamic) so that every library in the process calls them.
 $(BENCH_OUT)/module_load: BENCH_LDEXTRA := -rdynamic
-$(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_util.h runtime/include/krt.h $(KRT_SO)
+$(BENCH_BINS): $(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_util.h runtime/include/krt.h $(KRT_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(BENCH_ZE_CFLAGS) -Iruntime/include -Ibench $< $(BENCH_OUT)/bench_util.o -o $@ \
 	    $(BENCH_LDEXTRA) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(BENCH_ZE_LIBS) $(BENCH_CL_LIBS) -lm
