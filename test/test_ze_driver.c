@@ -480,3 +480,53 @@ Test(ze_device, timer_resolution_in_both_units)
     cr_assert_str_eq(ns.name, hz.name);
     zt_fini(&env);
 }
+
+/* The global-offset extension's function is reachable by name, and calling it works like the API entry. */
+typedef ze_result_t (*set_offset_fn)(ze_kernel_handle_t, uint32_t, uint32_t, uint32_t);
+
+Test(ze_driver, extension_function_address, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    void *fp = NULL;
+    ZT_EXPECT(zeDriverGetExtensionFunctionAddress(env.driver, NULL, &fp), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDriverGetExtensionFunctionAddress(env.driver, "zeKernelSetGlobalOffsetExp", NULL),
+              ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ZT_EXPECT(zeDriverGetExtensionFunctionAddress(NULL, "zeKernelSetGlobalOffsetExp", &fp),
+              ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    fp = (void *)(uintptr_t)1;
+    cr_assert_neq(zeDriverGetExtensionFunctionAddress(env.driver, "zeNoSuchFunctionExp", &fp), ZE_RESULT_SUCCESS);
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, NULL));
+    ze_driver_extension_properties_t *e = calloc(n + 1, sizeof *e);
+    cr_assert_not_null(e);
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, e));
+    bool has = false;
+    for (uint32_t i = 0; i < n; i++)
+        has = has || strcmp(e[i].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0;
+    free(e);
+    if (!has) {
+        zt_fini(&env);
+        cr_skip_test("%s not listed", ZE_GLOBAL_OFFSET_EXP_NAME);
+    }
+    fp = NULL;
+    ZT_OK(zeDriverGetExtensionFunctionAddress(env.driver, "zeKernelSetGlobalOffsetExp", &fp));
+    cr_assert_not_null(fp);
+    set_offset_fn set_offset;
+    memcpy(&set_offset, &fp, sizeof set_offset);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    uint32_t *out = zt_alloc_shared(&env, 64 * sizeof(uint32_t));
+    memset(out, 0, 64 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(set_offset(k, 40, 0, 0));
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    zt_launch_sync(&env, l, k, 8, 1, 1, 1, 1, 1);
+    for (uint32_t i = 0; i < 64; i++)
+        cr_assert_eq(out[i], (i >= 40 && i < 48) ? i : 0, "out[%u] = %u", i, out[i]);
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
