@@ -75,7 +75,9 @@ spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t versio
 // SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
 enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
 // SPIR-V opcodes the structural check needs.
-enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56 };
+enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
+       OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
+       DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2 };
 
 spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     Scan *s = static_cast<Scan *>(user);
@@ -91,6 +93,24 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         if (op.type == SPV_OPERAND_TYPE_ID || op.type == SPV_OPERAND_TYPE_TYPE_ID ||
             op.type == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID || op.type == SPV_OPERAND_TYPE_SCOPE_ID)
             s->used.push_back(in->words[op.offset]);
+    }
+    // Alignments must be powers of two; LLVM asserts on any other (the validator lets them through).
+    uint32_t align_at = 0;
+    switch (in->opcode) {
+    case OP_DECORATE: if (in->num_words >= 4 && in->words[2] == DEC_ALIGNMENT) align_at = 3; break;
+    case OP_MEMBER_DECORATE: if (in->num_words >= 5 && in->words[3] == DEC_ALIGNMENT) align_at = 4; break;
+    case OP_LOAD: if (in->num_words >= 6 && (in->words[4] & MEM_ALIGNED)) align_at = 5; break;
+    case OP_STORE:
+    case OP_COPY_MEMORY: if (in->num_words >= 5 && (in->words[3] & MEM_ALIGNED)) align_at = 4; break;
+    case OP_COPY_MEMORY_SIZED: if (in->num_words >= 6 && (in->words[4] & MEM_ALIGNED)) align_at = 5; break;
+    default: break;
+    }
+    if (align_at) {
+        uint32_t a = in->words[align_at];
+        if (a == 0 || (a & (a - 1)) != 0) {
+            s->why = "alignment " + std::to_string(a) + " is not a power of two";
+            return SPV_ERROR_INVALID_BINARY;
+        }
     }
     switch (in->opcode) {
     case OP_MEMORY_MODEL: s->memory_model = true; break;
@@ -124,6 +144,101 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     default: break;
     }
     return SPV_SUCCESS;
+}
+
+// SPIR-V opcodes the block reordering needs.
+enum { OP_LABEL = 248, OP_BRANCH = 249, OP_BRANCH_COND = 250, OP_SWITCH = 251, OP_LOOP_MERGE = 246,
+       OP_SELECTION_MERGE = 247 };
+
+// A copy of the module that the validator can judge on what matters: blocks of each function in reverse
+// post-order (clang -O2 emits loop blocks before their dominators, which SPIR-V's layout rule forbids but
+// the translator and drivers accept) and no merge instructions (structured control flow is optional for
+// kernels, and -O2 places OpLoopMerge where the structured rules do not allow it). The stream is known to
+// be well formed (spvBinaryParse passed) before this runs.
+std::vector<uint32_t> normalized(const std::vector<uint32_t> &w) {
+    std::vector<uint32_t> out(w.begin(), w.begin() + 5);
+    size_t i = 5, n = w.size();
+    while (i < n) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (op != OP_FUNCTION) {
+            out.insert(out.end(), w.begin() + i, w.begin() + i + wc);
+            i += wc;
+            continue;
+        }
+        // Function header up to the first label.
+        while (i < n && (w[i] & 0xffff) != OP_LABEL && (w[i] & 0xffff) != OP_FUNCTION_END) {
+            out.insert(out.end(), w.begin() + i, w.begin() + i + (w[i] >> 16));
+            i += w[i] >> 16;
+        }
+        struct Block {
+            uint32_t id;
+            std::vector<uint32_t> words;
+            std::vector<uint32_t> succ;
+        };
+        std::vector<Block> blocks;
+        std::map<uint32_t, size_t> index;
+        while (i < n && (w[i] & 0xffff) != OP_FUNCTION_END) {
+            uint32_t bop = w[i] & 0xffff, bwc = w[i] >> 16;
+            if (bop == OP_LABEL) {
+                blocks.push_back(Block{w[i + 1], {}, {}});
+                index[w[i + 1]] = blocks.size() - 1;
+            }
+            if (blocks.empty()) return {};
+            Block &b = blocks.back();
+            if (bop != OP_LOOP_MERGE && bop != OP_SELECTION_MERGE)
+                b.words.insert(b.words.end(), w.begin() + i, w.begin() + i + bwc);
+            if (bop == OP_BRANCH && bwc >= 2) b.succ.push_back(w[i + 1]);
+            if (bop == OP_BRANCH_COND && bwc >= 4) {
+                b.succ.push_back(w[i + 2]);
+                b.succ.push_back(w[i + 3]);
+            }
+            if (bop == OP_SWITCH) // the default, then every operand that names a block
+                for (uint32_t k = 2; k < bwc; k++) b.succ.push_back(w[i + k]);
+            i += bwc;
+        }
+        // Reverse post-order from the entry block; unreachable blocks keep their place after it.
+        std::vector<size_t> post;
+        std::vector<uint8_t> seen(blocks.size(), 0);
+        if (!blocks.empty()) {
+            std::vector<std::pair<size_t, size_t>> stack{{0, 0}};
+            seen[0] = 1;
+            while (!stack.empty()) {
+                auto &top = stack.back();
+                Block &b = blocks[top.first];
+                if (top.second < b.succ.size()) {
+                    auto it = index.find(b.succ[top.second++]);
+                    if (it != index.end() && !seen[it->second]) {
+                        seen[it->second] = 1;
+                        stack.push_back({it->second, 0});
+                    }
+                } else {
+                    post.push_back(top.first);
+                    stack.pop_back();
+                }
+            }
+        }
+        for (auto it = post.rbegin(); it != post.rend(); ++it)
+            out.insert(out.end(), blocks[*it].words.begin(), blocks[*it].words.end());
+        for (size_t k = 0; k < blocks.size(); k++)
+            if (!seen[k]) out.insert(out.end(), blocks[k].words.begin(), blocks[k].words.end());
+        if (i < n) { // OpFunctionEnd
+            out.insert(out.end(), w.begin() + i, w.begin() + i + (w[i] >> 16));
+            i += w[i] >> 16;
+        }
+    }
+    return out;
+}
+
+spv_target_env env_for(uint32_t version) {
+    switch (version >> 8 & 0xff) {
+    case 0: return SPV_ENV_UNIVERSAL_1_0;
+    case 1: return SPV_ENV_UNIVERSAL_1_1;
+    case 2: return SPV_ENV_UNIVERSAL_1_2;
+    case 3: return SPV_ENV_UNIVERSAL_1_3;
+    case 4: return SPV_ENV_UNIVERSAL_1_4;
+    case 5: return SPV_ENV_UNIVERSAL_1_5;
+    default: return SPV_ENV_UNIVERSAL_1_6;
+    }
 }
 
 // The translator trusts its input (and asserts on what it does not expect), so the module is first
@@ -181,7 +296,35 @@ int parse_ok(const zp_module_src *src, std::string &why) {
         }
     }
     spvDiagnosticDestroy(diag);
+    diag = nullptr;
     spvContextDestroy(ctx);
+    if (rc != ZP_BRIDGE_OK) return rc;
+
+    // The full validator on the normalized copy: what it refuses, the translator could abort on.
+    std::vector<uint32_t> norm = normalized(words);
+    if (norm.empty()) {
+        why = "malformed SPIR-V: an instruction outside any block";
+        return ZP_BRIDGE_INVALID_BINARY;
+    }
+    spv_context vctx = spvContextCreate(env_for(words[1]));
+    if (!vctx) {
+        why = "out of memory";
+        return ZP_BRIDGE_OUT_OF_MEMORY;
+    }
+    spv_const_binary_t bin = {norm.data(), norm.size()};
+    spv_validator_options vopts = spvValidatorOptionsCreate();
+    spv_result_t vr = spvValidateWithOptions(vctx, vopts, &bin, &diag);
+    if (vr != SPV_SUCCESS) {
+        why = "invalid SPIR-V";
+        if (diag && diag->error) {
+            why += ": ";
+            why += diag->error;
+        }
+        rc = ZP_BRIDGE_INVALID_BINARY;
+    }
+    spvDiagnosticDestroy(diag);
+    spvValidatorOptionsDestroy(vopts);
+    spvContextDestroy(vctx);
     return rc;
 }
 
