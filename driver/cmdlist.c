@@ -220,6 +220,7 @@ ze_result_t zp_zeCommandListAppendSignalEvent(ze_command_list_handle_t hList, ze
 ze_result_t zp_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hList, uint32_t numEvents,
                                                ze_event_handle_t *phEvents) {
     ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(phEvents);
     ze_result_t res = check_events(NULL, numEvents, phEvents);
     if (res != ZE_RESULT_SUCCESS) return res;
     zp_cmd c = {.type = ZP_CMD_WAIT, .num_waits = numEvents, .waits = phEvents};

@@ -119,12 +119,23 @@ ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t arg
         size = sizeof p;
         break;
     }
-    case ZP_ARG_LOCAL:
+    case ZP_ARG_LOCAL: {
         if (argSize == 0) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        /* The kernel's static local memory and all its local arguments must fit the device's local memory
+         * (PoCL aborts the process on a work-group it cannot allocate). */
+        uint64_t total = k->meta->local_static + argSize;
+        for (uint32_t i = 0; i < k->meta->num_args; i++) {
+            if (i == argIndex || k->meta->args[i].kind != ZP_ARG_LOCAL || !k->arg_set[i]) continue;
+            size_t other;
+            memcpy(&other, k->arg_data + k->arg_off[i], sizeof other);
+            total += other;
+        }
+        if (total > k->module->dev->info.local_mem) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
         memcpy(tmp, &argSize, sizeof argSize);
         value = NULL;
         size = argSize;
         break;
+    }
     case ZP_ARG_SCALAR:
     case ZP_ARG_BYVAL:
         if (argSize != a->size) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;

@@ -188,6 +188,8 @@ static void deadline_after(struct timespec *ts, uint64_t ns) {
 
 static void free_sync(zp_signal *s) { free(s); }
 
+#define ZP_SYNC_GRACE_NS 200000u
+
 ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
     if (atomic_load(&st->has_pending)) {
         if (timeout_ns == 0) return ZE_RESULT_NOT_READY;
@@ -205,7 +207,10 @@ ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
         pthread_mutex_unlock(&st->lock);
     }
     if (timeout_ns == UINT64_MAX) return zp_be->queue_finish(st->bq);
-    /* A bounded wait: mark the current end of the queue and wait for the mark with the timeout. */
+    /* A bounded wait: mark the current end of the queue and wait for the mark with the timeout. A mark
+     * on an idle queue still takes PoCL a moment to complete, so the wait is at least ZP_SYNC_GRACE_NS:
+     * an idle queue then reports done even for a timeout of 0. */
+    if (timeout_ns < ZP_SYNC_GRACE_NS) timeout_ns = ZP_SYNC_GRACE_NS;
     zp_signal *s = malloc(sizeof *s);
     if (!s) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     zp_signal_init(s, free_sync);
