@@ -2,7 +2,7 @@
 # builds and runs every benchmark: one table per benchmark on stdout (also saved as build/bench/<name>.md),
 # CSV files and PNG plots (gnuplot) in build/bench/, callgrind profiles in build/bench/callgrind/.
 # The benchmark programs stay out of `all`: nothing in `make test` needs them.
-# BENCH_QUICK=1 runs every benchmark with small counts (a smoke run of a minute or two).
+# BENCH_QUICK=1 runs every benchmark with small counts and a coarser group-size sweep (a smoke run).
 
 BENCH_OUT       := $(BUILD)/bench
 BENCH_ZE_CFLAGS := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
