@@ -526,6 +526,45 @@ void make_inlinable(llvm::Module &mod) {
     pm.run(mod);
 }
 
+// Builtins the translator names in ways PoCL 3.1's kernel library lacks (the build fails, or PoCL aborts
+// at launch on the missing symbol): memory fences become LLVM fences; wait_group_events on a generic
+// pointer (OpenCL 2.0 style) becomes the private-pointer form PoCL defines.
+void fix_builtins(llvm::Module &mod) {
+    std::vector<llvm::CallInst *> fences, waits;
+    for (llvm::Function &f : mod)
+        for (llvm::BasicBlock &bb : f)
+            for (llvm::Instruction &i : bb)
+                if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i))
+                    if (llvm::Function *callee = call->getCalledFunction()) {
+                        llvm::StringRef n = callee->getName();
+                        if (n == "_Z9mem_fencej" || n == "_Z14read_mem_fencej" || n == "_Z15write_mem_fencej")
+                            fences.push_back(call);
+                        else if (n == "_Z17wait_group_eventsiPU3AS49ocl_event" && call->arg_size() == 2)
+                            waits.push_back(call);
+                    }
+    for (llvm::CallInst *call : fences) {
+        new llvm::FenceInst(mod.getContext(), llvm::AtomicOrdering::SequentiallyConsistent, llvm::SyncScope::System,
+                            call);
+        call->eraseFromParent();
+    }
+    for (llvm::CallInst *call : waits) {
+        llvm::Value *list = call->getArgOperand(1);
+        auto *gptr = llvm::dyn_cast<llvm::PointerType>(list->getType());
+        if (!gptr || gptr->isOpaque()) continue;
+        llvm::PointerType *pptr = llvm::PointerType::get(gptr->getNonOpaquePointerElementType(), 0);
+        llvm::FunctionType *ft = llvm::FunctionType::get(call->getType(), {call->getArgOperand(0)->getType(), pptr}, false);
+        llvm::FunctionCallee target = mod.getOrInsertFunction("_Z17wait_group_eventsiP9ocl_event", ft);
+        auto *cast = new llvm::AddrSpaceCastInst(list, pptr, "", call);
+        auto *repl = llvm::CallInst::Create(target, {call->getArgOperand(0), cast}, "", call);
+        repl->setCallingConv(call->getCallingConv());
+        call->eraseFromParent();
+    }
+    for (const char *name : {"_Z9mem_fencej", "_Z14read_mem_fencej", "_Z15write_mem_fencej",
+                             "_Z17wait_group_eventsiPU3AS49ocl_event"})
+        if (llvm::Function *f = mod.getFunction(name))
+            if (f->use_empty()) f->eraseFromParent();
+}
+
 int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp_module_meta *meta,
               std::string &log) {
     int checked = parse_ok(src, log);
@@ -555,6 +594,7 @@ int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp
         log = "translated module is invalid: " + verr;
         return ZP_BRIDGE_BUILD_FAILURE;
     }
+    fix_builtins(*mod);
     make_inlinable(*mod);
     int rc = extract_meta(*mod, meta);
     if (rc != ZP_BRIDGE_OK) return rc;
