@@ -97,26 +97,11 @@ static inline void *ex_alloc(krt_context *ctx, size_t size)
     return p;
 }
 
-static inline const char *ex_limit_name(krt_limit limit)
-{
-    switch (limit) {
-    case KRT_LIMIT_NONE: return "range";
-    case KRT_LIMIT_STATIC: return "static";
-    case KRT_LIMIT_REQUIRED: return "required";
-    case KRT_LIMIT_KERNEL_MAX: return "kernel-max";
-    case KRT_LIMIT_DEVICE_MAX: return "device-max";
-    case KRT_LIMIT_LOCAL_MEMORY: return "local-memory";
-    case KRT_LIMIT_SPILL: return "spill";
-    case KRT_LIMIT_MIN_GROUPS: return "min-groups";
-    }
-    return "?";
-}
-
 /* One line describing a launch configuration: "group 256 x 1 x 1, groups 40 x 1 x 1, decided by ...". */
 static inline void ex_print_config(const char *label, const krt_launch_config *c)
 {
     printf("%sgroup %u x %u x %u, groups %u x %u x %u, decided by %s%s\n", label, c->group[0], c->group[1],
-           c->group[2], c->groups[0], c->groups[1], c->groups[2], ex_limit_name(c->limit),
+           c->group[2], c->groups[0], c->groups[1], c->groups[2], krt_limit_name(c->limit),
            c->masked ? ", last groups masked" : "");
 }
 

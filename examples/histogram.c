@@ -30,7 +30,7 @@ static int run(krt_context *ctx, krt_kernel *kernel, const char *name, const uin
     for (int i = 0; i < 256; i++)
         if (bins[i] != expect[i])
             wrong++;
-    printf("%-16s group %u, %u groups (%s): %8.3f ms: %s\n", name, c.group[0], c.groups[0], ex_limit_name(c.limit),
+    printf("%-16s group %u, %u groups (%s): %8.3f ms: %s\n", name, c.group[0], c.groups[0], krt_limit_name(c.limit),
            ms, wrong ? "FAILED" : "ok");
     return wrong != 0;
 }

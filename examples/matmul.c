@@ -46,7 +46,7 @@ static int run(krt_context *ctx, krt_kernel *kernel, const char *name, float *da
 
     double gflops = 2.0 * m * n * k / s / 1e9;
     printf("%-6s group %u x %u (%s), groups %u x %u: %.2f ms, %.2f GFLOP/s: %s\n", name, c.group[0], c.group[1],
-           ex_limit_name(c.limit), c.groups[0], c.groups[1], s * 1e3, gflops, wrong ? "FAILED" : "ok");
+           krt_limit_name(c.limit), c.groups[0], c.groups[1], s * 1e3, gflops, wrong ? "FAILED" : "ok");
     if (wrong)
         printf("  %zu of %zu elements wrong\n", wrong, (size_t)m * n);
     return wrong != 0;

@@ -44,7 +44,7 @@ static double reduce(krt_context *ctx, krt_kernel *kernel, const void *in, uint3
     double ms = ex_ms_since(t0);
 
     printf("  pass 1: %u items, group %u, %u partial sums (decided by %s)\n", n, c.group[0], groups,
-           ex_limit_name(c.limit));
+           krt_limit_name(c.limit));
     printf("  pass 2: 1 group of %u items\n", group2);
     krt_free(ctx, partial);
     krt_free(ctx, sum);

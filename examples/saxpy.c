@@ -45,7 +45,7 @@ static int run(krt_context *ctx, krt_kernel *saxpy, uint32_t n)
 
     uint64_t launched = (uint64_t)c.group[0] * c.groups[0];
     printf("%10u  %6u  %8u  %10llu  %-12s  %8.3f  %s\n", n, c.group[0], c.groups[0],
-           (unsigned long long)(launched - n), ex_limit_name(c.limit), ms, wrong ? "FAILED" : "ok");
+           (unsigned long long)(launched - n), krt_limit_name(c.limit), ms, wrong ? "FAILED" : "ok");
 
     krt_free(ctx, dx);
     krt_free(ctx, dy);

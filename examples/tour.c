@@ -12,18 +12,6 @@ static void section(const char *title)
     printf("\n== %s\n", title);
 }
 
-static const char *type_name(krt_device_type t)
-{
-    switch (t) {
-    case KRT_DEVICE_TYPE_GPU: return "GPU";
-    case KRT_DEVICE_TYPE_CPU: return "CPU";
-    case KRT_DEVICE_TYPE_FPGA: return "FPGA";
-    case KRT_DEVICE_TYPE_ACCELERATOR: return "accelerator";
-    case KRT_DEVICE_TYPE_OTHER: break;
-    }
-    return "other";
-}
-
 static void show_config(krt_kernel *kernel, const char *kernel_name, krt_ndrange range)
 {
     krt_launch_config c;
@@ -38,7 +26,7 @@ static void show_config(krt_kernel *kernel, const char *kernel_name, krt_ndrange
         snprintf(g, sizeof g, "%u x %u", c.group[0], c.group[1]);
         snprintf(n, sizeof n, "%u x %u", c.groups[0], c.groups[1]);
     }
-    printf("  %-13s %-17s %-9s %-11s %-12s %s\n", kernel_name, r, g, n, ex_limit_name(c.limit),
+    printf("  %-13s %-17s %-9s %-11s %-12s %s\n", kernel_name, r, g, n, krt_limit_name(c.limit),
            c.masked ? "yes" : "no");
 }
 
@@ -104,7 +92,7 @@ int main(void)
     double create_ms = ex_ms_since(t0);
     krt_device_info d;
     EX_CHECK(krt_context_device_info(ctx, &d));
-    printf("  %s: a %s, driver %s, Level Zero API %u.%u\n", d.name, type_name(d.type), d.driver_name,
+    printf("  %s: a %s, driver %s, Level Zero API %u.%u\n", d.name, krt_device_type_name(d.type), d.driver_name,
            d.api_version_major, d.api_version_minor);
     printf("  %u compute units at %u MHz, %llu MiB of memory\n", d.compute_units, d.clock_mhz,
            (unsigned long long)(d.memory_bytes >> 20));
@@ -155,7 +143,7 @@ int main(void)
     krt_launch_config vc;
     EX_CHECK(krt_launch_config_get(vadd, &launch.range, &vc));
     printf("  launched with no group size given; krt chose %u x %u groups of %u (%s)\n", vc.groups[0], 1u,
-           vc.group[0], ex_limit_name(vc.limit));
+           vc.group[0], krt_limit_name(vc.limit));
     printf("  %.2f ms including the first launch's set-up; %u wrong elements: %s\n", ms, wrong,
            wrong ? "FAILED" : "ok");
 

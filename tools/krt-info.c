@@ -31,62 +31,6 @@ static int fail(const char *what, krt_result r)
     return 1;
 }
 
-static const char *device_type(krt_device_type t)
-{
-    switch (t) {
-    case KRT_DEVICE_TYPE_GPU: return "GPU";
-    case KRT_DEVICE_TYPE_CPU: return "CPU";
-    case KRT_DEVICE_TYPE_FPGA: return "FPGA";
-    case KRT_DEVICE_TYPE_ACCELERATOR: return "accelerator";
-    case KRT_DEVICE_TYPE_OTHER: break;
-    }
-    return "other";
-}
-
-static const char *arg_kind(krt_arg_kind k)
-{
-    switch (k) {
-    case KRT_ARG_GLOBAL_POINTER: return "global pointer";
-    case KRT_ARG_CONSTANT_POINTER: return "constant pointer";
-    case KRT_ARG_LOCAL_POINTER: return "local pointer";
-    case KRT_ARG_SCALAR: return "scalar";
-    case KRT_ARG_STRUCT: return "struct by value";
-    case KRT_ARG_OTHER: break;
-    }
-    return "other (unsupported)";
-}
-
-static const char *scalar_type(krt_scalar_type t)
-{
-    switch (t) {
-    case KRT_TYPE_NONE: return "";
-    case KRT_TYPE_INT8: return "int8";
-    case KRT_TYPE_INT16: return "int16";
-    case KRT_TYPE_INT32: return "int32";
-    case KRT_TYPE_INT64: return "int64";
-    case KRT_TYPE_FLOAT16: return "float16";
-    case KRT_TYPE_FLOAT32: return "float32";
-    case KRT_TYPE_FLOAT64: return "float64";
-    case KRT_TYPE_BOOL: return "bool";
-    }
-    return "?";
-}
-
-static const char *limit_name(krt_limit l)
-{
-    switch (l) {
-    case KRT_LIMIT_NONE: return "the range (it fits in one group)";
-    case KRT_LIMIT_STATIC: return "the caller's static group size";
-    case KRT_LIMIT_REQUIRED: return "the kernel's reqd_work_group_size";
-    case KRT_LIMIT_KERNEL_MAX: return "the kernel's max group size (extension)";
-    case KRT_LIMIT_DEVICE_MAX: return "the device's max group size";
-    case KRT_LIMIT_LOCAL_MEMORY: return "local memory";
-    case KRT_LIMIT_SPILL: return "the spill cap";
-    case KRT_LIMIT_MIN_GROUPS: return "the minimum number of groups";
-    }
-    return "?";
-}
-
 static void print_triple(const char *label, const uint32_t v[3])
 {
     if (v[0] == 0 && v[1] == 0 && v[2] == 0)
@@ -138,7 +82,7 @@ static int list_devices(void)
         printf("\ndevice %u: %s\n", i, d->name);
         printf("  %-22s %s (driver %u, device %u), Level Zero API %u.%u, version %u\n", "driver", d->driver_name,
                d->driver_index, d->device_index, d->api_version_major, d->api_version_minor, d->driver_version);
-        printf("  %-22s %s, vendor 0x%04x\n", "type", device_type(d->type), d->vendor_id);
+        printf("  %-22s %s, vendor 0x%04x\n", "type", krt_device_type_name(d->type), d->vendor_id);
         printf("  %-22s %u at %u MHz\n", "compute units", d->compute_units, d->clock_mhz);
         printf("  %-22s %llu MiB\n", "memory", (unsigned long long)(d->memory_bytes >> 20));
         printf("  %-22s %u\n", "max group size", d->max_group_size);
@@ -196,11 +140,11 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
         char type[32] = "";
         if (a.type != KRT_TYPE_NONE) {
             if (a.vector_width > 1)
-                snprintf(type, sizeof type, "%s x %u", scalar_type(a.type), a.vector_width);
+                snprintf(type, sizeof type, "%s x %u", krt_scalar_type_name(a.type), a.vector_width);
             else
-                snprintf(type, sizeof type, "%s", scalar_type(a.type));
+                snprintf(type, sizeof type, "%s", krt_scalar_type_name(a.type));
         }
-        printf("  %u %-10s %-18s %-12s %u bytes\n", i, a.name && a.name[0] ? a.name : "-", arg_kind(a.kind),
+        printf("  %u %-10s %-18s %-12s %u bytes\n", i, a.name && a.name[0] ? a.name : "-", krt_arg_kind_name(a.kind),
                type[0] ? type : "-", a.size);
     }
     print_triple("required group size", info.required_group);
@@ -249,7 +193,7 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
     printf("    %-20s %u x %u x %u\n", "group", c.group[0], c.group[1], c.group[2]);
     printf("    %-20s %u x %u x %u%s\n", "groups", c.groups[0], c.groups[1], c.groups[2],
            c.masked ? " (the last ones masked)" : "");
-    printf("    %-20s %s\n", "decided by", limit_name(c.limit));
+    printf("    %-20s %s\n", "decided by", krt_limit_name(c.limit));
     printf("    %-20s max group %u, preferred multiple %u, spill %u bytes per work-item\n", "from",
            c.max_group_size, c.preferred_multiple, c.spill_mem_size);
     return 0;

@@ -20,11 +20,8 @@ import struct
 # ----------------------------------------------------------------------------------------------------------
 
 ARG_GLOBAL_POINTER, ARG_CONSTANT_POINTER, ARG_LOCAL_POINTER, ARG_SCALAR, ARG_STRUCT, ARG_OTHER = range(6)
-ARG_KIND_NAMES = ["global pointer", "constant pointer", "local pointer", "scalar", "struct", "other"]
 (TYPE_NONE, TYPE_INT8, TYPE_INT16, TYPE_INT32, TYPE_INT64, TYPE_FLOAT16, TYPE_FLOAT32, TYPE_FLOAT64,
  TYPE_BOOL) = range(9)
-TYPE_NAMES = ["", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool"]
-LIMIT_NAMES = ["range", "static", "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups"]
 MEMORY_DEVICE, MEMORY_HOST, MEMORY_SHARED = range(3)
 
 
@@ -140,6 +137,22 @@ _kernel_get = _fn("krt_kernel_get", ctypes.c_int, _p, ctypes.c_char_p, ctypes.PO
 _launch_config_get = _fn("krt_launch_config_get", ctypes.c_int, _p, ctypes.POINTER(_NDRange),
                          ctypes.POINTER(_LaunchConfig))
 _launch = _fn("krt_launch", ctypes.c_int, _p, ctypes.POINTER(_LaunchDesc))
+_arg_kind_name = _fn("krt_arg_kind_name", ctypes.c_char_p, ctypes.c_int)
+_scalar_type_name = _fn("krt_scalar_type_name", ctypes.c_char_p, ctypes.c_int)
+_limit_name = _fn("krt_limit_name", ctypes.c_char_p, ctypes.c_int)
+
+
+# Names of krt's enum values come from libkrt itself (one table, shared with krt-info and the KRT_TRACE line).
+def arg_kind_name(kind):
+    return _arg_kind_name(kind).decode()
+
+
+def scalar_type_name(scalar_type):
+    return _scalar_type_name(scalar_type).decode()
+
+
+def limit_name(limit):
+    return _limit_name(limit).decode()
 
 
 class KrtError(Exception):
@@ -240,10 +253,10 @@ class ArgInfo:
         self.name = (raw.name or b"").decode()
 
     def __str__(self):
-        t = TYPE_NAMES[self.type] if 0 <= self.type < len(TYPE_NAMES) else "?"
+        t = "" if self.type == TYPE_NONE else scalar_type_name(self.type)
         if self.vector_width > 1:
             t += f" x {self.vector_width}"
-        return f"{self.name or '-'}: {ARG_KIND_NAMES[self.kind]} {t} ({self.size} bytes)".replace("  ", " ")
+        return f"{self.name or '-'}: {arg_kind_name(self.kind)} {t} ({self.size} bytes)".replace("  ", " ")
 
 
 class Module:
@@ -291,7 +304,7 @@ class Kernel:
         where = f"{self.name} argument {index} ({info.name or '?'})"
         if info.kind in (ARG_GLOBAL_POINTER, ARG_CONSTANT_POINTER):
             if value is not None and not isinstance(value, Buffer):
-                raise TypeError(f"{where} is a {ARG_KIND_NAMES[info.kind]}: pass a Buffer, not {type(value).__name__}")
+                raise TypeError(f"{where} is a {arg_kind_name(info.kind)}: pass a Buffer, not {type(value).__name__}")
             holder = _p(value.ptr.value if value is not None else None)
             return ctypes.addressof(holder), ctypes.sizeof(holder), holder
         if info.kind == ARG_LOCAL_POINTER:
@@ -308,7 +321,7 @@ class Kernel:
             if info.type in (TYPE_FLOAT16, TYPE_FLOAT32, TYPE_FLOAT64):
                 values = [float(v) for v in values]
             elif any(not isinstance(v, (int, bool)) for v in values):
-                raise TypeError(f"{where} is an {TYPE_NAMES[info.type]}: pass an int")
+                raise TypeError(f"{where} is an {scalar_type_name(info.type)}: pass an int")
             fmt = signed if any(v < 0 for v in values) else unsigned
             data = struct.pack("=" + fmt * slots, *(values + [0] * (slots - len(values))))
         elif info.kind == ARG_STRUCT:
@@ -331,7 +344,7 @@ class Kernel:
         _check("krt_launch_config_get", _launch_config_get(self.handle, ctypes.byref(self._ndrange(size)),
                                                            ctypes.byref(out)))
         return {"group": tuple(out.group[:out.dims]), "groups": tuple(out.groups[:out.dims]),
-                "limit": LIMIT_NAMES[out.limit], "masked": bool(out.masked)}
+                "limit": limit_name(out.limit), "masked": bool(out.masked)}
 
     def __call__(self, size, *values, group=None):
         """Queues a launch over size (an int or a tuple of up to 3 ints) on the default queue."""

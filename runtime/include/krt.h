@@ -144,6 +144,10 @@ typedef enum krt_device_type {
     KRT_DEVICE_TYPE_ACCELERATOR = 4,
 } krt_device_type;
 
+/* "other", "GPU", "CPU", "FPGA", "accelerator" for the values above, in order; "unknown" for any other value.
+ * The string is static. */
+KRT_API const char *krt_device_type_name(krt_device_type type);
+
 typedef struct krt_device_info {
     char name[256];
     char driver_name[64];         /* "ze_pocl" for krt's CPU driver, else the driver's UUID in hex */
@@ -332,6 +336,13 @@ typedef enum krt_scalar_type {
     KRT_TYPE_BOOL,
 } krt_scalar_type;
 
+/* Static names for logs and tables, one per value, in order:
+ *   krt_arg_kind_name:    "global pointer", "constant pointer", "local pointer", "scalar", "struct", "other";
+ *   krt_scalar_type_name: "none", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool".
+ * Both return "unknown" for a value not in the enum. */
+KRT_API const char *krt_arg_kind_name(krt_arg_kind kind);
+KRT_API const char *krt_scalar_type_name(krt_scalar_type type);
+
 typedef struct krt_arg_info {
     krt_arg_kind kind;
     krt_scalar_type type;  /* scalars: the element type; pointers: the pointee's element type if scalar */
@@ -415,6 +426,11 @@ typedef enum krt_limit {
     KRT_LIMIT_SPILL = 6,         /* the spill-aware cap: group * spill within the budget */
     KRT_LIMIT_MIN_GROUPS = 7,    /* shrunk so a small range still gives min_groups groups */
 } krt_limit;
+
+/* The limit's short name, as the KRT_TRACE line and krt's tools print it, in enum order: "range", "static",
+ * "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups"; "unknown" for a value not in
+ * the enum. The string is static. */
+KRT_API const char *krt_limit_name(krt_limit limit);
 
 typedef struct krt_launch_config {
     uint32_t dims;

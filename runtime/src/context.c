@@ -363,6 +363,17 @@ void krt_context_destroy(krt_context *ctx)
     pthread_mutex_unlock(&live_lock);
 }
 
+/* The one table of device-type names, for krt_device_type_name: krt-info and the examples print these. */
+static const char *const device_type_names[] = { "other", "GPU", "CPU", "FPGA", "accelerator" };
+_Static_assert(sizeof device_type_names / sizeof device_type_names[0] == KRT_DEVICE_TYPE_ACCELERATOR + 1,
+               "one name per krt_device_type");
+
+const char *krt_device_type_name(krt_device_type type)
+{
+    return (unsigned)type < sizeof device_type_names / sizeof device_type_names[0] ? device_type_names[type]
+                                                                                    : "unknown";
+}
+
 krt_result krt_context_device_info(krt_context *ctx, krt_device_info *out)
 {
     if (!ctx || !out)

@@ -283,7 +283,6 @@ void krt__config_memo_free(krt_kernel *kernel);
 /* The check of a caller's static group size. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
                                   const uint32_t group[3], const krt_launch_config **out);
-const char *krt__limit_name(krt_limit limit);
 
 /* ---- queue.c / event.c ----------------------------------------------------------------------------- */
 

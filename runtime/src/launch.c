@@ -11,24 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *kind_name(krt_arg_kind kind)
-{
-    switch (kind) {
-    case KRT_ARG_GLOBAL_POINTER:
-        return "__global pointer";
-    case KRT_ARG_CONSTANT_POINTER:
-        return "__constant pointer";
-    case KRT_ARG_LOCAL_POINTER:
-        return "__local pointer";
-    case KRT_ARG_SCALAR:
-        return "scalar";
-    case KRT_ARG_STRUCT:
-        return "struct by value";
-    default:
-        return "unsupported type";
-    }
-}
-
 /* "argument 2 (x) of saxpy" for messages; the name is left out when the module carries none. */
 static void arg_label(const krt_kernel *k, uint32_t i, char *buf, size_t size)
 {
@@ -61,12 +43,12 @@ static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
             arg_label(k, i, label, sizeof label);
             return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
                              "%s is a %s but was passed as a __local size (value NULL)", label,
-                             kind_name(info->kind));
+                             krt_arg_kind_name(info->kind));
         }
         if (a->size != info->size) {
             arg_label(k, i, label, sizeof label);
             return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s is a %s of %u bytes, but %zu bytes were passed",
-                             label, kind_name(info->kind), info->size, a->size);
+                             label, krt_arg_kind_name(info->kind), info->size, a->size);
         }
         return KRT_SUCCESS;
     }
@@ -166,7 +148,7 @@ static void trace_launch(const krt_kernel *k, const krt_launch_config *c, const 
     }
     krt__logf(&k->ctx->log, KRT_LOG_TRACE,
               "launch %s range %s group %s groups %s (limit: %s; max %u, multiple %u, spill %u B/item%s)",
-              k->refl->name, rs, gs, ns, krt__limit_name(c->limit), c->max_group_size, c->preferred_multiple,
+              k->refl->name, rs, gs, ns, krt_limit_name(c->limit), c->max_group_size, c->preferred_multiple,
               c->spill_mem_size, c->masked ? ", masked tail" : "");
 }
 

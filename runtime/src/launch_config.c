@@ -44,11 +44,15 @@ uint32_t krt__spill_cap(uint32_t group_size, uint32_t spill, size_t budget)
     return capped > 1 ? capped : 1;
 }
 
-const char *krt__limit_name(krt_limit limit)
+/* The one table of limit names: the trace line, krt-info, the examples and the Python binding all print these. */
+static const char *const limit_names[] = { "range",      "static",       "required", "kernel-max",
+                                           "device-max", "local-memory", "spill",    "min-groups" };
+_Static_assert(sizeof limit_names / sizeof limit_names[0] == KRT_LIMIT_MIN_GROUPS + 1,
+               "one name per krt_limit value");
+
+const char *krt_limit_name(krt_limit limit)
 {
-    static const char *const names[] = { "range",         "static",      "required",  "kernel max",
-                                         "device max",    "local memory", "spill cap", "min groups" };
-    return (unsigned)limit < sizeof names / sizeof names[0] ? names[limit] : "?";
+    return (unsigned)limit < sizeof limit_names / sizeof limit_names[0] ? limit_names[limit] : "unknown";
 }
 
 krt_result krt__ndrange_check(const krt_ndrange *range, uint32_t *dims_out)

@@ -101,6 +101,27 @@ static int push_u32(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
     return 1;
 }
 
+/* The one table of argument-kind and scalar-type names, for krt_arg_kind_name / krt_scalar_type_name: launch
+ * errors, krt-info and the Python binding print these. */
+static const char *const arg_kind_names[] = { "global pointer", "constant pointer", "local pointer",
+                                              "scalar",         "struct",           "other" };
+_Static_assert(sizeof arg_kind_names / sizeof arg_kind_names[0] == KRT_ARG_OTHER + 1, "one name per krt_arg_kind");
+static const char *const scalar_type_names[] = { "none",    "int8",    "int16",   "int32", "int64",
+                                                 "float16", "float32", "float64", "bool" };
+_Static_assert(sizeof scalar_type_names / sizeof scalar_type_names[0] == KRT_TYPE_BOOL + 1,
+               "one name per krt_scalar_type");
+
+const char *krt_arg_kind_name(krt_arg_kind kind)
+{
+    return (unsigned)kind < sizeof arg_kind_names / sizeof arg_kind_names[0] ? arg_kind_names[kind] : "unknown";
+}
+
+const char *krt_scalar_type_name(krt_scalar_type type)
+{
+    return (unsigned)type < sizeof scalar_type_names / sizeof scalar_type_names[0] ? scalar_type_names[type]
+                                                                                   : "unknown";
+}
+
 static const char *literal_string(const spv_parsed_instruction_t *inst, uint16_t operand)
 {
     return (const char *)(inst->words + inst->operands[operand].offset);
