@@ -854,3 +854,46 @@ Test(launch, local_argument_at_and_over_the_device_limit)
     vadd_ok(&f, 100);
     teardown(&f);
 }
+
+/* Arguments identical to the previous good launch do not excuse the rest of the description: every other
+ * field is still checked, with its exact result, and a kernel's argument memory freed since is refused. */
+Test(launch, warm_arguments_with_a_bad_description)
+{
+    fixture f = setup();
+    krt_kernel *k = kt_kernel(f.m, "krt_iota");
+    enum { N = 1000 };
+    uint32_t *out = kt_alloc(f.ctx, N * 4, KRT_MEMORY_SHARED);
+    uint32_t n = N, base = 3;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc good = kt_desc1(N, args, 3);
+    for (int i = 0; i < 3; i++)
+        KT_OK(krt_launch_sync(k, &good));
+    krt_launch_desc d = good;
+    d.range.size[0] = 0;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    d = good;
+    d.range = (krt_ndrange){1, {UINT64_MAX, 0, 0}};
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    d = good;
+    d.group[0] = f.dev.max_group[0] + 1;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_GROUP_SIZE);
+    d = good;
+    d.num_wait = 1;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_ARGUMENT);
+    d = good;
+    d.num_args = 2;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+    d = good;
+    d.args = NULL;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_ARGUMENT);
+    /* Still good afterwards, with the same arguments. */
+    memset(out, 0, N * 4);
+    KT_OK(krt_launch_sync(k, &good));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], 3 + i);
+    /* The memory behind an unchanged pointer argument goes away. */
+    KT_OK(krt_free(f.ctx, out));
+    KT_EXPECT(krt_launch(k, &good), KRT_ERROR_INVALID_POINTER);
+    vadd_ok(&f, 100);
+    teardown(&f);
+}
