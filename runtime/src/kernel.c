@@ -15,13 +15,15 @@ static size_t align_up(size_t x, size_t a)
 krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **out)
 {
     const krt__kernel_refl *kr = &module->refl.kernels[index];
-    /* The kernel, its slots and the bytes each slot keeps, in one block: a launch never allocates. */
+    /* The kernel, its slots, its warm-launch record and the bytes each slot keeps, in one block: a launch never
+     * allocates. */
     size_t head = align_up(sizeof(krt_kernel), 16);
     size_t slots = align_up(kr->num_args * sizeof(krt__arg_slot), 16);
+    size_t warm = align_up(kr->num_args * sizeof(krt__warm_arg), 16);
     size_t storage = 0;
     for (uint32_t i = 0; i < kr->num_args; i++)
         storage += align_up(kr->args[i].size ? kr->args[i].size : 1, 16);
-    unsigned char *block = calloc(1, head + slots + storage);
+    unsigned char *block = calloc(1, head + slots + warm + storage);
     if (!block)
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for kernel %s", kr->name);
     krt_kernel *k = (krt_kernel *)block;
@@ -30,8 +32,14 @@ krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **o
     k->refl = kr;
     k->index = index;
     k->slots = (krt__arg_slot *)(block + head);
-    unsigned char *value = block + head + slots;
+    k->warm = (krt__warm_arg *)(block + head + slots);
+    unsigned char *value = block + head + slots + warm;
     for (uint32_t i = 0; i < kr->num_args; i++) {
+        const krt_arg_info *a = &kr->args[i];
+        k->warm[i].mode = a->kind == KRT_ARG_LOCAL_POINTER ? KRT__WARM_LOCAL
+                          : a->size == 8                   ? KRT__WARM_WORD8
+                          : a->size == 4                   ? KRT__WARM_WORD4
+                                                           : KRT__WARM_BYTES;
         k->slots[i].value = value;
         value += align_up(kr->args[i].size ? kr->args[i].size : 1, 16);
     }

@@ -197,6 +197,20 @@ typedef struct krt__arg_slot {
     unsigned char *value; /* points into the kernel's storage block, refl size bytes */
 } krt__arg_slot;
 
+/* One argument of a kernel's warm-launch record (launch.c): what the last launch that checked and set every
+ * argument passed, so that an identical launch can skip the per-argument work. */
+enum {
+    KRT__WARM_LOCAL = 0, /* a __local argument: value NULL, size compared */
+    KRT__WARM_WORD4 = 1, /* a 4-byte by-value argument: its bytes in word */
+    KRT__WARM_WORD8 = 2, /* an 8-byte by-value argument (pointers): its bytes in word */
+    KRT__WARM_BYTES = 3, /* any other size: compared with the slot's bytes */
+};
+typedef struct krt__warm_arg {
+    size_t size;   /* krt_arg.size as passed */
+    uint64_t word; /* the value's bytes for the WORD modes */
+    uint32_t mode; /* KRT__WARM_*, fixed at kernel creation by the reflected kind and size */
+} krt__warm_arg;
+
 typedef struct krt__config_key {
     uint32_t dims;
     uint32_t local_bytes; /* __local argument bytes: part of the key, they bound the group size */
@@ -234,6 +248,12 @@ struct krt_kernel {
     krt_launch_config static_config;
 
     krt__arg_slot *slots; /* refl->num_args, inline after the struct */
+    /* The warm-launch record (launch.c), valid after a launch checked and set every argument; dropped before
+     * any argument is set again. warm_generation is the free generation its pointers were checked at. */
+    int warm_valid;
+    uint32_t warm_local_bytes;
+    uint64_t warm_generation;
+    krt__warm_arg *warm; /* refl->num_args, inline after the slots */
 };
 
 krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **out);
