@@ -286,3 +286,282 @@ Test(launch_hint, warm_after_a_partial_failure)
     }
     teardown(&f);
 }
+
+/* ---- work_group_size_hint ---- */
+
+typedef struct {
+    krt_context *ctx;
+    krt_module *m;
+    krt_kernel *k;
+    krt_device_info dev;
+    uint32_t *shape;
+} hinted;
+
+static hinted open_hinted(const char *kernel, size_t spill_budget, uint32_t min_groups)
+{
+    hinted h;
+    krt_context_desc desc = {.spill_budget = spill_budget, .min_groups = min_groups};
+    h.ctx = kt_context(&desc);
+    KT_OK(krt_context_device_info(h.ctx, &h.dev));
+    h.m = kt_module(h.ctx, "krt_hint");
+    h.k = kt_kernel(h.m, kernel);
+    h.shape = kt_alloc(h.ctx, 6 * 4, KRT_MEMORY_SHARED);
+    return h;
+}
+
+static void close_hinted(hinted *h)
+{
+    krt_module_destroy(h->m);
+    krt_context_destroy(h->ctx);
+}
+
+static krt_launch_config config_1d(krt_kernel *k, uint64_t n)
+{
+    krt_ndrange r = {1, {n, 1, 1}};
+    krt_launch_config c;
+    KT_OK(krt_launch_config_get(k, &r, &c));
+    return c;
+}
+
+/* Launches krt_hint64 over n items with krt's group size, checks every item and that the launch used the
+ * configuration krt_launch_config_get reports. */
+static void run_hint64(hinted *h, uint32_t n, const krt_launch_config *c)
+{
+    uint32_t *out = kt_alloc(h->ctx, (size_t)n * 4, KRT_MEMORY_SHARED);
+    memset(out, 0, (size_t)n * 4);
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(h->shape), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    KT_OK(krt_launch_sync(h->k, &d));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], 3 * i + 1, "n %u: out[%u] = %u", n, i, out[i]);
+    cr_assert_eq(h->shape[0], c->group[0], "n %u: the launch ran groups of %u, the configuration says %u", n,
+                 h->shape[0], c->group[0]);
+    cr_assert_eq(h->shape[3], c->groups[0], "n %u: %u groups ran, the configuration says %u", n, h->shape[3],
+                 c->groups[0]);
+    KT_OK(krt_free(h->ctx, out));
+}
+
+/* A large range gets exactly the hint, reported as KRT_LIMIT_HINT, where a kernel without a hint gets the
+ * kernel's maximum. */
+Test(launch_hint, hint_on_a_large_range)
+{
+    hinted h = open_hinted("krt_hint64", 0, 0);
+    const uint32_t sizes[] = {1u << 20, 1000003 /* prime */, 4096, 65};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint32_t n = sizes[s];
+        krt_launch_config c = config_1d(h.k, n);
+        if (n >= 64 * 16) {
+            cr_assert_eq(c.group[0], 64, "n %u: group %u", n, c.group[0]);
+            cr_assert_eq(c.limit, KRT_LIMIT_HINT, "n %u: limit %s", n, krt_limit_name(c.limit));
+            cr_assert_eq(c.groups[0], (n + 63) / 64);
+            cr_assert_eq(c.masked, n % 64 != 0);
+        }
+        run_hint64(&h, n, &c);
+    }
+    /* The same device and module: the unhinted kernel of krt_basic takes the maximum. */
+    krt_module *basic = kt_module(h.ctx, "krt_basic");
+    krt_launch_config plain = config_1d(kt_kernel(basic, "krt_iota"), 1u << 20);
+    cr_assert_gt(plain.group[0], 64, "without a hint the group is %u", plain.group[0]);
+    cr_assert_neq(plain.limit, KRT_LIMIT_HINT);
+    krt_module_destroy(basic);
+    close_hinted(&h);
+}
+
+/* Small ranges: the group never exceeds the range, and min_groups still splits a range that would give
+ * fewer groups; with min_groups 1 a range smaller than the hint is one group of exactly its size. */
+Test(launch_hint, hint_shrinks_for_small_ranges)
+{
+    hinted h = open_hinted("krt_hint64", 0, 0); /* min_groups 16 */
+    krt_kernel_properties p;
+    KT_OK(krt_kernel_properties_get(h.k, &p));
+    const uint32_t small[] = {1, 7, 100, 500, 700};
+    for (size_t s = 0; s < sizeof small / sizeof small[0]; s++) {
+        uint32_t n = small[s];
+        krt_launch_config c = config_1d(h.k, n);
+        /* ceil(n / min_groups), rounded up to the preferred multiple; a range within that is one group. */
+        uint32_t want = (n + 15) / 16;
+        if (p.preferred_multiple > 1 && p.preferred_multiple <= 64)
+            want = (want + p.preferred_multiple - 1) / p.preferred_multiple * p.preferred_multiple;
+        if (want >= n) {
+            cr_assert_eq(c.group[0], n, "n %u: group %u, expected the whole range", n, c.group[0]);
+            cr_assert_eq(c.limit, KRT_LIMIT_NONE, "n %u: limit %s", n, krt_limit_name(c.limit));
+        } else {
+            cr_assert_eq(c.group[0], want, "n %u: group %u, expected %u", n, c.group[0], want);
+            cr_assert_eq(c.limit, KRT_LIMIT_MIN_GROUPS, "n %u: limit %s", n, krt_limit_name(c.limit));
+        }
+        cr_assert_lt(c.group[0], 64, "n %u: group %u", n, c.group[0]);
+        run_hint64(&h, n, &c);
+    }
+    close_hinted(&h);
+
+    h = open_hinted("krt_hint64", 0, 1);
+    const uint32_t one_group[] = {1, 40, 63, 64};
+    for (size_t s = 0; s < sizeof one_group / sizeof one_group[0]; s++) {
+        uint32_t n = one_group[s];
+        krt_launch_config c = config_1d(h.k, n);
+        cr_assert_eq(c.group[0], n, "n %u: group %u", n, c.group[0]);
+        cr_assert_eq(c.groups[0], 1);
+        cr_assert_eq(c.limit, KRT_LIMIT_NONE, "n %u: limit %s", n, krt_limit_name(c.limit));
+        run_hint64(&h, n, &c);
+    }
+    krt_launch_config c = config_1d(h.k, 65);
+    cr_assert_eq(c.group[0], 64);
+    cr_assert_eq(c.groups[0], 2);
+    cr_assert_eq(c.limit, KRT_LIMIT_HINT);
+    run_hint64(&h, 65, &c);
+    close_hinted(&h);
+}
+
+/* A 2-D hint: its shape on a large range, y clamped to a range of 2 rows, every item written once. */
+Test(launch_hint, hint_2d_shape)
+{
+    hinted h = open_hinted("krt_hint8x4", 0, 0);
+    const uint32_t shapes[][2] = {{1000, 1000}, {1000, 2}, {333, 77}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        uint32_t nx = shapes[s][0], ny = shapes[s][1];
+        krt_ndrange r = {2, {nx, ny, 1}};
+        krt_launch_config c;
+        KT_OK(krt_launch_config_get(h.k, &r, &c));
+        cr_assert_eq(c.group[0], 8, "%ux%u: group x %u", nx, ny, c.group[0]);
+        cr_assert_eq(c.group[1], ny < 4 ? ny : 4, "%ux%u: group y %u", nx, ny, c.group[1]);
+        cr_assert_eq(c.group[2], 1);
+        cr_assert_eq(c.limit, KRT_LIMIT_HINT, "%ux%u: limit %s", nx, ny, krt_limit_name(c.limit));
+        uint32_t *out = kt_alloc(h.ctx, (size_t)nx * ny * 4, KRT_MEMORY_SHARED);
+        memset(out, 0xff, (size_t)nx * ny * 4);
+        krt_arg args[] = {KRT_ARG(out), KRT_ARG(h.shape), KRT_ARG(nx), KRT_ARG(ny)};
+        krt_launch_desc d = {.range = r, .args = args, .num_args = 4};
+        KT_OK(krt_launch_sync(h.k, &d));
+        for (uint32_t y = 0; y < ny; y++)
+            for (uint32_t x = 0; x < nx; x++)
+                cr_assert_eq(out[x + nx * y], x * 7 + y, "%ux%u: out(%u,%u) = %u", nx, ny, x, y, out[x + nx * y]);
+        cr_assert_eq(h.shape[0], c.group[0]);
+        cr_assert_eq(h.shape[1], c.group[1]);
+        KT_OK(krt_free(h.ctx, out));
+    }
+    close_hinted(&h);
+}
+
+/* The spill cap applies to the hint: with a budget of 100 work-items' spill, the hint of 256 becomes 64
+ * (KRT_LIMIT_SPILL); exactly at 256 work-items' spill it is not capped. Results are correct either way. */
+Test(launch_hint, hint_capped_by_the_spill_budget)
+{
+    hinted probe = open_hinted("krt_hint_spill", 0, 0);
+    krt_kernel_properties p;
+    KT_OK(krt_kernel_properties_get(probe.k, &p));
+    close_hinted(&probe);
+    cr_assert_gt(p.spill_mem_size, 0, "the driver reports no spill for a 3648-byte private array");
+    const struct {
+        size_t budget;
+        uint32_t group;
+        krt_limit limit;
+    } cases[] = {
+        {(size_t)p.spill_mem_size * 100, 64, KRT_LIMIT_SPILL},
+        {(size_t)p.spill_mem_size * 256, 256, KRT_LIMIT_HINT},
+        {(size_t)p.spill_mem_size * 255, 128, KRT_LIMIT_SPILL},
+        {(size_t)p.spill_mem_size / 2, 1, KRT_LIMIT_SPILL},
+    };
+    enum { N = 20000 };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hinted h = open_hinted("krt_hint_spill", cases[i].budget, 0);
+        krt_launch_config c = config_1d(h.k, N);
+        cr_assert_eq(c.group[0], cases[i].group, "budget %zu: group %u, expected %u", cases[i].budget, c.group[0],
+                     cases[i].group);
+        cr_assert_eq(c.limit, cases[i].limit, "budget %zu: limit %s", cases[i].budget, krt_limit_name(c.limit));
+        if (cases[i].group >= 64) {
+            uint32_t *out = kt_alloc(h.ctx, N * 4, KRT_MEMORY_SHARED);
+            uint32_t n = N, seed = 5;
+            krt_arg args[] = {KRT_ARG(out), KRT_ARG(h.shape), KRT_ARG(n), KRT_ARG(seed)};
+            krt_launch_desc d = kt_desc1(N, args, 4);
+            KT_OK(krt_launch_sync(h.k, &d));
+            for (uint32_t j = 0; j < N; j++) {
+                uint32_t want = j * 912u + 912u * 911u / 2u;
+                cr_assert_eq(out[j], want, "budget %zu: out[%u] = %u, expected %u", cases[i].budget, j, out[j],
+                             want);
+            }
+            cr_assert_eq(h.shape[0], cases[i].group);
+        }
+        close_hinted(&h);
+    }
+}
+
+/* A hint over the device's limits is cut to them; a required size wins over a hint; a static size wins over
+ * both krt's choice and the hint. */
+Test(launch_hint, hint_within_limits_and_below_required_and_static)
+{
+    hinted h = open_hinted("krt_hint_huge", 0, 0);
+    krt_kernel_properties p;
+    KT_OK(krt_kernel_properties_get(h.k, &p));
+    uint32_t bound = p.max_group_size < h.dev.max_group_size ? p.max_group_size : h.dev.max_group_size;
+    if (h.dev.max_group[0] < bound)
+        bound = h.dev.max_group[0];
+    krt_launch_config c = config_1d(h.k, 1u << 24);
+    cr_assert_eq(c.group[0], bound, "group %u, expected the limit %u", c.group[0], bound);
+    cr_assert(c.limit == KRT_LIMIT_DEVICE_MAX || c.limit == KRT_LIMIT_KERNEL_MAX, "limit %s",
+              krt_limit_name(c.limit));
+    enum { N = 100000 };
+    uint32_t *out = kt_alloc(h.ctx, N * 4, KRT_MEMORY_SHARED);
+    uint32_t n = N;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(h.shape), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(N, args, 3);
+    KT_OK(krt_launch_sync(h.k, &d));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], i ^ 0x5au, "out[%u] = %u", i, out[i]);
+    close_hinted(&h);
+
+    h = open_hinted("krt_hint_reqd", 0, 0);
+    c = config_1d(h.k, 1u << 20);
+    cr_assert_eq(c.group[0], 16);
+    cr_assert_eq(c.limit, KRT_LIMIT_REQUIRED);
+    close_hinted(&h);
+
+    h = open_hinted("krt_hint64", 0, 0);
+    out = kt_alloc(h.ctx, N * 4, KRT_MEMORY_SHARED);
+    krt_arg args2[] = {KRT_ARG(out), KRT_ARG(h.shape), KRT_ARG(n)};
+    krt_launch_desc s = kt_desc1(N, args2, 3);
+    s.group[0] = 32;
+    KT_OK(krt_launch_sync(h.k, &s));
+    cr_assert_eq(h.shape[0], 32, "a static 32 ran as %u", h.shape[0]);
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], 3 * i + 1);
+    close_hinted(&h);
+}
+
+/* The reduction that asks for groups of 8 gets them and sums correctly, over a multiple of 8, a prime and a
+ * range smaller than min_groups groups of 8. */
+Test(launch_hint, hint_tree_reduction)
+{
+    hinted h = open_hinted("krt_hint_reduce", 0, 0);
+    const uint32_t sizes[] = {1u << 18, 100003, 50};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint32_t n = sizes[s];
+        krt_launch_config c = config_1d(h.k, n);
+        if (n >= 8 * 16) {
+            cr_assert_eq(c.group[0], 8, "n %u: group %u", n, c.group[0]);
+            cr_assert_eq(c.limit, KRT_LIMIT_HINT);
+        } else {
+            cr_assert_leq(c.group[0], 8, "n %u: group %u", n, c.group[0]);
+        }
+        int32_t *in = kt_alloc(h.ctx, (size_t)n * 4, KRT_MEMORY_SHARED);
+        int32_t *partial = kt_alloc(h.ctx, (size_t)c.groups[0] * 4, KRT_MEMORY_SHARED);
+        for (uint32_t i = 0; i < n; i++)
+            in[i] = (int32_t)(i % 101) - 50;
+        krt_arg args[] = {KRT_ARG(in), KRT_ARG(partial), KRT_ARG(h.shape), KRT_ARG(n)};
+        krt_launch_desc d = kt_desc1(n, args, 4);
+        KT_OK(krt_launch_sync(h.k, &d));
+        cr_assert_eq(h.shape[0], c.group[0]);
+        int64_t total = 0, want_total = 0;
+        for (uint32_t g = 0; g < c.groups[0]; g++) {
+            int32_t want = 0;
+            for (uint32_t i = g * c.group[0]; i < (g + 1) * c.group[0] && i < n; i++)
+                want += in[i];
+            cr_assert_eq(partial[g], want, "n %u, group %u: %d, expected %d", n, g, partial[g], want);
+            total += partial[g];
+        }
+        for (uint32_t i = 0; i < n; i++)
+            want_total += in[i];
+        cr_assert_eq(total, want_total);
+        KT_OK(krt_free(h.ctx, in));
+        KT_OK(krt_free(h.ctx, partial));
+    }
+    close_hinted(&h);
+}

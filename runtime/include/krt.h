@@ -355,7 +355,7 @@ typedef struct krt_kernel_info {
     const char *name;
     uint32_t num_args;
     uint32_t required_group[3]; /* reqd_work_group_size, or 0,0,0 */
-    uint32_t group_hint[3];     /* work_group_size_hint, or 0,0,0 */
+    uint32_t group_hint[3];     /* work_group_size_hint, or 0,0,0; krt_launch_config_get aims at it */
 } krt_kernel_info;
 
 /* Reflection straight from the SPIR-V, without building a kernel. Strings live as long as the module.
@@ -425,11 +425,12 @@ typedef enum krt_limit {
     KRT_LIMIT_LOCAL_MEMORY = 5,  /* static + argument local memory against maxSharedLocalMemory */
     KRT_LIMIT_SPILL = 6,         /* the spill-aware cap: group * spill within the budget */
     KRT_LIMIT_MIN_GROUPS = 7,    /* shrunk so a small range still gives min_groups groups */
+    KRT_LIMIT_HINT = 8,          /* the kernel's work_group_size_hint, used as it is (see krt_launch_config_get) */
 } krt_limit;
 
 /* The limit's short name, as the KRT_TRACE line and krt's tools print it, in enum order: "range", "static",
- * "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups"; "unknown" for a value not in
- * the enum. The string is static. */
+ * "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups", "hint"; "unknown" for a value
+ * not in the enum. The string is static. */
 KRT_API const char *krt_limit_name(krt_limit limit);
 
 typedef struct krt_launch_config {
@@ -450,6 +451,14 @@ typedef struct krt_launch_config {
  * a multiple of the group size, the last groups contain work-items past the end of the range; the kernel must
  * guard them, by passing the range as an argument and returning early (kernels/include/krt_kernel.h has
  * helpers). krt never shrinks the group size to 1 to make a prime range divide evenly.
+ *
+ * A kernel's work_group_size_hint(x,y,z) is a soft preference: when the kernel has no reqd_work_group_size
+ * (which always wins) and the caller gives no group size, krt aims at the hint's shape instead of the largest
+ * group the kernel allows, still subject to every limit: maxGroupSize{X,Y,Z}, the kernel's or device's
+ * maximum and the spill cap (the shape shrinks from its highest dimension first), no group larger than the
+ * range in a dimension, and min_groups on small ranges. limit is KRT_LIMIT_HINT when the hint is used as it
+ * is, else the limit that changed it. This is how a kernel tells krt which size suits its algorithm (a tree
+ * reduction on a CPU device wants small groups).
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_NDRANGE; KRT_ERROR_INVALID_GROUP_SIZE
  * (the kernel's reqd_work_group_size exceeds the device's limits); KRT_ERROR_INVALID_KERNEL_ARGUMENT (the
  * kernel's static local memory exceeds the device's); KRT_ERROR_DRIVER. */

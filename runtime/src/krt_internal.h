@@ -279,6 +279,7 @@ typedef struct krt__config_input {
     uint32_t dev_max_total, dev_max[3], dev_max_count[3], dev_max_slm;
     /* kernel */
     uint32_t required[3];
+    uint32_t hint[3]; /* work_group_size_hint, or 0,0,0 */
     uint32_t kernel_max;
     int kernel_max_from_ext;
     uint32_t preferred_multiple;

@@ -2,7 +2,7 @@
  * launch_config.c: the group size krt chooses when the caller gives none, and its memo per (kernel, ndrange).
  *
  * The rule, in order (docs/design.md explains each step):
- *   1. a reqd_work_group_size is obeyed exactly;
+ *   1. a reqd_work_group_size is obeyed exactly (it wins over a work_group_size_hint);
  *   2. the bound: the kernel's max group size from ZE_extension_kernel_max_group_size_properties, else the
  *      device's maxTotalGroupSize;
  *   3. the spill-aware cap: if spill > 0 and bound * spill > budget, bound = max(1, prevpow2(budget / spill));
@@ -13,6 +13,8 @@
  *   6. the group is spread over the dimensions, x first, each bounded by maxGroupSize{X,Y,Z};
  *   7. each dimension is balanced: the same number of groups, with the smallest group (kept a multiple of
  *      the preferred multiple in x) that still covers the range, which shrinks the masked tail.
+ * A kernel with a work_group_size_hint takes the hint's shape instead of steps 4-7 (compute_hinted), still
+ * bounded by steps 2-3, the per-dimension maxima, the range and min_groups.
  * No group is larger than its dimension of the range. krt_launch_config.max_group_size reports the bound of
  * step 2, before the spill cap.
  * The group never collapses to 1 to make a range divide evenly: ceil(n / g) groups are launched and the kernel
@@ -45,9 +47,9 @@ uint32_t krt__spill_cap(uint32_t group_size, uint32_t spill, size_t budget)
 }
 
 /* The one table of limit names: the trace line, krt-info, the examples and the Python binding all print these. */
-static const char *const limit_names[] = { "range",      "static",       "required", "kernel-max",
-                                           "device-max", "local-memory", "spill",    "min-groups" };
-_Static_assert(sizeof limit_names / sizeof limit_names[0] == KRT_LIMIT_MIN_GROUPS + 1,
+static const char *const limit_names[] = { "range",        "static", "required",   "kernel-max", "device-max",
+                                           "local-memory", "spill",  "min-groups", "hint" };
+_Static_assert(sizeof limit_names / sizeof limit_names[0] == KRT_LIMIT_HINT + 1,
                "one name per krt_limit value");
 
 const char *krt_limit_name(krt_limit limit)
@@ -170,6 +172,70 @@ krt_result krt__config_static(const krt__config_input *in, const uint32_t group[
     return finish(in, out);
 }
 
+/* Shrinks the group g (dims dimensions) to at most target work-items, taking from the highest dimension
+ * first so that x, along which work-items are usually contiguous in memory, keeps its size longest. */
+static void shrink_to(uint32_t g[3], uint32_t dims, uint64_t target)
+{
+    if (target < 1)
+        target = 1;
+    for (uint32_t d = dims; d-- > 0;) {
+        uint64_t total = (uint64_t)g[0] * g[1] * g[2];
+        if (total <= target)
+            return;
+        uint64_t others = total / g[d];
+        g[d] = others >= target ? 1 : (uint32_t)(target / others);
+    }
+}
+
+/* The rule for a kernel with a work_group_size_hint and no required size: the hint's shape takes the place
+ * of the bound as the size aimed at, and every limit still applies, in this order: maxGroupSize{X,Y,Z}; the
+ * bound of steps 2-3 (kernel or device maximum, spill cap); no group larger than the range in any
+ * dimension; min_groups on small ranges (rounded up to the preferred multiple, as in step 5). The hint is
+ * not rounded to the preferred multiple and not balanced: the author asked for that shape. Dimensions of the
+ * hint beyond the range's are ignored. */
+static krt_result compute_hinted(const krt__config_input *in, uint32_t bound, krt_limit bound_limit,
+                                 krt_launch_config *out)
+{
+    uint32_t g[3] = { 1, 1, 1 };
+    krt_limit limit = KRT_LIMIT_HINT;
+    for (uint32_t d = 0; d < in->dims; d++) {
+        g[d] = in->hint[d] ? in->hint[d] : 1;
+        if (g[d] > in->dev_max[d]) {
+            g[d] = in->dev_max[d] ? in->dev_max[d] : 1;
+            limit = KRT_LIMIT_DEVICE_MAX;
+        }
+    }
+    if ((uint64_t)g[0] * g[1] * g[2] > bound) {
+        shrink_to(g, in->dims, bound);
+        limit = bound_limit;
+    }
+    /* The size the range shaping starts from, as the bound is in the rule without a hint. */
+    uint64_t aimed = (uint64_t)g[0] * g[1] * g[2];
+    uint64_t n = 1;
+    int fits = 1;
+    for (uint32_t d = 0; d < in->dims; d++) {
+        if (g[d] > in->size[d])
+            g[d] = (uint32_t)in->size[d];
+        if (g[d] != in->size[d])
+            fits = 0;
+        n *= in->size[d];
+    }
+    uint64_t total = (uint64_t)g[0] * g[1] * g[2];
+    uint32_t pm = out->preferred_multiple;
+    uint64_t want = ceil_div(n, in->min_groups ? in->min_groups : 1);
+    if (pm > 1 && pm <= aimed)
+        want = round_up(want, pm);
+    if (want < total) {
+        shrink_to(g, in->dims, want);
+        limit = KRT_LIMIT_MIN_GROUPS;
+    } else if (fits) {
+        limit = KRT_LIMIT_NONE;
+    }
+    memcpy(out->group, g, sizeof out->group);
+    out->limit = limit;
+    return finish(in, out);
+}
+
 krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *out)
 {
     krt_result r = check_local_memory(in);
@@ -213,6 +279,9 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
         bound = capped;
         limit = KRT_LIMIT_SPILL;
     }
+    if (in->hint[0])
+        return compute_hinted(in, bound, limit, out);
+
     /* 4. The preferred multiple. */
     if (pm > 1 && bound >= pm)
         bound = bound / pm * pm;
@@ -279,6 +348,7 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t d
     in->dev_max_count[2] = c->maxGroupCountZ;
     in->dev_max_slm = c->maxSharedLocalMemory;
     memcpy(in->required, p->required_group, sizeof in->required);
+    memcpy(in->hint, k->refl->group_hint, sizeof in->hint);
     in->kernel_max = p->max_group_size;
     in->kernel_max_from_ext = p->max_group_size_from_extension;
     in->preferred_multiple = p->preferred_multiple;
