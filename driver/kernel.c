@@ -99,13 +99,38 @@ ze_result_t zp_zeKernelDestroy(ze_kernel_handle_t hKernel) {
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue) {
-    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
-    ze_kernel_handle_t k = hKernel;
+/* True when the n bytes at a equal those at b. Arguments are mostly 4 or 8 bytes: those are compared
+ * inline, without a call to memcmp. */
+static inline bool same_bytes(const void *a, const void *b, size_t n) {
+    if (n == 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    }
+    if (n == 4) {
+        uint32_t x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return x == y;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
+/* Zeros for a NULL by-value argument, so that the slot changes only once the backend took the value. */
+static const uint8_t zp_zeros[256];
+
+/* Every check, then the value handed to the backend and kept in the slot, under the kernel lock. */
+static __attribute__((noinline)) ze_result_t set_arg(ze_kernel_handle_t k, uint32_t argIndex, size_t argSize,
+                                                     const void *pArgValue) {
     if (argIndex >= k->meta->num_args) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
     const zp_arg_meta *a = &k->meta->args[argIndex];
     uint8_t *slot = k->arg_data + k->arg_off[argIndex];
+    /* The bytes the slot will hold: the pointer value, the local size, or the by-value bytes (NULL for
+     * zeros). */
     uint8_t tmp[sizeof(void *) > sizeof(size_t) ? sizeof(void *) : sizeof(size_t)] = {0};
+    const void *bytes = tmp;
+    size_t slot_len;
     const void *value;
     size_t size;
     switch (a->kind) {
@@ -117,6 +142,7 @@ ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t arg
         memcpy(tmp, &p, sizeof p);
         value = p;
         size = sizeof p;
+        slot_len = sizeof p;
         break;
     }
     case ZP_ARG_LOCAL: {
@@ -134,6 +160,7 @@ ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t arg
         memcpy(tmp, &argSize, sizeof argSize);
         value = NULL;
         size = argSize;
+        slot_len = sizeof argSize;
         break;
     }
     case ZP_ARG_SCALAR:
@@ -141,6 +168,8 @@ ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t arg
         if (argSize != a->size) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
         value = pArgValue;
         size = argSize;
+        slot_len = argSize;
+        bytes = pArgValue;
         break;
     default:
         return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -148,17 +177,19 @@ ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t arg
     pthread_mutex_lock(&k->lock);
     ze_result_t r;
     if (value == NULL && (a->kind == ZP_ARG_SCALAR || a->kind == ZP_ARG_BYVAL)) {
-        /* A NULL value means zero for a by-value argument. */
-        memset(slot, 0, size);
-        r = zp_be->kernel_set_arg(k->bkern, argIndex, a->kind, size, slot);
+        /* A NULL value means zero for a by-value argument. The slot is cleared only once the backend
+         * took the zeros, so that slot and backend never disagree. */
+        if (size <= sizeof zp_zeros) {
+            r = zp_be->kernel_set_arg(k->bkern, argIndex, a->kind, size, zp_zeros);
+        } else {
+            uint8_t *z = calloc(1, size);
+            r = z ? zp_be->kernel_set_arg(k->bkern, argIndex, a->kind, size, z) : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            free(z);
+        }
+        if (r == ZE_RESULT_SUCCESS) memset(slot, 0, size);
     } else {
         r = zp_be->kernel_set_arg(k->bkern, argIndex, a->kind, size, value);
-        if (r == ZE_RESULT_SUCCESS) {
-            if (a->kind == ZP_ARG_SCALAR || a->kind == ZP_ARG_BYVAL)
-                memcpy(slot, value, size);
-            else
-                memcpy(slot, tmp, a->kind == ZP_ARG_LOCAL ? sizeof(size_t) : sizeof(void *));
-        }
+        if (r == ZE_RESULT_SUCCESS) memcpy(slot, bytes, slot_len);
     }
     if (r == ZE_RESULT_SUCCESS && !k->arg_set[argIndex]) {
         k->arg_set[argIndex] = 1;
@@ -166,6 +197,41 @@ ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t arg
     }
     pthread_mutex_unlock(&k->lock);
     return r;
+}
+
+ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue) {
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ze_kernel_handle_t k = hKernel;
+    /* Unchanged value: nothing to do. The value passes the same checks as in set_arg (index, size), the
+     * slot already holds its bytes, and the backend kernel holds them too unless a replay left other
+     * values there, in which case backend_stale is set and the next immediate append puts the slots back
+     * first; a recorded launch copies the slots. So returning here is exactly what setting the value
+     * again would do. Local sizes and NULL by-value arguments always take the full path. The check reads
+     * the slot without the kernel lock: the only writer of a slot is this function, which the
+     * specification forbids calling from two threads at once on one kernel; even then a torn read can
+     * only make this call return as if it had come just before the concurrent one. */
+    if (argIndex < k->meta->num_args && k->arg_set[argIndex]) {
+        const zp_arg_meta *a = &k->meta->args[argIndex];
+        const uint8_t *slot = k->arg_data + k->arg_off[argIndex];
+        switch (a->kind) {
+        case ZP_ARG_GLOBAL:
+        case ZP_ARG_CONSTANT:
+            if (argSize == sizeof(void *)) {
+                void *p = NULL, *held;
+                if (pArgValue) memcpy(&p, pArgValue, sizeof p);
+                memcpy(&held, slot, sizeof held);
+                if (p == held) return ZE_RESULT_SUCCESS;
+            }
+            break;
+        case ZP_ARG_SCALAR:
+        case ZP_ARG_BYVAL:
+            if (argSize == a->size && pArgValue && same_bytes(slot, pArgValue, argSize)) return ZE_RESULT_SUCCESS;
+            break;
+        default:
+            break;
+        }
+    }
+    return set_arg(k, argIndex, argSize, pArgValue);
 }
 
 /* Largest group the kernel may run with on its device. */
@@ -179,6 +245,11 @@ static uint32_t max_group(ze_kernel_handle_t k) {
 
 ze_result_t zp_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t x, uint32_t y, uint32_t z) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    /* The size in place passed every check below when it was set (group_valid), and the limits it was
+     * checked against are fixed for the kernel's life: setting it again changes nothing. Read without
+     * the lock, as the append reads it (the specification forbids changing it concurrently). */
+    if (hKernel->group_valid && x == hKernel->group[0] && y == hKernel->group[1] && z == hKernel->group[2])
+        return ZE_RESULT_SUCCESS;
     const zp_device_info *in = &hKernel->module->dev->info;
     if (x == 0 || y == 0 || z == 0) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
     if (x > in->max_group[0] || y > in->max_group[1] || z > in->max_group[2])
@@ -190,6 +261,7 @@ ze_result_t zp_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t x, uint
     hKernel->group[0] = x;
     hKernel->group[1] = y;
     hKernel->group[2] = z;
+    hKernel->group_valid = true;
     pthread_mutex_unlock(&hKernel->lock);
     return ZE_RESULT_SUCCESS;
 }

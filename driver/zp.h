@@ -106,6 +106,7 @@ struct _ze_kernel_handle_t {
     zp_kernel_limits limits;
     pthread_mutex_t lock;  /* serialises argument changes and launches of this kernel */
     uint32_t group[3];
+    bool group_valid;      /* group was set by zeKernelSetGroupSize and passed its checks */
     size_t offset[3];
     bool has_offset;
     bool backend_stale;    /* a replay left other arguments in the backend kernel */
