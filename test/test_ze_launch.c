@@ -664,9 +664,7 @@ T(indirect_access_through_stored_pointers)
 
 /* More local memory than the device has must be refused, at set-argument or at append, without a crash;
  * the list stays usable. */
-/* Disabled: driver bug 6 (local sizes above the limit are accepted; 1 GiB aborts in PoCL). Re-enable when
- * fixed. */
-Test(ze_launch, local_memory_over_the_limit_is_refused, .timeout = ZT_TEST_TIMEOUT, .disabled = true)
+Test(ze_launch, local_memory_over_the_limit_is_refused, .timeout = ZT_TEST_TIMEOUT)
 {
     zt_env env;
     zt_init(&env);
@@ -949,9 +947,7 @@ T(vector_and_half_storage)
     zt_fini(&env);
 }
 
-/* Disabled: driver bug 1 (wait_group_events is translated to a generic-pointer builtin PoCL lacks, and the
- * process aborts at launch). Re-enable when fixed. */
-Test(ze_launch, async_copy_and_local_atomics, .timeout = ZT_TEST_TIMEOUT, .disabled = true)
+Test(ze_launch, async_copy_and_local_atomics, .timeout = ZT_TEST_TIMEOUT)
 {
     zt_env env;
     zt_init(&env);
@@ -1032,8 +1028,7 @@ T(pointer_out_builtins)
     zt_fini(&env);
 }
 
-/* Disabled: driver bug 2 (mem_fence has no PoCL symbol, so the module does not build). Re-enable when fixed. */
-Test(ze_launch, fences_and_prefetch, .timeout = ZT_TEST_TIMEOUT, .disabled = true)
+Test(ze_launch, fences_and_prefetch, .timeout = ZT_TEST_TIMEOUT)
 {
     zt_env env;
     zt_init(&env);
