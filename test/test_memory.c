@@ -92,9 +92,7 @@ Test(memory, bad_allocations)
 
 /* More device memory than the device has: krt.h lists size 0, a bad alignment or kind and a NULL out as the
  * invalid arguments; an allocation that cannot be satisfied is out of device memory. */
-/* Disabled for a libkrt bug: krt_alloc translates the driver's ZE_RESULT_ERROR_UNSUPPORTED_SIZE into
- * KRT_ERROR_INVALID_ARGUMENT, which krt.h does not list for this case. */
-Test(memory, allocation_larger_than_the_device, .disabled = true)
+Test(memory, allocation_larger_than_the_device)
 {
     krt_context *ctx = kt_context(NULL);
     krt_device_info dev;

@@ -12,9 +12,9 @@
  *    validator's diagnostic or the driver's build log.
  *  - Options come in krt_*_desc structs in which a zero field means "the default". Pass NULL for a
  *    descriptor to take every default.
- *  - Handles are opaque. Destroying NULL does nothing. Objects created from a context must be destroyed
- *    before it; krt_context_destroy() releases whatever is left (modules, kernels, queues, events), but not
- *    memory from krt_alloc(), which it frees too: see its comment.
+ *  - Handles are opaque. Destroying NULL does nothing. Objects created from a context should be destroyed
+ *    before it; krt_context_destroy() releases whatever is left (modules, kernels, queues, events, and memory
+ *    from krt_alloc()).
  *  - The library never prints, never exits and never aborts on a caller's error. Log lines go to the logger in
  *    krt_context_desc; KRT_TRACE=1 in the environment installs a stderr logger when none is given.
  *
@@ -215,7 +215,8 @@ typedef struct krt_alloc_desc {
 
 /* Allocates size bytes. The memory belongs to the caller until krt_free() or krt_context_destroy().
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (size 0, alignment not a power of two, bad kind, out NULL);
- * KRT_ERROR_OUT_OF_DEVICE_MEMORY; KRT_ERROR_OUT_OF_HOST_MEMORY. */
+ * KRT_ERROR_OUT_OF_DEVICE_MEMORY (also for a size over the device's largest allocation, maxMemAllocSize: the
+ * message gives the limit); KRT_ERROR_OUT_OF_HOST_MEMORY. */
 KRT_API krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, void **out);
 /* Frees memory from krt_alloc. The caller must make sure no queued command uses it. NULL does nothing.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_POINTER (not an allocation of this context). */

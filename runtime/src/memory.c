@@ -119,6 +119,12 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
     default:
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: unknown memory kind %d", (int)d.kind);
     }
+    /* A request over the device's largest single allocation is reported as what it is for the caller: memory
+     * the device cannot provide, with the limit, rather than as a malformed argument. */
+    if (zr == ZE_RESULT_ERROR_UNSUPPORTED_SIZE && size > ctx->dev->props.maxMemAllocSize)
+        return krt__fail(KRT_ERROR_OUT_OF_DEVICE_MEMORY,
+                         "krt_alloc of %zu bytes: larger than the device's largest allocation (%llu bytes)", size,
+                         (unsigned long long)ctx->dev->props.maxMemAllocSize);
     if (zr != ZE_RESULT_SUCCESS)
         return krt__fail(krt__from_ze(zr), "krt_alloc of %zu bytes (kind %d, alignment %zu) failed: %s", size,
                          (int)d.kind, d.alignment, krt__ze_name(zr));
