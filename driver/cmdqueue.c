@@ -58,10 +58,9 @@ ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueu
         ze_command_list_handle_t l = phLists[i];
         for (size_t j = 0; j < l->num_cmds && r == ZE_RESULT_SUCCESS; j++) r = zp_stream_submit(&hQueue->st, &l->cmds[j]);
     }
-    if (r == ZE_RESULT_SUCCESS && hFence) {
-        zp_cmd c = {.type = ZP_CMD_FENCE, .fence = hFence};
-        r = zp_stream_submit(&hQueue->st, &c);
-    }
+    /* Every execute ends with a mark (which also arms the fence), so that synchronize knows on the host
+     * whether anything the queue was given is still running. */
+    if (r == ZE_RESULT_SUCCESS) r = zp_stream_mark(&hQueue->st, hFence);
     pthread_mutex_unlock(&hQueue->lock);
     if (r == ZE_RESULT_SUCCESS && hQueue->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
         r = zp_stream_sync(&hQueue->st, UINT64_MAX);

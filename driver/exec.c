@@ -230,7 +230,7 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, ze_event_handle_t *block
     uint32_t nt;
     ze_result_t r = zp_exec_waits(c->num_waits, c->waits, buf, ZP_WAIT_BUF, &tokens, &nt, blocked);
     if (r != ZE_RESULT_SUCCESS) return r;
-    zp_btoken **pdone = (c->signal || c->fence) ? &done : NULL;
+    zp_btoken **pdone = (c->signal || c->fence || c->mark) ? &done : NULL;
     switch (c->type) {
     case ZP_CMD_COPY:
     case ZP_CMD_FILL:
@@ -247,7 +247,13 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, ze_event_handle_t *block
     }
     zp_exec_release_waits(tokens, nt, buf);
     if (r != ZE_RESULT_SUCCESS) return r;
-    if (c->signal) zp_signal_arm(&c->signal->sig, done);
-    else if (c->fence) zp_signal_arm(&c->fence->sig, done);
+    if (c->signal) {
+        zp_signal_arm(&c->signal->sig, done);
+        return ZE_RESULT_SUCCESS;
+    }
+    /* A fence and a mark may share one barrier; each signal keeps its own reference to the token. */
+    if (c->fence && c->mark) zp_be->token_retain(done);
+    if (c->fence) zp_signal_arm(&c->fence->sig, done);
+    if (c->mark) zp_signal_arm(c->mark, done);
     return ZE_RESULT_SUCCESS;
 }

@@ -34,12 +34,15 @@ void zp_stream_fini(zp_stream *st) {
     st->len = st->head = st->cap = 0;
     pthread_mutex_unlock(&st->lock);
     zp_be->queue_destroy(st->bq);
+    if (st->last_mark) zp_signal_unref(st->last_mark);
+    st->last_mark = NULL;
     pthread_mutex_destroy(&st->lock);
     pthread_cond_destroy(&st->drained);
 }
 
 ze_result_t zp_cmd_clone(zp_cmd *dst, const zp_cmd *src) {
     *dst = *src;
+    if (dst->mark) atomic_fetch_add(&dst->mark->refs, 1);
     dst->waits = NULL;
     dst->args = NULL;
     dst->offsets = NULL;
@@ -74,6 +77,8 @@ oom:
 }
 
 void zp_cmd_free(zp_cmd *c) {
+    if (c->mark) zp_signal_unref(c->mark);
+    c->mark = NULL;
     free(c->waits);
     free(c->args);
     free((void *)c->offsets);
@@ -107,6 +112,8 @@ static void pump(zp_stream *st) {
             }
             continue; /* armed or set in the meantime: try again */
         }
+        /* A mark dropped with an error would otherwise keep the queue busy forever. */
+        if (r != ZE_RESULT_SUCCESS && c->mark) zp_signal_set(c->mark);
         zp_cmd_free(c);
         st->head++;
         st->len--;
@@ -186,9 +193,38 @@ static void deadline_after(struct timespec *ts, uint64_t ns) {
     ts->tv_nsec = (long)(n % 1000000000u);
 }
 
-static void free_sync(zp_signal *s) { free(s); }
+static void free_mark(zp_signal *s) { free(s); }
 
-#define ZP_SYNC_GRACE_NS 200000u
+ze_result_t zp_stream_mark(zp_stream *st, ze_fence_handle_t fence) {
+    zp_signal *m = malloc(sizeof *m);
+    if (!m) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    zp_signal_init(m, free_mark);
+    /* One reference for the stream's last_mark, one for the command submitted below (a held-back copy
+     * takes its own). */
+    atomic_fetch_add(&m->refs, 1);
+    zp_cmd c = {.type = ZP_CMD_FENCE, .fence = fence, .mark = m};
+    ze_result_t r = zp_stream_submit(st, &c);
+    if (r == ZE_RESULT_SUCCESS) {
+        pthread_mutex_lock(&st->lock);
+        zp_signal *old = st->last_mark;
+        st->last_mark = m;
+        pthread_mutex_unlock(&st->lock);
+        if (old) zp_signal_unref(old);
+    } else {
+        zp_signal_unref(m);
+    }
+    zp_signal_unref(m);
+    return r;
+}
+
+/* The stream's last mark with a reference, or NULL when nothing was ever marked. */
+static zp_signal *get_last_mark(zp_stream *st) {
+    pthread_mutex_lock(&st->lock);
+    zp_signal *m = st->last_mark;
+    if (m) atomic_fetch_add(&m->refs, 1);
+    pthread_mutex_unlock(&st->lock);
+    return m;
+}
 
 ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
     if (atomic_load(&st->has_pending)) {
@@ -206,20 +242,16 @@ ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
         }
         pthread_mutex_unlock(&st->lock);
     }
-    if (timeout_ns == UINT64_MAX) return zp_be->queue_finish(st->bq);
-    /* A bounded wait: mark the current end of the queue and wait for the mark with the timeout. A mark
-     * on an idle queue still takes PoCL a moment to complete, so the wait is at least ZP_SYNC_GRACE_NS:
-     * an idle queue then reports done even for a timeout of 0. */
-    if (timeout_ns < ZP_SYNC_GRACE_NS) timeout_ns = ZP_SYNC_GRACE_NS;
-    zp_signal *s = malloc(sizeof *s);
-    if (!s) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    zp_signal_init(s, free_sync);
-    zp_btoken *done = NULL;
-    ze_result_t r = zp_be->barrier(st->bq, 0, NULL, &done);
-    if (r == ZE_RESULT_SUCCESS) {
-        zp_signal_arm(s, done);
-        r = zp_signal_wait(s, timeout_ns);
+    /* A command queue ends every execute with a mark, so its last mark is set exactly when everything
+     * it was given has completed (the backend queue is in order): an idle queue answers at once for any
+     * timeout, a busy one waits for the mark. Waiting for the mark's completion callback, not only for
+     * the backend queue to drain, also makes a later timeout of 0 see the queue idle. */
+    zp_signal *m = get_last_mark(st);
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    if (m) {
+        r = zp_signal_wait(m, timeout_ns);
+        zp_signal_unref(m);
     }
-    zp_signal_unref(s);
+    if (r == ZE_RESULT_SUCCESS && timeout_ns == UINT64_MAX) r = zp_be->queue_finish(st->bq);
     return r;
 }

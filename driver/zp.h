@@ -166,7 +166,7 @@ enum zp_cmd_type {
     ZP_CMD_TIMESTAMP,      /* write the device clock to dst */
     ZP_CMD_QUERY_TS,       /* write kernel timestamps of the first num_query waits to dst */
     ZP_CMD_COPY_REGION,
-    ZP_CMD_FENCE,          /* arm fence after everything before it */
+    ZP_CMD_FENCE,          /* arm fence and/or mark after everything before it */
 };
 
 typedef struct zp_cmd {
@@ -187,7 +187,8 @@ typedef struct zp_cmd {
     const size_t *offsets;    /* ZP_CMD_QUERY_TS: owned copy of the caller's offsets, or NULL */
     ze_copy_region_t dst_region, src_region;
     uint32_t dst_pitch, dst_slice_pitch, src_pitch, src_slice_pitch;
-    ze_fence_handle_t fence;  /* ZP_CMD_FENCE */
+    ze_fence_handle_t fence;  /* ZP_CMD_FENCE, or NULL */
+    zp_signal *mark;          /* ZP_CMD_FENCE: the queue's end-of-execute mark, or NULL; each copy holds a reference */
 } zp_cmd;
 
 /* An in-order stream of commands on one backend queue: what an immediate command list and a command
@@ -204,6 +205,7 @@ typedef struct zp_stream {
     zp_cmd *pending;          /* owned copies, oldest at head */
     size_t head, len, cap;
     zp_signal *blocked_on;    /* the signal whose waiters list holds this stream */
+    zp_signal *last_mark;     /* command queues: set once everything submitted so far has completed (under lock) */
 } zp_stream;
 
 struct _ze_command_queue_handle_t {
@@ -270,6 +272,9 @@ ZP_HIDDEN ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c);
 ZP_HIDDEN ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns);
 /* Tries to hand pending commands to the backend (after a signal they wait for changed). */
 ZP_HIDDEN void zp_stream_kick(zp_stream *st);
+/* Submits a mark after everything submitted so far (and arms fence, when not NULL, with it); the stream's
+ * bounded synchronize then answers from the mark's state. */
+ZP_HIDDEN ze_result_t zp_stream_mark(zp_stream *st, ze_fence_handle_t fence);
 /* Owned copy of a command: wait list, argument snapshot and offsets are duplicated. */
 ZP_HIDDEN ze_result_t zp_cmd_clone(zp_cmd *dst, const zp_cmd *src);
 ZP_HIDDEN void zp_cmd_free(zp_cmd *c);

@@ -545,9 +545,7 @@ T(synchronous_queue)
 }
 
 /* With a timeout of 0 the spec asks for the queue's current status: a queue with nothing pending is done. */
-/* Disabled: driver bug 3 (a bounded zeCommandQueueSynchronize still enqueues a new marker and waits at most
- * about 200 us for it, so on a loaded machine a timeout of 0 reports NOT_READY on an idle queue). */
-Test(ze_events, idle_queue_synchronize_with_zero_timeout, .timeout = ZT_TEST_TIMEOUT, .disabled = true)
+Test(ze_events, idle_queue_synchronize_with_zero_timeout, .timeout = ZT_TEST_TIMEOUT)
 {
     zt_env env;
     zt_init(&env);

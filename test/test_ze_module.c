@@ -655,8 +655,7 @@ Test(ze_module, single_word_mutations_never_crash, .timeout = 600)
 
 /* A string whose terminating NUL is followed by non-zero padding bytes in its last word: spirv-val does not
  * look at the padding, but SPIR-V requires it to be zero and a translator once aborted on it. */
-/* Disabled: driver bug 10 (the translator asserts on non-zero string padding and the process aborts). */
-Test(ze_module, string_with_nonzero_padding, .disabled = true)
+Test(ze_module, string_with_nonzero_padding)
 {
     zt_env env;
     zt_init(&env);

@@ -54,6 +54,7 @@ struct Scan {
     bool memory_model = false;
     bool in_function = false;
     uint32_t functions = 0;
+    size_t pos = 5;               // word offset of the instruction being scanned
 };
 
 spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t version, uint32_t, uint32_t bound,
@@ -93,6 +94,27 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         if (op.type == SPV_OPERAND_TYPE_ID || op.type == SPV_OPERAND_TYPE_TYPE_ID ||
             op.type == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID || op.type == SPV_OPERAND_TYPE_SCOPE_ID)
             s->used.push_back(in->words[op.offset]);
+    }
+    // A literal string must be zero-padded after its NUL to the end of its last word: the translator
+    // asserts on any other padding, and neither the parser nor the validator checks it. Bytes of a
+    // word are in little-endian order (SPIR-V spec 2.2.1), and the words are in host order here.
+    for (uint16_t i = 0; i < in->num_operands; i++) {
+        const spv_parsed_operand_t &op = in->operands[i];
+        if (op.type != SPV_OPERAND_TYPE_LITERAL_STRING && op.type != SPV_OPERAND_TYPE_OPTIONAL_LITERAL_STRING)
+            continue;
+        bool after_nul = false;
+        for (uint16_t w = 0; w < op.num_words; w++) {
+            uint32_t word = in->words[op.offset + w];
+            for (int b = 0; b < 4; b++) {
+                uint8_t ch = (uint8_t)(word >> (8 * b));
+                if (after_nul && ch != 0) {
+                    s->why = "string literal with non-zero padding after its NUL at word offset " +
+                             std::to_string(s->pos + op.offset + w);
+                    return SPV_ERROR_INVALID_BINARY;
+                }
+                if (ch == 0) after_nul = true;
+            }
+        }
     }
     // Alignments must be powers of two; LLVM asserts on any other (the validator lets them through).
     uint32_t align_at = 0;
@@ -143,6 +165,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         break;
     default: break;
     }
+    s->pos += in->num_words;
     return SPV_SUCCESS;
 }
 
