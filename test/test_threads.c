@@ -399,11 +399,8 @@ Test(threads, same_kernel_many_launches_in_flight_one_queue)
     run_flights(0);
 }
 
-/* Four threads on the default queue, four on queues of their own.
- * Disabled for a ze_pocl/PoCL bug: in about 1 run of 30 the process aborts in PoCL with
- * "pocl_release_dlhandle_cache: Assertion `found->ref_count > 0' failed" when one kernel runs with different
- * local sizes on several queues at once (also from a single thread, so not krt's locking). */
-Test(threads, same_kernel_many_launches_in_flight_own_queues, .disabled = true)
+/* Four threads on the default queue, four on queues of their own. */
+Test(threads, same_kernel_many_launches_in_flight_own_queues)
 {
     run_flights(1);
 }

@@ -9,15 +9,24 @@
 
 #define ZP_HIDDEN __attribute__((visibility("hidden")))
 
-/* The backend objects are the OpenCL objects themselves, so no wrapper is allocated per command:
- * zp_bqueue is a cl_command_queue, zp_bkern a cl_kernel, zp_btoken a cl_event, zp_bdev a cl_device_id. */
+/* The backend objects are the OpenCL objects themselves where possible, so no wrapper is allocated per
+ * command: zp_bqueue is a cl_command_queue, zp_btoken a cl_event, zp_bdev a cl_device_id. zp_bkern wraps
+ * the cl_kernel with its name's hash, which launches need for the work-group function workaround (see
+ * zp_pocl_launch). */
 #define ZP_CLQ(q) ((cl_command_queue)(q))
-#define ZP_CLK(k) ((cl_kernel)(k))
+#define ZP_CLK(k) (((struct zp_bkern *)(k))->kernel)
 #define ZP_CLE(t) ((cl_event)(t))
 #define ZP_CLD(d) ((cl_device_id)(d))
 
 struct zp_bmod {
     cl_program program;
+};
+
+struct zp_bkern {
+    cl_kernel kernel;
+    /* FNV-1a hash of the kernel's name: PoCL keys its cache of compiled work-group functions by the
+     * kernel (its program's build and its name), so every cl_kernel of one name shares entries. */
+    uint32_t name_hash;
 };
 
 /* The one OpenCL context holding every PoCL device; created once by zp_pocl_init. */

@@ -111,12 +111,23 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
     clGetKernelWorkGroupInfo(k, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof mult, &mult, NULL);
     limits->max_group_total = (uint32_t)wg;
     limits->preferred_multiple = mult ? (uint32_t)mult : 1;
-    *out = (zp_bkern *)k;
+    zp_bkern *bk = malloc(sizeof *bk);
+    if (!bk) {
+        clReleaseKernel(k);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
+    bk->kernel = k;
+    bk->name_hash = h;
+    *out = bk;
     return ZE_RESULT_SUCCESS;
 }
 
 void zp_pocl_kernel_destroy(zp_bkern *kern) {
-    if (kern) clReleaseKernel(ZP_CLK(kern));
+    if (!kern) return;
+    clReleaseKernel(ZP_CLK(kern));
+    free(kern);
 }
 
 ze_result_t zp_pocl_kernel_set_arg(zp_bkern *kern, uint32_t index, uint32_t kind, size_t size, const void *value) {

@@ -1,4 +1,5 @@
 /* PoCL backend: in-order queues, commands and completion tokens (cl_events). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,10 +24,71 @@ void zp_pocl_queue_destroy(zp_bqueue *q) {
 
 ze_result_t zp_pocl_queue_finish(zp_bqueue *q) { return zp_cl_result(clFinish(ZP_CLQ(q))); }
 
+/* Workaround for PoCL 3.1's cache of compiled work-group functions (lib/CL/devices/common.c). A command
+ * takes a reference on a cache entry when it starts to run, chosen by kernel, local size, grid width and
+ * global offset, but drops it at the end on the first entry of the same kernel and local size only. When
+ * two commands of one kernel and local size with different grid widths overlap, they can hold different
+ * entries of that key, the release can hit the wrong one, and PoCL aborts (assertion `found->ref_count >
+ * 0' in pocl_release_dlhandle_cache) or miscounts. On one in-order queue such commands never overlap,
+ * since PoCL drops the reference before it completes the command. So the driver orders the launches of
+ * one (kernel name, local size) across queues: a launch on another queue than the previous one of its
+ * key first waits for a marker behind that previous queue's commands. Keys share a fixed table of slots;
+ * a collision only adds ordering. Every wait points at a command enqueued earlier, so no cycle can form.
+ * Launches on the queue that last ran the key pay one uncontended lock. */
+#define LAUNCH_SLOTS 64
+
+typedef struct {
+    pthread_mutex_t lock;
+    cl_command_queue last; /* retained; the queue that took the latest launch of this slot's keys */
+} launch_slot;
+
+static launch_slot slots[LAUNCH_SLOTS];
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static void slots_init(void) {
+    for (int i = 0; i < LAUNCH_SLOTS; i++) pthread_mutex_init(&slots[i].lock, NULL);
+}
+
+static launch_slot *slot_for(const zp_bkern *kern, const zp_ndrange *r) {
+    uint64_t h = kern->name_hash;
+    for (int i = 0; i < 3; i++) h = (h ^ (uint64_t)r->local[i]) * 1099511628211ull;
+    return &slots[(h ^ (h >> 29)) % LAUNCH_SLOTS];
+}
+
 ze_result_t zp_pocl_launch(zp_bqueue *q, zp_bkern *kern, const zp_ndrange *r, uint32_t num_waits,
                            zp_btoken *const *waits, zp_btoken **done) {
-    cl_int err = clEnqueueNDRangeKernel(ZP_CLQ(q), ZP_CLK(kern), r->dims, r->offset, r->global, r->local,
-                                        num_waits, (num_waits ? (const cl_event *)waits : NULL), (cl_event *)done);
+    pthread_once(&slots_once, slots_init);
+    cl_command_queue cq = ZP_CLQ(q);
+    launch_slot *s = slot_for(kern, r);
+    cl_event buf[9], *wl = num_waits ? (cl_event *)waits : NULL, marker = NULL;
+    cl_uint nw = num_waits;
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&s->lock);
+    if (s->last && s->last != cq) {
+        err = clEnqueueMarkerWithWaitList(s->last, 0, NULL, &marker);
+        if (err == CL_SUCCESS) {
+            wl = num_waits < 9 ? buf : malloc((num_waits + 1) * sizeof *wl);
+            if (!wl) err = CL_OUT_OF_HOST_MEMORY;
+        }
+        if (err == CL_SUCCESS) {
+            if (num_waits) memcpy(wl, waits, num_waits * sizeof *wl);
+            wl[num_waits] = marker;
+            nw = num_waits + 1;
+        }
+    }
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(cq, ZP_CLK(kern), r->dims, r->offset, r->global, r->local, nw, wl,
+                                     (cl_event *)done);
+    if (err == CL_SUCCESS && s->last != cq) {
+        /* The slot keeps the queue alive, so a marker can still be put behind it after the queue's own
+         * destroy; it is released when another queue takes the slot. */
+        clRetainCommandQueue(cq);
+        if (s->last) clReleaseCommandQueue(s->last);
+        s->last = cq;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (marker) clReleaseEvent(marker);
+    if (wl && wl != buf && wl != (cl_event *)waits) free(wl);
     if (err == CL_SUCCESS) return ZE_RESULT_SUCCESS;
     return zp_cl_result(err);
 }
