@@ -425,15 +425,25 @@ void krt__config_memo_free(krt_kernel *k)
     k->last_config = NULL;
 }
 
-krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
-                              const krt_launch_config **out)
+/* Checks the range and builds its memo key: unused dimensions count as 1. */
+static krt_result make_key(const krt_ndrange *range, uint32_t local_bytes, krt__config_key *key)
 {
     uint32_t dims;
     krt_result r = krt__ndrange_check(range, &dims);
     if (r != KRT_SUCCESS)
         return r;
-    krt__config_key key = { dims, local_bytes, { range->size[0], dims > 1 ? range->size[1] : 1,
-                                                 dims > 2 ? range->size[2] : 1 } };
+    *key = (krt__config_key){ dims, local_bytes, { range->size[0], dims > 1 ? range->size[1] : 1,
+                                                   dims > 2 ? range->size[2] : 1 } };
+    return KRT_SUCCESS;
+}
+
+krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
+                              const krt_launch_config **out)
+{
+    krt__config_key key;
+    krt_result r = make_key(range, local_bytes, &key);
+    if (r != KRT_SUCCESS)
+        return r;
 
     if (k->ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO) {
         /* The debug knob: everything a cache-less runtime asks per launch, asked again. */
@@ -444,7 +454,7 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
         if ((r = krt__kernel_query_properties(k, has_ext, &props)) != KRT_SUCCESS)
             return r;
         krt__config_input in;
-        input_fill(k, &props, dims, range, local_bytes, &in);
+        input_fill(k, &props, key.dims, range, local_bytes, &in);
         if ((r = krt__config_compute(&in, &k->unmemoized)) != KRT_SUCCESS)
             return r;
         *out = &k->unmemoized;
@@ -464,7 +474,7 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
             return r;
         krt__config_input in;
         krt_launch_config cfg;
-        input_fill(k, props, dims, range, local_bytes, &in);
+        input_fill(k, props, key.dims, range, local_bytes, &in);
         if ((r = krt__config_compute(&in, &cfg)) != KRT_SUCCESS)
             return r;
         e = memo_insert(k, &key, &cfg);
@@ -481,12 +491,10 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
 krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
                                   const uint32_t group[3], const krt_launch_config **out)
 {
-    uint32_t dims;
-    krt_result r = krt__ndrange_check(range, &dims);
+    krt__config_key key;
+    krt_result r = make_key(range, local_bytes, &key);
     if (r != KRT_SUCCESS)
         return r;
-    krt__config_key key = { dims, local_bytes, { range->size[0], dims > 1 ? range->size[1] : 1,
-                                                 dims > 2 ? range->size[2] : 1 } };
     int memo = !(k->ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO);
     if (memo && k->static_valid && key_equal(&k->static_key, &key) && k->static_group[0] == group[0] &&
         k->static_group[1] == group[1] && k->static_group[2] == group[2]) {
@@ -497,7 +505,7 @@ krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint3
     if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
         return r;
     krt__config_input in;
-    input_fill(k, props, dims, range, local_bytes, &in);
+    input_fill(k, props, key.dims, range, local_bytes, &in);
     k->static_valid = 0;
     if ((r = krt__config_static(&in, group, &k->static_config)) != KRT_SUCCESS)
         return r;
