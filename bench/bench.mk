@@ -30,9 +30,9 @@ endif
 .PHONY: bench-build bench-only
 bench-build: $(BENCH_BINS) $(BENCH_KSPVS) $(KERNEL_SPVS)
 
-$(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h | $(BUILD)
+$(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h runtime/include/krt.h | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) -Ibench -c $< -o $@
+	$(CC) $(CFLAGS_C) -Iruntime/include -Ibench -c $< -o $@
 
 # module_load exports its malloc wrappers (-rdynamic) so that every library in the process calls them.
 $(BENCH_OUT)/module_load: BENCH_LDEXTRA := -rdynamic

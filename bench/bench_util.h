@@ -22,6 +22,16 @@
 #define RUNNING_ON_VALGRIND 0
 #endif
 
+/* Every benchmark drives krt; a failing krt call ends the run with its name, result and message. */
+#include <krt.h>
+
+#define KRT_CHECK(call)                                                                                    \
+    do {                                                                                                   \
+        krt_result r_ = (call);                                                                            \
+        if (r_ != KRT_SUCCESS)                                                                             \
+            bench_die("%s failed: %s: %s", #call, krt_result_name(r_), krt_last_error_message());          \
+    } while (0)
+
 /* Monotonic wall time in nanoseconds. */
 uint64_t bench_now_ns(void);
 /* Median of n values (sorts a copy; n may be 0, giving 0). */

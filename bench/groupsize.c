@@ -24,13 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KRT_CHECK(call)                                                                                    \
-    do {                                                                                                   \
-        krt_result r_ = (call);                                                                            \
-        if (r_ != KRT_SUCCESS)                                                                             \
-            bench_die("%s failed: %s: %s", #call, krt_result_name(r_), krt_last_error_message());          \
-    } while (0)
-
 typedef struct spec {
     const char *file;   /* module file name */
     int bench_only;     /* 1: in build/bench/kernels, else in build/kernels */

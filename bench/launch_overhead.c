@@ -138,13 +138,6 @@ typedef struct krt_case {
     krt_launch_desc desc;
 } krt_case;
 
-#define KRT_CHECK(call)                                                                                    \
-    do {                                                                                                   \
-        krt_result r_ = (call);                                                                            \
-        if (r_ != KRT_SUCCESS)                                                                             \
-            bench_die("%s failed: %s: %s", #call, krt_result_name(r_), krt_last_error_message());          \
-    } while (0)
-
 static void krt_setup(krt_case *c, uint32_t flags, int static_group)
 {
     krt_context_desc cd = {.flags = flags};

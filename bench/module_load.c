@@ -113,13 +113,6 @@ static size_t held_bytes(void)
 
 /* ------------------------------------------------------------------------------------------------------ */
 
-#define KRT_CHECK(call)                                                                                    \
-    do {                                                                                                   \
-        krt_result r_ = (call);                                                                            \
-        if (r_ != KRT_SUCCESS)                                                                             \
-            bench_die("%s failed: %s: %s", #call, krt_result_name(r_), krt_last_error_message());          \
-    } while (0)
-
 typedef struct sample {
     double ms;
     uint64_t bytes, calls;

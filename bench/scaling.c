@@ -26,13 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KRT_CHECK(call)                                                                                    \
-    do {                                                                                                   \
-        krt_result r_ = (call);                                                                            \
-        if (r_ != KRT_SUCCESS)                                                                             \
-            bench_die("%s failed: %s: %s", #call, krt_result_name(r_), krt_last_error_message());          \
-    } while (0)
-
 #define ARG_RANGE 1024u
 #define ND_BASE 1024u
 #define ND_MAX 1000u
