@@ -155,6 +155,12 @@ typedef struct krt__kernel_refl {
     uint32_t group_hint[3];
 } krt__kernel_refl;
 
+/* A specialization constant the module declares: its SpecId and the bytes its type takes (0: unsized). */
+typedef struct krt__spec_refl {
+    uint32_t spec_id;
+    uint32_t size;
+} krt__spec_refl;
+
 typedef struct krt__reflection {
     uint32_t num_kernels;
     krt__kernel_refl *kernels;
@@ -163,6 +169,8 @@ typedef struct krt__reflection {
     uint32_t pointer_size;
     int uses_fp16, uses_fp64, uses_int64_atomics;
     char *strings; /* one block holding every name above */
+    uint32_t num_spec_constants; /* those with a SpecId, in module order */
+    krt__spec_refl *spec_constants;
 } krt__reflection;
 
 /* Parses the module with SPIRV-Tools' binary parser. KRT_ERROR_INVALID_MODULE with the parser's diagnostic

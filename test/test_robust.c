@@ -1,0 +1,294 @@
+/* Robustness (issue 8, libkrt's half): modules built to break reflection (a self-referencing vector, a
+ * 0-component vector, a struct DAG whose naive layout is exponential, id bounds of 2^29 and 2^32), sizes no
+ * buffer can have, a FIFO as a module path, specialization constants narrower than their type, group counts
+ * that wrap, copies and fills past the end of an allocation, overlapping copies, a bounded queue wait, and
+ * PoCL's SIGFPE handler. Each bad input gets its exact result code and is followed by a correct launch in the
+ * same context (kt_assert_usable). The reproducer modules are test/data/repro/, copied from the issue. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "krt_test.h"
+
+TestSuite(robust, .timeout = KT_TEST_TIMEOUT);
+
+/* test/data/repro/<name>, relative to the source tree (make runs the tests from its root); KRT_TEST_DATA
+ * overrides the test/data part. */
+static const char *repro_path(const char *name)
+{
+    static _Thread_local char path[4096];
+    const char *dir = getenv("KRT_TEST_DATA");
+    int n = snprintf(path, sizeof path, "%s/repro/%s", dir && dir[0] ? dir : "test/data", name);
+    cr_assert(n > 0 && (size_t)n < sizeof path);
+    return path;
+}
+
+/* Whether the last error message contains text: for the few places where the issue asks that the message
+ * name what was wrong (a size, an id, an overlap). */
+static void assert_message_has(const char *text)
+{
+    const char *msg = krt_last_error_message();
+    cr_assert(msg && strstr(msg, text), "the message \"%s\" does not name \"%s\"", msg ? msg : "(null)", text);
+}
+
+/* Loads a reproducer from memory under a policy and returns the result; the output must stay untouched on
+ * failure. */
+static krt_result load_repro(krt_context *ctx, const char *name, krt_validation policy, krt_module **out)
+{
+    size_t size;
+    void *code = kt_read_file(repro_path(name), &size);
+    krt_module_desc desc = {.code = code, .size = size, .validation = policy};
+    krt_module *sentinel = (krt_module *)(uintptr_t)0x4321, *m = sentinel;
+    krt_result r = krt_module_create(ctx, &desc, &m);
+    free(code);
+    if (r != KRT_SUCCESS)
+        cr_assert_eq(m, sentinel, "%s: output written on failure", name);
+    *out = r == KRT_SUCCESS ? m : NULL;
+    return r;
+}
+
+static void expect_repro(krt_context *ctx, const char *name, krt_validation policy, krt_result want)
+{
+    krt_module *m = NULL;
+    krt_result r = load_repro(ctx, name, policy, &m);
+    cr_assert_eq(r, want, "%s (validation %d): got %s, expected %s: %s", name, (int)policy, krt_result_name(r),
+                 krt_result_name(want), krt_last_error_message());
+    if (r != KRT_SUCCESS)
+        cr_assert(krt_last_error_message()[0], "%s: empty message", name);
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+}
+
+static const krt_validation all_policies[] = {KRT_VALIDATION_DEFAULT, KRT_VALIDATION_STRICT, KRT_VALIDATION_NONE};
+
+/* %v = OpTypeVector %v 4: reflection recursed without end before; now the validator refuses it, and with
+ * validation off reflection refuses it itself (a vector's component must be a scalar defined before it). */
+Test(robust, self_referencing_vector)
+{
+    krt_context *ctx = kt_context(NULL);
+    for (size_t i = 0; i < 3; i++)
+        expect_repro(ctx, "selfvec.spv", all_policies[i], KRT_ERROR_INVALID_MODULE);
+    krt_context_destroy(ctx);
+}
+
+/* A by-value struct holding a vector of 0 components: a division by zero in the layout before. */
+Test(robust, zero_component_vector)
+{
+    krt_context *ctx = kt_context(NULL);
+    for (size_t i = 0; i < 3; i++)
+        expect_repro(ctx, "zerovec.spv", all_policies[i], KRT_ERROR_INVALID_MODULE);
+    krt_module *m;
+    cr_assert_eq(load_repro(ctx, "zerovec.spv", KRT_VALIDATION_NONE, &m), KRT_ERROR_INVALID_MODULE);
+    assert_message_has("0 components");
+    krt_context_destroy(ctx);
+}
+
+/* A valid module: 16 levels of structs of 8 members each, one by-value parameter of the top one. The naive
+ * recursive layout made 8^16 calls; each struct is now laid out once. Its size (4 * 8^16 bytes) has no
+ * krt_arg_info size, so the argument is reflected as KRT_ARG_OTHER, which krt_launch refuses. The module
+ * loads under every policy. */
+Test(robust, struct_dag_loads)
+{
+    krt_context *ctx = kt_context(NULL);
+    for (size_t i = 0; i < 3; i++) {
+        krt_module *m = NULL;
+        krt_result r = load_repro(ctx, "structdag.spv", all_policies[i], &m);
+        cr_assert_eq(r, KRT_SUCCESS, "policy %d: %s: %s", (int)all_policies[i], krt_result_name(r),
+                     krt_last_error_message());
+        krt_arg_info info;
+        KT_OK(krt_module_arg_info(m, "k", 0, &info));
+        cr_assert_eq(info.kind, KRT_ARG_OTHER);
+        cr_assert_eq(info.size, 0);
+        krt_kernel *k = kt_kernel(m, "k");
+        unsigned char byte = 0;
+        krt_arg args[] = {KRT_ARG(byte)};
+        krt_launch_desc d = kt_desc1(1, args, 1);
+        KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+        krt_module_destroy(m);
+        kt_assert_usable(ctx);
+    }
+    krt_context_destroy(ctx);
+}
+
+/* Header id bounds of 0x2A000000 and 0xFFFFFFFF: refused as invalid before anything is sized by them, under
+ * every policy. The address-space limit makes a gigabyte-sized allocation fail in this process, so a
+ * regression shows as KRT_ERROR_OUT_OF_HOST_MEMORY here rather than as a slow pass. */
+Test(robust, huge_id_bounds)
+{
+    krt_context *ctx = kt_context(NULL);
+    struct rlimit old;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &old), 0);
+    struct rlimit lim = old;
+    /* Address space in use now plus 2 GiB: enough for the tests, far below 22 GB. */
+    FILE *f = fopen("/proc/self/statm", "r");
+    cr_assert_not_null(f);
+    unsigned long pages = 0;
+    cr_assert_eq(fscanf(f, "%lu", &pages), 1);
+    fclose(f);
+    rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (2ull << 30);
+    if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > cap) {
+        lim.rlim_cur = cap;
+        cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0, "setrlimit: %s", strerror(errno));
+    }
+    for (size_t i = 0; i < 3; i++) {
+        krt_module *m;
+        krt_result r = load_repro(ctx, "bigbound.spv", all_policies[i], &m);
+        cr_assert_eq(r, KRT_ERROR_INVALID_MODULE, "bigbound policy %d: %s: %s", (int)all_policies[i],
+                     krt_result_name(r), krt_last_error_message());
+        assert_message_has("bound");
+        r = load_repro(ctx, "maxbound.spv", all_policies[i], &m);
+        cr_assert_eq(r, KRT_ERROR_INVALID_MODULE, "maxbound policy %d: %s: %s", (int)all_policies[i],
+                     krt_result_name(r), krt_last_error_message());
+        assert_message_has("bound");
+    }
+    cr_assert_eq(setrlimit(RLIMIT_AS, &old), 0);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* The largest bound SPIR-V allows (0x3FFFFF) on a small valid module: accepted, and reflection's memory is
+ * sized by the module, not by the bound. */
+Test(robust, largest_legal_id_bound)
+{
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("krt_basic"), &size);
+    code[3] = 0x3FFFFF;
+    krt_module_desc desc = {.code = code, .size = size, .validation = KRT_VALIDATION_NONE};
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &desc, &m));
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    uint32_t *out = kt_alloc(ctx, 100 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    uint32_t n = 100, base = 3;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], base + i);
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    code[3] = 0x400000;
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_INVALID_MODULE);
+    free(code);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* .size = SIZE_MAX or SIZE_MAX - 3 with .code: malloc(size + 4) wrapped before. No object is that large. */
+Test(robust, sizes_no_buffer_can_have)
+{
+    krt_context *ctx = kt_context(NULL);
+    static const uint32_t words[8] = {0x07230203u};
+    const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 3, SIZE_MAX - 7, (size_t)PTRDIFF_MAX + 1};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        krt_module_desc desc = {.code = words, .size = sizes[i]};
+        krt_module *m = NULL;
+        KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_INVALID_ARGUMENT);
+        cr_assert_null(m);
+    }
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* A FIFO with no writer: opening it for reading blocked forever before. It is not a regular file. */
+Test(robust, fifo_path_does_not_block)
+{
+    krt_context *ctx = kt_context(NULL);
+    char dir[] = "/tmp/krt-test-fifo-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[sizeof dir + 16];
+    snprintf(path, sizeof path, "%s/module.spv", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0, "mkfifo: %s", strerror(errno));
+    krt_module_desc desc = {.path = path};
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_IO);
+    cr_assert_null(m);
+    unlink(path);
+    rmdir(dir);
+    /* /dev/null: a character device, readable, empty. */
+    desc.path = "/dev/null";
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_IO);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* krt_spec.cl declares SpecId 1 and 2 as int (4 bytes) and 3 as long (8 bytes). A value of another size was
+ * over-read (a 1-byte buffer for a long) and the call succeeded. */
+Test(robust, spec_constant_sizes_match_the_module)
+{
+    krt_context *ctx = kt_context(NULL);
+    unsigned char small = 1;
+    int32_t i32 = 5;
+    int64_t i64 = 6;
+    const struct {
+        uint32_t id;
+        const void *value;
+        size_t size;
+        const char *named;
+    } bad[] = {
+        {3, &small, 1, "constant 3"}, {3, &i32, 4, "constant 3"}, {1, &i64, 8, "constant 1"}, {2, &small, 0, "constant 2"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        krt_spec_constant sc[] = {{.id = bad[i].id, .value = bad[i].value, .size = bad[i].size}};
+        krt_module_desc desc = {.path = kt_kernel_path("krt_spec"), .spec_constants = sc, .num_spec_constants = 1};
+        krt_module *m = NULL;
+        KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_INVALID_ARGUMENT);
+        cr_assert_null(m);
+        assert_message_has(bad[i].named);
+        kt_assert_usable(ctx);
+    }
+    /* The right sizes load and take effect; an id the module does not declare is passed on and ignored. */
+    krt_spec_constant good[] = {{.id = 3, .value = &i64, .size = 8}, {.id = 1, .value = &i32, .size = 4},
+                                {.id = 99, .value = &small, .size = 1}};
+    krt_module_desc desc = {.path = kt_kernel_path("krt_spec"), .spec_constants = good, .num_spec_constants = 3};
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &desc, &m));
+    krt_kernel *k = kt_kernel(m, "krt_spec_values");
+    int64_t *out = kt_alloc(ctx, 3 * sizeof(int64_t), KRT_MEMORY_SHARED);
+    krt_arg args[] = {KRT_ARG(out)};
+    krt_launch_desc d = kt_desc1(1, args, 1);
+    KT_OK(krt_launch_sync(k, &d));
+    cr_assert_eq(out[0], 5);
+    cr_assert_eq(out[1], -3);
+    cr_assert_eq(out[2], 6);
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* A range of 2^64 - 1 with a static group of 256: the group count wrapped to 0, nothing ran and the launch
+ * reported success. It needs 2^56 groups, more than any device allows. */
+Test(robust, group_count_overflow)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    uint32_t *out = kt_alloc(ctx, 16 * sizeof(uint32_t), KRT_MEMORY_DEVICE);
+    uint32_t n = 16, base = 0;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(UINT64_MAX, args, 3);
+    d.group[0] = 256;
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    d.range.size[0] = UINT64_MAX - 254;
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    /* krt's own choice of group size too, and in a higher dimension. */
+    d.group[0] = 0;
+    d.range.size[0] = UINT64_MAX;
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    krt_launch_config cfg;
+    KT_EXPECT(krt_launch_config_get(k, &d.range, &cfg), KRT_ERROR_INVALID_NDRANGE);
+    d.range = (krt_ndrange){2, {1, UINT64_MAX, 0}};
+    d.group[0] = 1;
+    d.group[1] = 256;
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
