@@ -292,3 +292,153 @@ Test(robust, group_count_overflow)
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }
+
+/* 1 MiB into and out of a 64-byte allocation: ze_pocl's host copy overran the heap before. krt refuses it
+ * with the allocation's size in the message, for every kind of memory, at any offset. */
+Test(robust, copies_past_an_allocation)
+{
+    krt_context *ctx = kt_context(NULL);
+    const krt_memory_kind kinds[] = {KRT_MEMORY_DEVICE, KRT_MEMORY_HOST, KRT_MEMORY_SHARED};
+    enum { BIG = 1 << 20 };
+    unsigned char *host = calloc(BIG, 1);
+    cr_assert_not_null(host);
+    for (size_t i = 0; i < 3; i++) {
+        unsigned char *small = kt_alloc(ctx, 64, kinds[i]);
+        unsigned char *big = kt_alloc(ctx, BIG, kinds[i]);
+        KT_EXPECT(krt_memcpy(ctx, NULL, small, host, BIG), KRT_ERROR_INVALID_ARGUMENT);
+        assert_message_has("64-byte allocation");
+        KT_EXPECT(krt_memcpy(ctx, NULL, host, small, BIG), KRT_ERROR_INVALID_ARGUMENT);
+        assert_message_has("64-byte allocation");
+        KT_EXPECT(krt_memcpy(ctx, NULL, big, small, BIG), KRT_ERROR_INVALID_ARGUMENT);
+        KT_EXPECT(krt_memcpy(ctx, NULL, small, big, BIG), KRT_ERROR_INVALID_ARGUMENT);
+        /* One byte too many, from an offset. */
+        KT_EXPECT(krt_memcpy(ctx, NULL, small + 60, host, 5), KRT_ERROR_INVALID_ARGUMENT);
+        KT_EXPECT(krt_memcpy(ctx, NULL, host, big + BIG - 8, 9), KRT_ERROR_INVALID_ARGUMENT);
+        assert_message_has("1048576-byte allocation");
+        /* A size that would wrap the address space. */
+        KT_EXPECT(krt_memcpy(ctx, NULL, small + 1, host, SIZE_MAX), KRT_ERROR_INVALID_ARGUMENT);
+        /* Exactly to the end is fine, and the bytes arrive. */
+        for (int b = 0; b < 64; b++)
+            host[b] = (unsigned char)(b + 1);
+        KT_OK(krt_memcpy(ctx, NULL, small + 32, host, 32));
+        KT_OK(krt_memcpy(ctx, NULL, big + BIG - 32, small + 32, 32));
+        unsigned char back[32] = {0};
+        kt_copy_sync(ctx, back, big + BIG - 32, 32);
+        for (int b = 0; b < 32; b++)
+            cr_assert_eq(back[b], b + 1, "byte %d", b);
+        KT_OK(krt_free(ctx, small));
+        KT_OK(krt_free(ctx, big));
+    }
+    free(host);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* 1 MiB of fill over a 64-byte allocation corrupted the heap before. */
+Test(robust, fills_past_an_allocation)
+{
+    krt_context *ctx = kt_context(NULL);
+    const krt_memory_kind kinds[] = {KRT_MEMORY_DEVICE, KRT_MEMORY_HOST, KRT_MEMORY_SHARED};
+    for (size_t i = 0; i < 3; i++) {
+        unsigned char *small = kt_alloc(ctx, 64, kinds[i]);
+        uint32_t pattern = 0xdeadbeefu;
+        KT_EXPECT(krt_memfill(ctx, NULL, small, &pattern, 4, 1 << 20), KRT_ERROR_INVALID_ARGUMENT);
+        assert_message_has("64-byte allocation");
+        KT_EXPECT(krt_memfill(ctx, NULL, small + 4, &pattern, 4, 64), KRT_ERROR_INVALID_ARGUMENT);
+        KT_EXPECT(krt_memfill(ctx, NULL, small + 63, &pattern, 1, 2), KRT_ERROR_INVALID_ARGUMENT);
+        /* To the end exactly: filled, and the byte before untouched. */
+        unsigned char zero = 0, ones = 0xff;
+        KT_OK(krt_memfill(ctx, NULL, small, &zero, 1, 64));
+        KT_OK(krt_memfill(ctx, NULL, small + 48, &ones, 1, 16));
+        unsigned char back[64];
+        kt_copy_sync(ctx, back, small, 64);
+        for (int b = 0; b < 64; b++)
+            cr_assert_eq(back[b], b < 48 ? 0 : 0xff, "byte %d", b);
+        KT_OK(krt_free(ctx, small));
+    }
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* Overlapping copies have no defined result in Level Zero (KRT_ERROR_DRIVER came back before). krt refuses
+ * them with the overlap in the message; adjacent regions are not overlapping. */
+Test(robust, overlapping_copies)
+{
+    krt_context *ctx = kt_context(NULL);
+    const krt_memory_kind kinds[] = {KRT_MEMORY_DEVICE, KRT_MEMORY_SHARED};
+    for (size_t i = 0; i < 2; i++) {
+        unsigned char *buf = kt_alloc(ctx, 256, kinds[i]);
+        KT_EXPECT(krt_memcpy(ctx, NULL, buf + 16, buf, 64), KRT_ERROR_INVALID_ARGUMENT);
+        assert_message_has("overlap by 48 bytes");
+        KT_EXPECT(krt_memcpy(ctx, NULL, buf, buf + 63, 64), KRT_ERROR_INVALID_ARGUMENT);
+        assert_message_has("overlap by 1 bytes");
+        KT_EXPECT(krt_memcpy(ctx, NULL, buf, buf, 8), KRT_ERROR_INVALID_ARGUMENT);
+        unsigned char src[64];
+        for (int b = 0; b < 64; b++)
+            src[b] = (unsigned char)(3 * b + 1);
+        kt_copy_sync(ctx, buf, src, 64);
+        KT_OK(krt_memcpy(ctx, NULL, buf + 64, buf, 64));
+        unsigned char back[128];
+        kt_copy_sync(ctx, back, buf, 128);
+        for (int b = 0; b < 128; b++)
+            cr_assert_eq(back[b], src[b % 64], "byte %d", b);
+        KT_OK(krt_free(ctx, buf));
+    }
+    unsigned char host[32];
+    KT_EXPECT(krt_memcpy(ctx, NULL, host + 1, host, 16), KRT_ERROR_INVALID_ARGUMENT);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* A queue held up by a launch that waits on an event nothing has signalled yet: the bounded wait returns
+ * KRT_TIMEOUT (deterministically: the kernel cannot start), a plain one would block. Signalling the event
+ * from another queue lets the kernel run; the next wait, timed or not, completes and sees its result. */
+Test(robust, bounded_queue_synchronize)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    krt_queue *q = NULL;
+    KT_OK(krt_queue_create(ctx, NULL, &q));
+    krt_event *gate = NULL;
+    KT_OK(krt_event_create(ctx, NULL, &gate));
+    uint32_t *out = kt_alloc(ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    uint32_t n = 64, base = 40;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    d.queue = q;
+    d.wait = &gate;
+    d.num_wait = 1;
+    KT_OK(krt_launch(k, &d));
+    KT_EXPECT(krt_queue_synchronize_timeout(q, 0), KRT_TIMEOUT);
+    KT_EXPECT(krt_queue_synchronize_timeout(q, 1000000), KRT_TIMEOUT);
+    KT_EXPECT(krt_queue_synchronize_timeout(NULL, 0), KRT_ERROR_INVALID_ARGUMENT);
+    /* More work behind the blocked launch; the other queue still works meanwhile. */
+    uint32_t base2 = 90;
+    krt_arg args2[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base2)};
+    krt_launch_desc d2 = kt_desc1(32, args2, 3);
+    d2.queue = q;
+    KT_OK(krt_launch(k, &d2));
+    KT_EXPECT(krt_queue_synchronize_timeout(q, 1000), KRT_TIMEOUT);
+    kt_assert_usable(ctx);
+    /* Open the gate: a launch on the default queue signals it. */
+    uint32_t *other = kt_alloc(ctx, 4 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    uint32_t four = 4, zero = 0;
+    krt_arg args3[] = {KRT_ARG(other), KRT_ARG(four), KRT_ARG(zero)};
+    krt_launch_desc d3 = kt_desc1(4, args3, 3);
+    d3.signal = gate;
+    KT_OK(krt_launch(k, &d3));
+    KT_OK(krt_queue_synchronize_timeout(q, UINT64_MAX));
+    /* Both launches of q ran, in order: the second overwrote the first 32 items. */
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], (i < 32 ? base2 : base) + i, "item %u", i);
+    KT_OK(krt_queue_synchronize_timeout(q, 0));
+    KT_OK(krt_queue_synchronize(q));
+    KT_OK(krt_free(ctx, out));
+    KT_OK(krt_free(ctx, other));
+    krt_event_destroy(gate);
+    krt_queue_destroy(q);
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
