@@ -442,3 +442,87 @@ Test(robust, bounded_queue_synchronize)
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }
+
+/* PoCL (behind ze_pocl) installs a process-wide SIGFPE handler when the driver initialises, the first
+ * krt_device_list or krt_context_create of the process: on x86-64 an integer division by zero traps, OpenCL C
+ * says it must not, and PoCL's handler steps over the faulting instruction. It does so for the whole process,
+ * host code included. These tests pin what docs/design.md says about it. */
+#if defined(__x86_64__)
+static int on_ze_pocl(krt_context *ctx)
+{
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    return strcmp(info.driver_name, "ze_pocl") == 0;
+}
+
+/* Runs krt_divide over 64 items, every eighth divisor 0; checks the items with a non-zero divisor. */
+static krt_result divide_by_zero_in_a_kernel(krt_context *ctx)
+{
+    krt_module *m = kt_module(ctx, "krt_robust");
+    krt_kernel *k = kt_kernel(m, "krt_divide");
+    enum { N = 64 };
+    int *out = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_SHARED);
+    int *a = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_SHARED);
+    int *b = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_SHARED);
+    for (int i = 0; i < N; i++) {
+        a[i] = 1000 + 7 * i;
+        b[i] = i % 8 == 3 ? 0 : 1 + i % 5;
+    }
+    uint32_t n = N;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(a), KRT_ARG(b), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(N, args, 4);
+    krt_result r = krt_launch_sync(k, &d);
+    if (r == KRT_SUCCESS)
+        for (int i = 0; i < N; i++)
+            if (b[i])
+                cr_assert_eq(out[i], a[i] / b[i], "item %d", i);
+    KT_OK(krt_free(ctx, out));
+    KT_OK(krt_free(ctx, a));
+    KT_OK(krt_free(ctx, b));
+    krt_module_destroy(m);
+    return r;
+}
+
+static void *sigfpe_handler(void)
+{
+    struct sigaction sa;
+    cr_assert_eq(sigaction(SIGFPE, NULL, &sa), 0);
+    return (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction : (void *)sa.sa_handler;
+}
+
+/* With PoCL's handler in place, a kernel's integer division by zero gives an unspecified value for that item
+ * and the launch succeeds; the context stays usable. */
+Test(robust, sigfpe_pocl_handler_steps_over_kernel_division_by_zero)
+{
+    void *before = sigfpe_handler();
+    krt_context *ctx = kt_context(NULL);
+    if (!on_ze_pocl(ctx)) {
+        krt_context_destroy(ctx);
+        cr_skip_test("PoCL's handler is a ze_pocl matter");
+    }
+    cr_assert_neq(sigfpe_handler(), before, "PoCL did not install its SIGFPE handler (docs/design.md says it does)");
+    KT_OK(divide_by_zero_in_a_kernel(ctx));
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+    /* Destroying the context leaves it installed: it belongs to the process, not to the context. */
+    cr_assert_neq(sigfpe_handler(), before);
+}
+
+/* Why krt does not restore the host's handler after creating a context: with the default disposition back,
+ * the same kernel's division by zero kills the process with SIGFPE (Criterion expects exactly that signal). */
+Test(robust, sigfpe_host_handler_restored_makes_kernel_division_fatal, .signal = SIGFPE)
+{
+    struct sigaction host;
+    cr_assert_eq(sigaction(SIGFPE, NULL, &host), 0);
+    krt_context *ctx = kt_context(NULL);
+    if (!on_ze_pocl(ctx)) {
+        krt_context_destroy(ctx);
+        cr_skip_test("PoCL's handler is a ze_pocl matter");
+    }
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigemptyset(&dfl.sa_mask);
+    cr_assert_eq(sigaction(SIGFPE, &dfl, NULL), 0);
+    divide_by_zero_in_a_kernel(ctx);
+    cr_assert_fail("the kernel's division by zero did not trap with the default SIGFPE disposition");
+}
+#endif
