@@ -6,7 +6,9 @@
  * same context (kt_assert_usable). The reproducer modules are test/data/repro/, copied from the issue. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -526,3 +528,123 @@ Test(robust, sigfpe_host_handler_restored_makes_kernel_division_fatal, .signal =
     cr_assert_fail("the kernel's division by zero did not trap with the default SIGFPE disposition");
 }
 #endif
+
+/* Thread safety of the new checks: the allocation ranges change under the context's lock while other threads
+ * copy and fill against them, and timed waits share a queue with launches on other threads. */
+typedef struct {
+    krt_context *ctx;
+    krt_queue *queue;
+    int id;
+    int failures;
+} worker;
+
+static void *alloc_copy_worker(void *p)
+{
+    worker *w = p;
+    unsigned char host[256];
+    for (int i = 0; i < 200; i++) {
+        size_t size = 64 + (size_t)((w->id * 37 + i * 11) % 128);
+        unsigned char *buf = NULL;
+        if (krt_alloc(w->ctx, size, &(krt_alloc_desc){.kind = KRT_MEMORY_SHARED}, (void **)&buf) != KRT_SUCCESS) {
+            w->failures++;
+            continue;
+        }
+        memset(host, w->id + i, sizeof host);
+        unsigned char byte = (unsigned char)(w->id * 16 + i);
+        if (krt_memcpy(w->ctx, w->queue, buf, host, size) != KRT_SUCCESS ||
+            krt_memcpy(w->ctx, w->queue, buf, host, size + 1) != KRT_ERROR_INVALID_ARGUMENT ||
+            krt_memcpy(w->ctx, w->queue, host, buf + 1, size) != KRT_ERROR_INVALID_ARGUMENT ||
+            krt_memfill(w->ctx, w->queue, buf + size / 2, &byte, 1, size - size / 2) != KRT_SUCCESS ||
+            krt_memfill(w->ctx, w->queue, buf + size / 2, &byte, 1, size - size / 2 + 1) != KRT_ERROR_INVALID_ARGUMENT ||
+            krt_queue_synchronize_timeout(w->queue, UINT64_MAX) != KRT_SUCCESS)
+            w->failures++;
+        else
+            for (size_t k = 0; k < size; k++)
+                if (buf[k] != (k < size / 2 ? (unsigned char)(w->id + i) : byte)) {
+                    w->failures++;
+                    break;
+                }
+        if (krt_free(w->ctx, buf) != KRT_SUCCESS)
+            w->failures++;
+    }
+    return NULL;
+}
+
+Test(robust, threads_copy_and_fill_checks_while_allocating)
+{
+    krt_context *ctx = kt_context(NULL);
+    enum { T = 4 };
+    worker w[T];
+    pthread_t th[T];
+    for (int t = 0; t < T; t++) {
+        w[t] = (worker){ctx, NULL, t, 0};
+        KT_OK(krt_queue_create(ctx, NULL, &w[t].queue));
+        cr_assert_eq(pthread_create(&th[t], NULL, alloc_copy_worker, &w[t]), 0);
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        cr_assert_eq(w[t].failures, 0, "thread %d: %d failures", t, w[t].failures);
+        krt_queue_destroy(w[t].queue);
+    }
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+typedef struct {
+    krt_queue *queue;
+    int polls, failures;
+    atomic_int *stop;
+} waiter;
+
+static void *timed_waiter(void *p)
+{
+    waiter *w = p;
+    while (!atomic_load(w->stop)) {
+        krt_result r = krt_queue_synchronize_timeout(w->queue, (uint64_t)(w->polls % 3) * 100000);
+        if (r != KRT_SUCCESS && r != KRT_TIMEOUT)
+            w->failures++;
+        w->polls++;
+    }
+    return NULL;
+}
+
+/* Two threads poll one queue with short timeouts while the main thread launches on it; each launch adds to
+ * every item, so a lost or reordered launch shows in the sums. A final plain wait sees everything. */
+Test(robust, threads_timed_waits_share_a_queue_with_launches)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    krt_queue *q = NULL;
+    KT_OK(krt_queue_create(ctx, NULL, &q));
+    enum { N = 256, LAUNCHES = 100 };
+    uint32_t *out = kt_alloc(ctx, N * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    atomic_int stop = 0;
+    waiter w[2] = {{q, 0, 0, &stop}, {q, 1, 0, &stop}};
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, timed_waiter, &w[t]), 0);
+    uint32_t n = N;
+    for (uint32_t i = 0; i < LAUNCHES; i++) {
+        uint32_t base = i * 1000;
+        krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+        krt_launch_desc d = kt_desc1(N, args, 3);
+        d.queue = q;
+        KT_OK(krt_launch(k, &d));
+    }
+    KT_OK(krt_queue_synchronize(q));
+    /* The last launch wrote last: the queue is in order, whatever the waiters did. */
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(out[i], (LAUNCHES - 1) * 1000 + i, "item %u", i);
+    atomic_store(&stop, 1);
+    for (int t = 0; t < 2; t++) {
+        pthread_join(th[t], NULL);
+        cr_assert_eq(w[t].failures, 0, "waiter %d: %d failures", t, w[t].failures);
+    }
+    KT_OK(krt_queue_synchronize_timeout(q, 0));
+    KT_OK(krt_free(ctx, out));
+    krt_queue_destroy(q);
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
