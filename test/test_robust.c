@@ -192,6 +192,7 @@ Test(robust, sizes_no_buffer_can_have)
         krt_module_desc desc = {.code = words, .size = sizes[i]};
         krt_module *m = NULL;
         KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_INVALID_ARGUMENT);
+        assert_message_has("larger than any object can be");
         cr_assert_null(m);
     }
     kt_assert_usable(ctx);
@@ -210,6 +211,7 @@ Test(robust, fifo_path_does_not_block)
     krt_module_desc desc = {.path = path};
     krt_module *m = NULL;
     KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_IO);
+    assert_message_has("not a regular file");
     cr_assert_null(m);
     unlink(path);
     rmdir(dir);
@@ -277,6 +279,7 @@ Test(robust, group_count_overflow)
     krt_launch_desc d = kt_desc1(UINT64_MAX, args, 3);
     d.group[0] = 256;
     KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    assert_message_has("72057594037927936 groups of 256"); /* 2^56 */
     d.range.size[0] = UINT64_MAX - 254;
     KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_INVALID_NDRANGE);
     /* krt's own choice of group size too, and in a higher dimension. */
