@@ -1,6 +1,7 @@
 /*
- * module.c: a module's way in: read, parse and reflect, validate under the policy, check capabilities
- * against the device, then build with the driver (its build log becomes the message on failure).
+ * module.c: a module's way in: read (sizes checked first), validate under the policy, reflect, check
+ * capabilities and specialization constants, then build with the driver (its build log becomes the message
+ * on failure).
  */
 #include "krt_internal.h"
 
