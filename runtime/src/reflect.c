@@ -514,10 +514,13 @@ static void describe_arg(const parse_state *s, uint32_t param, krt_arg_info *out
     if (t->op == OP_TYPE_POINTER) {
         uint32_t storage = t->a;
         if ((p->flags & ID_BYVAL) && storage == SC_FUNCTION) {
+            /* A by-value struct whose size krt cannot know (a part without a layout, or over 4 GiB) stays
+             * KRT_ARG_OTHER, which krt_launch refuses, rather than a struct of 0 bytes. */
             const id_info *pointee = id_find(s, t->b);
-            out->kind = KRT_ARG_STRUCT;
-            if (pointee->align)
+            if (pointee->align) {
+                out->kind = KRT_ARG_STRUCT;
                 out->size = pointee->size;
+            }
             return;
         }
         out->type = scalar_type(s, t->b, &width);
