@@ -391,6 +391,10 @@ Test(robust, overlapping_copies)
     }
     unsigned char host[32];
     KT_EXPECT(krt_memcpy(ctx, NULL, host + 1, host, 16), KRT_ERROR_INVALID_ARGUMENT);
+    /* Host memory cannot be checked against an allocation, but no object is SIZE_MAX bytes long. */
+    unsigned char other[32];
+    KT_EXPECT(krt_memcpy(ctx, NULL, other, host, SIZE_MAX), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_memcpy(ctx, NULL, other, host, (size_t)PTRDIFF_MAX + 1), KRT_ERROR_INVALID_ARGUMENT);
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }

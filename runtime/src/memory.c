@@ -5,6 +5,8 @@
  */
 #include "krt_internal.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,6 +244,10 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: the queue belongs to another context");
     if (size == 0)
         return KRT_SUCCESS;
+    /* No object is larger than PTRDIFF_MAX, so such a size is wrong whatever the pointers are (and it keeps
+     * the range arithmetic below from wrapping). */
+    if (size > (size_t)PTRDIFF_MAX || size > UINTPTR_MAX - (uintptr_t)dst || size > UINTPTR_MAX - (uintptr_t)src)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: size %zu is larger than any object can be", size);
     /* krt knows the size of its allocations: a copy past the end of one is refused here rather than left to
      * the driver (ze_pocl's host copy would overrun the heap). */
     krt_result r = krt__alloc_check_range(ctx, "krt_memcpy", "dst", dst, size, NULL);
@@ -295,6 +301,8 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
                          size, pattern_size);
     if (queue && queue->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: the queue belongs to another context");
+    if (size > (size_t)PTRDIFF_MAX || size > UINTPTR_MAX - (uintptr_t)dst)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: size %zu is larger than any object can be", size);
     /* A krt_alloc allocation is checked against its size without asking the driver; other pointers must at
      * least be allocations the driver knows. */
     int found = 0;
