@@ -259,7 +259,8 @@ KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
  * takes one: a host notices a kernel that runs away (loops forever, or waits on an event nothing signals)
  * instead of blocking with it. On KRT_TIMEOUT the commands stay queued and keep running; krt cannot stop a
  * kernel that has started, and krt_queue_synchronize, krt_queue_destroy and krt_context_destroy still wait
- * for it (see docs/design.md, "Kernel code"). A later call, timed or not, picks up where this one stopped.
+ * for it (see docs/design.md, "Kernel code"). A later call, timed or not, picks up where this one stopped; a
+ * poll may report KRT_TIMEOUT until the driver reaches the wait's barrier, even on an idle queue.
  * Results: KRT_SUCCESS; KRT_TIMEOUT (not complete within timeout_ns); KRT_ERROR_INVALID_ARGUMENT;
  * KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns);

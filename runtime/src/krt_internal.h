@@ -335,11 +335,13 @@ struct krt_queue {
     pthread_mutex_t lock;      /* order of appends */
     pthread_mutex_t sync_lock; /* one synchronize at a time uses sync_event */
     krt_event *sync_event;
-    uint64_t appended;  /* commands appended so far, the sync barriers included (guarded by lock) */
-    /* Guarded by sync_lock: a timed-out wait left its barrier, which will signal sync_event (sync_pending);
-     * the append count that barrier covers (pending_mark); the count the last completed barrier covered. */
+    /* Commands appended so far, the sync barriers included (guarded by lock). Every append to list must bump
+     * it: a wait after a timed-out one relies on it to know whether the barrier left behind covers them. */
+    uint64_t appended;
+    /* Guarded by sync_lock: a timed-out wait left its barrier, which will signal sync_event (sync_pending),
+     * and the append count that barrier covers (pending_mark). */
     int sync_pending;
-    uint64_t pending_mark, sync_done;
+    uint64_t pending_mark;
     int is_default;
     krt_queue *next;
 };

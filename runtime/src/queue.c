@@ -69,11 +69,10 @@ static ze_result_t wait_sync_event(krt_queue *q, uint64_t deadline)
     return zeEventHostSynchronize(q->sync_event->ze, timeout);
 }
 
-/* A wait covers the commands appended before it began. It appends a barrier that signals the queue's sync
- * event and waits for the event. A wait that times out leaves that barrier in the queue (sync_pending): the
- * next wait waits for it rather than appending another, and appends a new one only when commands came after
- * it. A queue with nothing appended since the last completed barrier is done at once, so polling an idle
- * queue with timeout 0 succeeds. */
+/* A wait covers the commands appended before it began: it appends a barrier that signals the queue's sync
+ * event and waits for the event. A wait that times out leaves that barrier in the queue (sync_pending); the
+ * next wait waits for it rather than appending another, and is done when that barrier already covers every
+ * command appended before the new wait began (the append count says so), else it appends a new barrier. */
 krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
 {
     uint64_t deadline = UINT64_MAX;
@@ -87,8 +86,8 @@ krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
     pthread_mutex_unlock(&q->lock);
     krt_result r = KRT_SUCCESS;
     ze_result_t zr;
-    /* At most two rounds: an earlier wait's barrier, then one covering target. */
-    while (q->sync_done < target) {
+    /* At most two rounds: an earlier wait's barrier, then one of this wait's. */
+    for (;;) {
         if (!q->sync_pending) {
             pthread_mutex_lock(&q->lock);
             zr = zeCommandListAppendBarrier(q->list, q->sync_event->ze, 0, NULL);
@@ -108,7 +107,8 @@ krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
         if ((r = krt__ze(zeEventHostReset(q->sync_event->ze), "zeEventHostReset")) != KRT_SUCCESS)
             break;
         q->sync_pending = 0;
-        q->sync_done = q->pending_mark;
+        if (q->pending_mark >= target)
+            break;
     }
     pthread_mutex_unlock(&q->sync_lock);
     return r;
