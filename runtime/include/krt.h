@@ -224,12 +224,16 @@ KRT_API krt_result krt_free(krt_context *ctx, void *ptr);
 
 /* Queued copy of size bytes between any two host or krt_alloc pointers; queue NULL = the context's default
  * queue. Ordered after earlier commands of the queue; host memory must stay valid until the queue has run it.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DRIVER. */
+ * A pointer into a krt_alloc allocation must have size bytes left in it (krt checks; it cannot check host
+ * memory), and the two regions must not overlap.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (also a copy past the end of a krt_alloc allocation: the
+ * message gives its size; or overlapping regions: the message gives the overlap); KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size);
 /* Queued fill of size bytes of dst with a pattern of pattern_size bytes (a power of two, 1..128; size a
  * multiple of it), done by krt's built-in fill kernel: the pattern is passed by value, nothing is
  * allocated and nothing waits. queue NULL = the context's default queue; dst must be from krt_alloc.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_POINTER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (also a fill past the end of dst's allocation: the message
+ * gives its size); KRT_ERROR_INVALID_POINTER. */
 KRT_API krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void *pattern,
                                size_t pattern_size, size_t size);
 
@@ -251,6 +255,15 @@ KRT_API krt_queue *krt_context_default_queue(krt_context *ctx);
 /* Waits until every command appended to the queue has completed.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
+/* krt_queue_synchronize bounded by a timeout (UINT64_MAX: forever; 0: a poll), as zeCommandQueueSynchronize
+ * takes one: a host notices a kernel that runs away (loops forever, or waits on an event nothing signals)
+ * instead of blocking with it. On KRT_TIMEOUT the commands stay queued and keep running; krt cannot stop a
+ * kernel that has started, and krt_queue_synchronize, krt_queue_destroy and krt_context_destroy still wait
+ * for it (see docs/design.md, "Kernel code"). A later call, timed or not, picks up where this one stopped; a
+ * poll may report KRT_TIMEOUT until the driver reaches the wait's barrier, even on an idle queue.
+ * Results: KRT_SUCCESS; KRT_TIMEOUT (not complete within timeout_ns); KRT_ERROR_INVALID_ARGUMENT;
+ * KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns);
 
 enum {
     KRT_EVENT_FLAG_TIMESTAMP = 1u << 0, /* record kernel start/end for krt_event_kernel_time */
@@ -294,11 +307,12 @@ typedef enum krt_validation {
 typedef struct krt_spec_constant {
     uint32_t id;       /* the SpecId decoration */
     const void *value; /* size bytes */
-    size_t size;
+    size_t size;       /* must equal the constant's width in the module: 4 for int, 8 for long, 1 for bool */
 } krt_spec_constant;
 
 typedef struct krt_module_desc {
-    /* Exactly one of: code (size bytes of SPIR-V, copied by krt during the call) or path (a .spv file). */
+    /* Exactly one of: code (size bytes of SPIR-V, copied by krt during the call) or path (a regular .spv file;
+     * opened without blocking, so a FIFO or device is refused rather than waited on). */
     const void *code;
     size_t size;
     const char *path;
@@ -308,10 +322,13 @@ typedef struct krt_module_desc {
     krt_validation validation;
 } krt_module_desc;
 
-/* Validates, reflects and builds a SPIR-V module.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, neither or both of code and path);
- * KRT_ERROR_IO (path unreadable); KRT_ERROR_INVALID_MODULE (empty, truncated, wrong magic, malformed,
- * invalid: the message has the validator's diagnostic and word offset); KRT_ERROR_MODULE_BUILD_FAILURE (the
+/* Validates, reflects and builds a SPIR-V module. Whatever the bytes are, the call returns an error or a
+ * working module within time and memory bounded by the module's size (docs/design.md, "Robustness").
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, neither or both of code and path, a size over
+ * PTRDIFF_MAX, a specialization constant whose size differs from its width in the module: the message names
+ * it); KRT_ERROR_IO (path unreadable or not a regular file); KRT_ERROR_INVALID_MODULE (empty, truncated, wrong
+ * magic, malformed, invalid, an id bound over SPIR-V's 4194303: the message has the diagnostic and word
+ * offset); KRT_ERROR_MODULE_BUILD_FAILURE (the
  * message has the driver's build log); KRT_ERROR_UNSUPPORTED_FEATURE (a capability the device lacks);
  * KRT_ERROR_OUT_OF_HOST_MEMORY. */
 KRT_API krt_result krt_module_create(krt_context *ctx, const krt_module_desc *desc, krt_module **out);
@@ -483,7 +500,8 @@ typedef struct krt_launch_desc {
  * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind or size, the message names the argument; or
  * static plus argument __local memory over the device's maxSharedLocalMemory);
  * KRT_ERROR_INVALID_POINTER (a pointer argument that is not an allocation; the message names it);
- * KRT_ERROR_INVALID_NDRANGE (a zero size, or more groups than the device allows);
+ * KRT_ERROR_INVALID_NDRANGE (a zero size, or more groups than the device allows, which a range near 2^64
+ * always needs);
  * KRT_ERROR_INVALID_GROUP_SIZE (a static size over the device or kernel limits, or against the kernel's
  * required size); KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
 KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);

@@ -105,6 +105,13 @@ typedef struct krt__alloc_set {
     size_t cap, count, used;
 } krt__alloc_set;
 
+/* The address ranges of a context's allocations, sorted by base, so that a copy or fill can be checked
+ * against the allocation it falls in (a binary search) without asking the driver. */
+typedef struct krt__alloc_range {
+    uintptr_t base;
+    size_t size;
+} krt__alloc_range;
+
 typedef struct krt__event_pool {
     ze_event_pool_handle_t pool;
     uint32_t timestamp;
@@ -133,6 +140,8 @@ struct krt_context {
     krt_event *events;
     krt__event_pool *pools;
     krt__alloc_set allocs;
+    krt__alloc_range *ranges; /* sorted by base; num_ranges == allocs.count */
+    size_t num_ranges, cap_ranges;
     /* Bumped by every krt_free, so that a launch revalidates pointer arguments it had checked before. */
     atomic_uint_fast64_t free_generation;
 
@@ -142,6 +151,11 @@ struct krt_context {
 /* ---- memory.c -------------------------------------------------------------------------------------- */
 
 void krt__alloc_set_free_all(krt_context *ctx);
+/* Whether [ptr, ptr + size) stays inside the krt_alloc allocation ptr falls in; KRT_SUCCESS too when ptr is in
+ * none (host memory, or memory krt did not allocate). Else KRT_ERROR_INVALID_ARGUMENT naming the allocation's
+ * size; what is "dst" or "src" in the message, call the function's name. */
+krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char *what, const void *ptr,
+                                  size_t size, int *found);
 /* Whether ptr is an allocation the driver knows (zeMemGetAllocProperties type not UNKNOWN). */
 bool krt__pointer_known(krt_context *ctx, const void *ptr);
 
@@ -155,6 +169,12 @@ typedef struct krt__kernel_refl {
     uint32_t group_hint[3];
 } krt__kernel_refl;
 
+/* A specialization constant the module declares: its SpecId and the bytes its type takes (0: unsized). */
+typedef struct krt__spec_refl {
+    uint32_t spec_id;
+    uint32_t size;
+} krt__spec_refl;
+
 typedef struct krt__reflection {
     uint32_t num_kernels;
     krt__kernel_refl *kernels;
@@ -163,6 +183,8 @@ typedef struct krt__reflection {
     uint32_t pointer_size;
     int uses_fp16, uses_fp64, uses_int64_atomics;
     char *strings; /* one block holding every name above */
+    uint32_t num_spec_constants; /* those with a SpecId, in module order */
+    krt__spec_refl *spec_constants;
 } krt__reflection;
 
 /* Parses the module with SPIRV-Tools' binary parser. KRT_ERROR_INVALID_MODULE with the parser's diagnostic
@@ -313,6 +335,13 @@ struct krt_queue {
     pthread_mutex_t lock;      /* order of appends */
     pthread_mutex_t sync_lock; /* one synchronize at a time uses sync_event */
     krt_event *sync_event;
+    /* Commands appended so far, the sync barriers included (guarded by lock). Every append to list must bump
+     * it: a wait after a timed-out one relies on it to know whether the barrier left behind covers them. */
+    uint64_t appended;
+    /* Guarded by sync_lock: a timed-out wait left its barrier, which will signal sync_event (sync_pending),
+     * and the append count that barrier covers (pending_mark). */
+    int sync_pending;
+    uint64_t pending_mark;
     int is_default;
     krt_queue *next;
 };
@@ -330,6 +359,8 @@ struct krt_event {
 krt_result krt__queue_create(krt_context *ctx, const krt_queue_desc *desc, int is_default, krt_queue **out);
 void krt__queue_destroy_locked(krt_queue *queue);
 krt_result krt__queue_sync(krt_queue *queue);
+/* krt__queue_sync with a timeout (UINT64_MAX: none): KRT_TIMEOUT when the queue is not done by then. */
+krt_result krt__queue_sync_until(krt_queue *queue, uint64_t timeout_ns);
 krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt_event **out);
 void krt__event_destroy_locked(krt_event *event);
 void krt__event_pools_destroy(krt_context *ctx);

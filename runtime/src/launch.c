@@ -307,6 +307,7 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     pthread_mutex_lock(&q->lock);
     ze_result_t zr = zeCommandListAppendLaunchKernel(q->list, k->ze, &count, d->signal ? d->signal->ze : NULL,
                                                      d->num_wait, d->num_wait ? wait : NULL);
+    q->appended++;
     pthread_mutex_unlock(&q->lock);
     r = krt__ze(zr, "zeCommandListAppendLaunchKernel");
     if (r == KRT_SUCCESS && ctx->trace)

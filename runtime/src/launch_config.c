@@ -76,9 +76,11 @@ krt_result krt__ndrange_check(const krt_ndrange *range, uint32_t *dims_out)
     return KRT_SUCCESS;
 }
 
+/* Without the a + b - 1 of the usual form, which wraps for ranges near 2^64 (a group count of 0 would launch
+ * nothing and report success). */
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
-    return (a + b - 1) / b;
+    return a / b + (a % b != 0);
 }
 
 static uint64_t round_up(uint64_t x, uint64_t m)

@@ -5,6 +5,8 @@
  */
 #include "krt_internal.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +73,73 @@ static int set_remove(krt__alloc_set *s, void *p)
     return 0;
 }
 
+/* Index of the last range whose base is <= addr, or SIZE_MAX when none is. Caller holds ctx->lock. */
+static size_t range_find(const krt_context *ctx, uintptr_t addr)
+{
+    size_t lo = 0, hi = ctx->num_ranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ctx->ranges[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : SIZE_MAX;
+}
+
+/* Caller holds ctx->lock. */
+static int range_insert(krt_context *ctx, void *p, size_t size)
+{
+    if (ctx->num_ranges == ctx->cap_ranges) {
+        size_t nc = ctx->cap_ranges ? ctx->cap_ranges * 2 : 64;
+        krt__alloc_range *r = realloc(ctx->ranges, nc * sizeof *r);
+        if (!r)
+            return 0;
+        ctx->ranges = r;
+        ctx->cap_ranges = nc;
+    }
+    size_t i = range_find(ctx, (uintptr_t)p);
+    i = i == SIZE_MAX ? 0 : i + 1;
+    memmove(&ctx->ranges[i + 1], &ctx->ranges[i], (ctx->num_ranges - i) * sizeof *ctx->ranges);
+    ctx->ranges[i] = (krt__alloc_range){ (uintptr_t)p, size };
+    ctx->num_ranges++;
+    return 1;
+}
+
+/* Caller holds ctx->lock. */
+static void range_remove(krt_context *ctx, void *p)
+{
+    size_t i = range_find(ctx, (uintptr_t)p);
+    if (i == SIZE_MAX || ctx->ranges[i].base != (uintptr_t)p)
+        return;
+    memmove(&ctx->ranges[i], &ctx->ranges[i + 1], (ctx->num_ranges - i - 1) * sizeof *ctx->ranges);
+    ctx->num_ranges--;
+}
+
+krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char *what, const void *ptr,
+                                  size_t size, int *found)
+{
+    uintptr_t addr = (uintptr_t)ptr;
+    pthread_mutex_lock(&ctx->lock);
+    size_t i = range_find(ctx, addr);
+    krt__alloc_range a = { 0, 0 };
+    int in = i != SIZE_MAX && addr - ctx->ranges[i].base < ctx->ranges[i].size;
+    if (in)
+        a = ctx->ranges[i];
+    pthread_mutex_unlock(&ctx->lock);
+    if (found)
+        *found = in;
+    if (!in)
+        return KRT_SUCCESS;
+    size_t offset = (size_t)(addr - a.base);
+    if (size > a.size - offset)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "%s: %zu bytes at %s %p run past the end of its allocation: %s is at offset %zu of a "
+                         "%zu-byte allocation at %p, which has %zu bytes left",
+                         call, size, what, ptr, what, offset, a.size, (void *)a.base, a.size - offset);
+    return KRT_SUCCESS;
+}
+
 void krt__alloc_set_free_all(krt_context *ctx)
 {
     krt__alloc_set *s = &ctx->allocs;
@@ -79,6 +148,9 @@ void krt__alloc_set_free_all(krt_context *ctx)
             zeMemFree(ctx->ze, s->slots[i]);
     free(s->slots);
     memset(s, 0, sizeof *s);
+    free(ctx->ranges);
+    ctx->ranges = NULL;
+    ctx->num_ranges = ctx->cap_ranges = 0;
 }
 
 bool krt__pointer_known(krt_context *ctx, const void *ptr)
@@ -130,6 +202,10 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
                          (int)d.kind, d.alignment, krt__ze_name(zr));
     pthread_mutex_lock(&ctx->lock);
     int ok = set_insert(&ctx->allocs, p);
+    if (ok && !range_insert(ctx, p, size)) {
+        set_remove(&ctx->allocs, p);
+        ok = 0;
+    }
     pthread_mutex_unlock(&ctx->lock);
     if (!ok) {
         zeMemFree(ctx->ze, p);
@@ -148,6 +224,7 @@ krt_result krt_free(krt_context *ctx, void *ptr)
     pthread_mutex_lock(&ctx->lock);
     int found = set_remove(&ctx->allocs, ptr);
     if (found) {
+        range_remove(ctx, ptr);
         /* Launches compare this generation with the one they checked their pointer arguments at. */
         atomic_fetch_add(&ctx->free_generation, 1);
     }
@@ -167,9 +244,31 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: the queue belongs to another context");
     if (size == 0)
         return KRT_SUCCESS;
+    /* No object is larger than PTRDIFF_MAX, so such a size is wrong whatever the pointers are (and it keeps
+     * the range arithmetic below from wrapping). */
+    if (size > (size_t)PTRDIFF_MAX || size > UINTPTR_MAX - (uintptr_t)dst || size > UINTPTR_MAX - (uintptr_t)src)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: size %zu is larger than any object can be", size);
+    /* krt knows the size of its allocations: a copy past the end of one is refused here rather than left to
+     * the driver (ze_pocl's host copy would overrun the heap). */
+    krt_result r = krt__alloc_check_range(ctx, "krt_memcpy", "dst", dst, size, NULL);
+    if (r == KRT_SUCCESS)
+        r = krt__alloc_check_range(ctx, "krt_memcpy", "src", src, size, NULL);
+    if (r != KRT_SUCCESS)
+        return r;
+    /* memcpy's contract: the regions must not overlap. Level Zero leaves overlapping copies undefined (its
+     * validation layer refuses them), so krt refuses them with the overlap named. */
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    if (d < s + size && s < d + size) {
+        uintptr_t lo = d > s ? d : s, hi = d + size < s + size ? d + size : s + size;
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "krt_memcpy: dst %p and src %p overlap by %zu bytes (%zu bytes each); copy through a "
+                         "separate buffer",
+                         dst, src, (size_t)(hi - lo), size);
+    }
     krt_queue *q = queue ? queue : ctx->default_queue;
     pthread_mutex_lock(&q->lock);
     ze_result_t zr = zeCommandListAppendMemoryCopy(q->list, dst, src, size, NULL, 0, NULL);
+    q->appended++;
     pthread_mutex_unlock(&q->lock);
     return krt__ze(zr, "zeCommandListAppendMemoryCopy");
 }
@@ -202,7 +301,15 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
                          size, pattern_size);
     if (queue && queue->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: the queue belongs to another context");
-    if (!krt__pointer_known(ctx, dst))
+    if (size > (size_t)PTRDIFF_MAX || size > UINTPTR_MAX - (uintptr_t)dst)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: size %zu is larger than any object can be", size);
+    /* A krt_alloc allocation is checked against its size without asking the driver; other pointers must at
+     * least be allocations the driver knows. */
+    int found = 0;
+    krt_result r = krt__alloc_check_range(ctx, "krt_memfill", "dst", dst, size, &found);
+    if (r != KRT_SUCCESS)
+        return r;
+    if (!found && !krt__pointer_known(ctx, dst))
         return krt__fail(KRT_ERROR_INVALID_POINTER, "krt_memfill: dst %p is not an allocation known to the driver",
                          dst);
     if (size == 0)
@@ -229,7 +336,7 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
         period = (uint32_t)pattern_size;
     }
     krt_kernel *k;
-    krt_result r = builtin_kernel(ctx, name, &k);
+    r = builtin_kernel(ctx, name, &k);
     if (r != KRT_SUCCESS)
         return r;
     krt_arg args[] = { KRT_ARG(dst), KRT_ARG(n), { words, sizeof words }, KRT_ARG(period) };

@@ -1,47 +1,58 @@
 /*
- * module.c: a module's way in: read, parse and reflect, validate under the policy, check capabilities
- * against the device, then build with the driver (its build log becomes the message on failure).
+ * module.c: a module's way in: read (sizes checked first), validate under the policy, reflect, check
+ * capabilities and specialization constants, then build with the driver (its build log becomes the message
+ * on failure).
  */
 #include "krt_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static krt_result read_file(const char *path, uint32_t **words, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK so that a FIFO without a writer (or any other special file) cannot block the open; only a
+     * regular file is a module, and for one the flag changes nothing. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return krt__fail(KRT_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    /* fopen accepts a directory on Linux; only a regular file is a module. */
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
         return krt__fail(KRT_ERROR_IO, "cannot read %s: not a regular file", path);
     }
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return krt__fail(KRT_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
+    if ((uint64_t)st.st_size > (uint64_t)PTRDIFF_MAX - 4) {
+        close(fd);
+        return krt__fail(KRT_ERROR_IO, "cannot read %s: %lld bytes", path, (long long)st.st_size);
     }
-    uint32_t *buf = malloc((size_t)len + 4);
+    size_t len = (size_t)st.st_size;
+    uint32_t *buf = malloc(len + 4);
     if (!buf) {
-        fclose(f);
-        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %s (%ld bytes)", path, len);
+        close(fd);
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %s (%zu bytes)", path, len);
     }
-    size_t got = fread(buf, 1, (size_t)len, f);
-    int err = ferror(f);
-    fclose(f);
-    if (err || got != (size_t)len) {
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    int err = errno;
+    close(fd);
+    if (got != len) {
         free(buf);
-        return krt__fail(KRT_ERROR_IO, "cannot read %s", path);
+        return krt__fail(KRT_ERROR_IO, "cannot read %s: %s", path, got < len ? "shorter than its size" : strerror(err));
     }
     *words = buf;
-    *size = (size_t)len;
+    *size = len;
     return KRT_SUCCESS;
 }
 
@@ -57,6 +68,27 @@ static krt_result check_capabilities(krt_context *ctx, const krt__reflection *re
     if (refl->uses_int64_atomics && !(flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS))
         return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "the module uses Int64Atomics, which %s does not support",
                          ctx->info.name);
+    return KRT_SUCCESS;
+}
+
+/* The driver takes specialization constants as bare pointers and reads as many bytes as the module's type of
+ * each has (ze_module_constants_t carries no sizes), so a smaller buffer would be over-read: each size must
+ * equal the width the module declares. An id the module does not declare is passed on, and drivers ignore it
+ * (a runtime may give one set of constants to every module). */
+static krt_result check_spec_constants(const krt_module_desc *d, const krt__reflection *refl)
+{
+    for (uint32_t i = 0; i < d->num_spec_constants; i++) {
+        const krt_spec_constant *c = &d->spec_constants[i];
+        for (uint32_t k = 0; k < refl->num_spec_constants; k++) {
+            const krt__spec_refl *sr = &refl->spec_constants[k];
+            if (sr->spec_id != c->id || sr->size == 0 || c->size == sr->size)
+                continue;
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                             "krt_module_create: specialization constant %u (spec_constants[%u]) is %u bytes wide "
+                             "in the module, but its size is %zu",
+                             c->id, i, sr->size, c->size);
+        }
+    }
     return KRT_SUCCESS;
 }
 
@@ -113,19 +145,28 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     uint32_t *words = NULL;
     size_t size = 0;
     krt_result r;
+    const char *what = d->path ? d->path : "the module";
+    krt_module *m = NULL;
     if (d->path) {
         if ((r = read_file(d->path, &words, &size)) != KRT_SUCCESS)
             return r;
     } else {
+        /* A size no object can have is the caller's mistake, found before anything is sized by it. */
+        if (d->size > (size_t)PTRDIFF_MAX)
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                             "krt_module_create: size %zu is larger than any object can be (PTRDIFF_MAX)", d->size);
+        if (d->size == 0)
+            return krt__fail(KRT_ERROR_INVALID_MODULE, "%s is empty", what);
+        if (d->size % 4 != 0 || d->size < 20)
+            return krt__fail(KRT_ERROR_INVALID_MODULE,
+                             "%s is truncated: %zu bytes is not a whole SPIR-V header and words", what, d->size);
         /* Copied so that the words are aligned and the caller's buffer may go away. */
-        words = malloc(d->size + 4);
+        words = malloc(d->size);
         if (!words)
             return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a %zu-byte module", d->size);
         memcpy(words, d->code, d->size);
         size = d->size;
     }
-    const char *what = d->path ? d->path : "the module";
-    krt_module *m = NULL;
     if (size == 0) {
         r = krt__fail(KRT_ERROR_INVALID_MODULE, "%s is empty", what);
         goto fail;
@@ -143,15 +184,20 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     m->ctx = ctx;
     m->builtin = builtin;
     pthread_mutex_init(&m->lock, NULL);
-    if ((r = krt__reflect(words, size / 4, &m->refl)) != KRT_SUCCESS)
-        goto fail;
+    /* Validation first, so that reflection sees only modules that passed it (under the default policies) and
+     * the message is the validator's diagnostic. Reflection is bounded on its own as well, for
+     * KRT_VALIDATION_NONE: it checks the id bound first and lays out each type once. */
     if ((r = krt__validate(&ctx->log, words, size / 4, d->validation)) != KRT_SUCCESS)
+        goto fail;
+    if ((r = krt__reflect(words, size / 4, &m->refl)) != KRT_SUCCESS)
         goto fail;
     if (m->refl.num_kernels == 0) {
         r = krt__fail(KRT_ERROR_INVALID_MODULE, "%s has no kernel entry point", what);
         goto fail;
     }
     if ((r = check_capabilities(ctx, &m->refl)) != KRT_SUCCESS)
+        goto fail;
+    if ((r = check_spec_constants(d, &m->refl)) != KRT_SUCCESS)
         goto fail;
     m->kernels = calloc(m->refl.num_kernels, sizeof *m->kernels);
     if (!m->kernels) {

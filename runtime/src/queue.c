@@ -5,6 +5,7 @@
 #include "krt_internal.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 krt_result krt__queue_create(krt_context *ctx, const krt_queue_desc *desc, int is_default, krt_queue **out)
 {
@@ -50,19 +51,72 @@ krt_result krt_queue_create(krt_context *ctx, const krt_queue_desc *desc, krt_qu
     return krt__queue_create(ctx, desc, 0, out);
 }
 
-krt_result krt__queue_sync(krt_queue *q)
+static uint64_t now_ns(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Waits for the queue's sync event up to the deadline (UINT64_MAX: forever). NOT_READY when it passed. */
+static ze_result_t wait_sync_event(krt_queue *q, uint64_t deadline)
+{
+    uint64_t timeout = UINT64_MAX;
+    if (deadline != UINT64_MAX) {
+        uint64_t now = now_ns();
+        timeout = deadline > now ? deadline - now : 0;
+    }
+    return zeEventHostSynchronize(q->sync_event->ze, timeout);
+}
+
+/* A wait covers the commands appended before it began: it appends a barrier that signals the queue's sync
+ * event and waits for the event. A wait that times out leaves that barrier in the queue (sync_pending); the
+ * next wait waits for it rather than appending another, and is done when that barrier already covers every
+ * command appended before the new wait began (the append count says so), else it appends a new barrier. */
+krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
+{
+    uint64_t deadline = UINT64_MAX;
+    if (timeout_ns != UINT64_MAX) {
+        uint64_t now = now_ns();
+        deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns : UINT64_MAX - 1;
+    }
     pthread_mutex_lock(&q->sync_lock);
     pthread_mutex_lock(&q->lock);
-    ze_result_t zr = zeCommandListAppendBarrier(q->list, q->sync_event->ze, 0, NULL);
+    uint64_t target = q->appended;
     pthread_mutex_unlock(&q->lock);
-    krt_result r = krt__ze(zr, "zeCommandListAppendBarrier");
-    if (r == KRT_SUCCESS)
-        r = krt__ze(zeEventHostSynchronize(q->sync_event->ze, UINT64_MAX), "zeEventHostSynchronize");
-    if (r == KRT_SUCCESS)
-        r = krt__ze(zeEventHostReset(q->sync_event->ze), "zeEventHostReset");
+    krt_result r = KRT_SUCCESS;
+    ze_result_t zr;
+    /* At most two rounds: an earlier wait's barrier, then one of this wait's. */
+    for (;;) {
+        if (!q->sync_pending) {
+            pthread_mutex_lock(&q->lock);
+            zr = zeCommandListAppendBarrier(q->list, q->sync_event->ze, 0, NULL);
+            q->pending_mark = ++q->appended;
+            pthread_mutex_unlock(&q->lock);
+            if ((r = krt__ze(zr, "zeCommandListAppendBarrier")) != KRT_SUCCESS)
+                break;
+            q->sync_pending = 1;
+        }
+        zr = wait_sync_event(q, deadline);
+        if (zr == ZE_RESULT_NOT_READY) {
+            r = krt__fail(KRT_TIMEOUT, "the queue did not complete within %llu ns", (unsigned long long)timeout_ns);
+            break;
+        }
+        if ((r = krt__ze(zr, "zeEventHostSynchronize")) != KRT_SUCCESS)
+            break;
+        if ((r = krt__ze(zeEventHostReset(q->sync_event->ze), "zeEventHostReset")) != KRT_SUCCESS)
+            break;
+        q->sync_pending = 0;
+        if (q->pending_mark >= target)
+            break;
+    }
     pthread_mutex_unlock(&q->sync_lock);
     return r;
+}
+
+krt_result krt__queue_sync(krt_queue *q)
+{
+    return krt__queue_sync_until(q, UINT64_MAX);
 }
 
 krt_result krt_queue_synchronize(krt_queue *queue)
@@ -70,6 +124,13 @@ krt_result krt_queue_synchronize(krt_queue *queue)
     if (!queue)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_synchronize: queue is NULL");
     return krt__queue_sync(queue);
+}
+
+krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns)
+{
+    if (!queue)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_synchronize_timeout: queue is NULL");
+    return krt__queue_sync_until(queue, timeout_ns);
 }
 
 /* The caller holds ctx->lock. */

@@ -31,16 +31,25 @@ enum {
     OP_TYPE_ARRAY = 28,
     OP_TYPE_STRUCT = 30,
     OP_TYPE_POINTER = 32,
+    OP_TYPE_FORWARD_POINTER = 39,
     OP_CONSTANT = 43,
+    OP_SPEC_CONSTANT_TRUE = 48,
+    OP_SPEC_CONSTANT_FALSE = 49,
+    OP_SPEC_CONSTANT = 50,
     OP_FUNCTION = 54,
     OP_FUNCTION_PARAMETER = 55,
     OP_FUNCTION_END = 56,
     OP_DECORATE = 71,
 
+    /* SPIR-V's universal limit on the id bound (specification section 2.17), which SPIRV-Tools' validator
+     * also enforces. */
+    MAX_ID_BOUND = 0x3FFFFF,
+
     EXEC_MODEL_KERNEL = 6,
     EXEC_MODE_LOCAL_SIZE = 17,
     EXEC_MODE_LOCAL_SIZE_HINT = 18,
     ADDRESSING_PHYSICAL32 = 1,
+    DECORATION_SPEC_ID = 1,
     DECORATION_CPACKED = 10,
     DECORATION_FUNC_PARAM_ATTR = 38,
     FUNC_PARAM_ATTR_BYVAL = 2,
@@ -55,16 +64,23 @@ enum {
     SC_GENERIC = 8,
 };
 
-/* What the parser learned about one id. */
+/* What the parser learned about one id. Types get their layout when they are defined, from the layouts of
+ * the types they are made of, which SPIR-V requires to be defined earlier: each layout is computed once, the
+ * type graph cannot loop, and nothing recurses (a self-referencing vector or 16 levels of structs of 8
+ * members cost what their instructions cost). */
 typedef struct id_info {
+    uint32_t id;     /* the key in the table; 0 = an empty slot */
     uint16_t op;     /* the defining opcode, for types and constants */
-    uint16_t flags;  /* ID_BYVAL, ID_PACKED */
+    uint16_t flags;  /* ID_BYVAL, ID_PACKED, ID_SPEC */
     uint32_t a, b;   /* operands: int/float width, vector (component, count), pointer (storage, pointee), ... */
     uint32_t first_member, num_members; /* structs: a range in members[] */
+    uint32_t size, align; /* a type's layout under OpenCL C's rules; align 0 = none (unknown or unsized) */
+    uint32_t entry;  /* functions: index + 1 of the first kernel entry point naming it */
+    uint32_t spec_id; /* ID_SPEC: the SpecId decoration */
     char *name;
 } id_info;
 
-enum { ID_BYVAL = 1, ID_PACKED = 2 };
+enum { ID_BYVAL = 1, ID_PACKED = 2, ID_SPEC = 4 };
 
 typedef struct entry {
     uint32_t function;
@@ -75,17 +91,64 @@ typedef struct entry {
 } entry;
 
 typedef struct parse_state {
+    size_t num_words;
     uint32_t bound;
+    /* The ids, in an open-addressing table sized by the module rather than by its header's id bound: every
+     * id the parser records comes from an instruction of at least two words, so a module of n words needs
+     * at most n / 2 entries whatever bound it declares. */
     id_info *ids;
+    uint32_t id_cap, id_count;
     entry *entries;
     uint32_t num_entries, cap_entries;
     uint32_t *members, num_members, cap_members;
     uint32_t *params, num_params, cap_params; /* parameter result ids, grouped per entry */
+    uint32_t *spec_ids, num_spec_ids, cap_spec_ids; /* result ids of specialization constants */
     uint32_t current_entry;                   /* index + 1 of the entry whose OpFunction is open; 0 = none */
     uint32_t pointer_size;
     int fp16, fp64, int64_atomics;
     int oom;
+    size_t word_at;    /* word offset of the instruction being parsed (the parser gives a copy's pointer) */
+    size_t error_word;
+    char error[256]; /* why reflection refused the module, when it did, and at which word */
 } parse_state;
+
+/* The entry every lookup of an id the module never defined sees: op 0, no layout, no name. */
+static const id_info no_id;
+
+static uint32_t id_slot(const parse_state *s, uint32_t id)
+{
+    uint32_t h = id * 0x9E3779B1u;
+    return (h ^ (h >> 15)) & (s->id_cap - 1);
+}
+
+static const id_info *id_find(const parse_state *s, uint32_t id)
+{
+    if (id == 0 || !s->ids)
+        return &no_id;
+    for (uint32_t i = id_slot(s, id);; i = (i + 1) & (s->id_cap - 1)) {
+        if (s->ids[i].id == id)
+            return &s->ids[i];
+        if (s->ids[i].id == 0)
+            return &no_id;
+    }
+}
+
+/* The entry of id, created zeroed on first use; NULL when the table is full, which the sizing rules out for
+ * a module that parses (the caller treats it as a malformed module). */
+static id_info *id_get(parse_state *s, uint32_t id)
+{
+    for (uint32_t i = id_slot(s, id);; i = (i + 1) & (s->id_cap - 1)) {
+        if (s->ids[i].id == id)
+            return &s->ids[i];
+        if (s->ids[i].id == 0) {
+            if ((s->id_count + 1) * 4 > s->id_cap * 3)
+                return NULL;
+            s->id_count++;
+            s->ids[i].id = id;
+            return &s->ids[i];
+        }
+    }
+}
 
 static int push_u32(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
 {
@@ -138,7 +201,15 @@ static spv_result_t on_header(void *user, spv_endianness_t endian, uint32_t magi
     KRT__UNUSED(endian), KRT__UNUSED(magic), KRT__UNUSED(version), KRT__UNUSED(generator), KRT__UNUSED(reserved);
     parse_state *s = user;
     s->bound = id_bound;
-    s->ids = calloc(id_bound ? id_bound : 1, sizeof *s->ids);
+    /* At most one entry per two words, and never more than the bound; at most 3/4 full. */
+    uint64_t need = s->num_words / 2 + 1;
+    if (need > id_bound)
+        need = id_bound;
+    uint64_t cap = 16;
+    while (cap * 3 < need * 4 + 4)
+        cap *= 2;
+    s->id_cap = (uint32_t)cap;
+    s->ids = calloc(cap, sizeof *s->ids);
     if (!s->ids) {
         s->oom = 1;
         return SPV_ERROR_OUT_OF_MEMORY;
@@ -146,27 +217,113 @@ static spv_result_t on_header(void *user, spv_endianness_t endian, uint32_t magi
     return SPV_SUCCESS;
 }
 
-static entry *find_entry(parse_state *s, uint32_t function)
+static spv_result_t refuse(parse_state *s, const char *fmt, uint32_t a, uint32_t b)
 {
-    for (uint32_t i = 0; i < s->num_entries; i++)
-        if (s->entries[i].function == function)
-            return &s->entries[i];
-    return NULL;
+    snprintf(s->error, sizeof s->error, fmt, a, b);
+    return SPV_ERROR_INVALID_BINARY;
+}
+
+static spv_result_t too_many_ids(parse_state *s, uint32_t id)
+{
+    snprintf(s->error, sizeof s->error, "id %%%u: more distinct ids than a module of %zu words can define", id,
+             s->num_words);
+    return SPV_ERROR_INVALID_BINARY;
+}
+
+static int is_scalar(const id_info *t)
+{
+    return t->op == OP_TYPE_BOOL || t->op == OP_TYPE_INT || t->op == OP_TYPE_FLOAT;
+}
+
+/* The layout of a type being defined, from the layouts of its parts (OpenCL C's rules: 3-component vectors
+ * take 4). A part without a layout leaves the type without one; sizes past 4 GiB too, as krt_arg_info's size
+ * has 32 bits. Returns an error for the malformed vectors that would otherwise divide by zero or loop. */
+static spv_result_t set_layout(parse_state *s, id_info *t)
+{
+    uint64_t size = 0, align = 0;
+    switch (t->op) {
+    case OP_TYPE_BOOL:
+        size = align = 1;
+        break;
+    case OP_TYPE_INT:
+    case OP_TYPE_FLOAT:
+        if (t->a == 8 || t->a == 16 || t->a == 32 || t->a == 64)
+            size = align = t->a / 8;
+        break;
+    case OP_TYPE_VECTOR: {
+        const id_info *c = id_find(s, t->a);
+        if (c == t || !is_scalar(c))
+            return refuse(s, "OpTypeVector %%%u: the component type %%%u is not a scalar type defined before it",
+                          t->id, t->a);
+        if (t->b != 2 && t->b != 3 && t->b != 4 && t->b != 8 && t->b != 16)
+            return refuse(s, "OpTypeVector %%%u: %u components (SPIR-V allows 2, 3, 4, 8 and 16)", t->id, t->b);
+        if (c->align)
+            size = align = (uint64_t)c->size * (t->b == 3 ? 4 : t->b);
+        break;
+    }
+    case OP_TYPE_POINTER:
+    case OP_TYPE_FORWARD_POINTER:
+        size = align = s->pointer_size;
+        break;
+    case OP_TYPE_ARRAY: {
+        const id_info *e = id_find(s, t->a), *len = id_find(s, t->b);
+        if (e != t && e->align && len->op == OP_CONSTANT && len->a > 0) {
+            size = (uint64_t)e->size * len->a;
+            align = e->align;
+        }
+        break;
+    }
+    case OP_TYPE_STRUCT: {
+        int packed = (t->flags & ID_PACKED) != 0;
+        uint64_t off = 0, max_align = 1;
+        for (uint32_t i = 0; i < t->num_members; i++) {
+            const id_info *m = id_find(s, s->members[t->first_member + i]);
+            if (m == t || !m->align || off > UINT32_MAX)
+                return SPV_SUCCESS;
+            uint64_t ma = packed ? 1 : m->align;
+            off = (off + ma - 1) / ma * ma + m->size;
+            if (ma > max_align)
+                max_align = ma;
+        }
+        size = (off + max_align - 1) / max_align * max_align;
+        align = max_align;
+        break;
+    }
+    default:
+        break;
+    }
+    if (align && size <= UINT32_MAX) {
+        t->size = (uint32_t)size;
+        t->align = (uint32_t)align;
+    }
+    return SPV_SUCCESS;
 }
 
 static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
 {
     parse_state *s = user;
     uint32_t rid = inst->result_id;
+    s->error_word = s->word_at;
+    s->word_at += inst->num_words;
     if (rid >= s->bound)
-        return SPV_ERROR_INVALID_ID;
-    id_info *id = rid ? &s->ids[rid] : NULL;
+        return refuse(s, "result id %%%u is not below the header's id bound %u", rid, s->bound);
+    id_info *id = NULL;
+    /* Only ids reflection keeps are entered in the table: typeless results (types, labels, imports), the
+     * parameters and constants. */
+    if (rid && (!inst->type_id || inst->opcode == OP_FUNCTION_PARAMETER || inst->opcode == OP_CONSTANT ||
+                inst->opcode == OP_SPEC_CONSTANT || inst->opcode == OP_SPEC_CONSTANT_TRUE ||
+                inst->opcode == OP_SPEC_CONSTANT_FALSE || inst->opcode == OP_FUNCTION)) {
+        if (!(id = id_get(s, rid)))
+            return too_many_ids(s, rid);
+    }
     switch (inst->opcode) {
     case OP_NAME: {
-        uint32_t target = word(inst, 0);
-        if (target < s->bound && !s->ids[target].name) {
-            s->ids[target].name = strdup(literal_string(inst, 1));
-            if (!s->ids[target].name)
+        id_info *t = id_get(s, word(inst, 0));
+        if (!t)
+            return too_many_ids(s, word(inst, 0));
+        if (!t->name) {
+            t->name = strdup(literal_string(inst, 1));
+            if (!t->name)
                 goto oom;
         }
         break;
@@ -204,12 +361,18 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
             if (!e->name)
                 goto oom;
             s->num_entries++;
+            id_info *f = id_get(s, e->function);
+            if (!f)
+                return too_many_ids(s, e->function);
+            if (!f->entry)
+                f->entry = s->num_entries;
         }
         break;
     case OP_EXECUTION_MODE: {
-        entry *e = find_entry(s, word(inst, 0));
+        uint32_t k = id_find(s, word(inst, 0))->entry;
         uint32_t mode = word(inst, 1);
-        if (e && inst->num_operands >= 5 && (mode == EXEC_MODE_LOCAL_SIZE || mode == EXEC_MODE_LOCAL_SIZE_HINT)) {
+        if (k && inst->num_operands >= 5 && (mode == EXEC_MODE_LOCAL_SIZE || mode == EXEC_MODE_LOCAL_SIZE_HINT)) {
+            entry *e = &s->entries[k - 1];
             uint32_t *dst = mode == EXEC_MODE_LOCAL_SIZE ? e->local : e->hint;
             for (int d = 0; d < 3; d++)
                 dst[d] = word(inst, (uint16_t)(2 + d));
@@ -217,19 +380,28 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         break;
     }
     case OP_DECORATE: {
-        uint32_t target = word(inst, 0), deco = word(inst, 1);
-        if (target < s->bound) {
-            if (deco == DECORATION_FUNC_PARAM_ATTR && inst->num_operands >= 3 && word(inst, 2) == FUNC_PARAM_ATTR_BYVAL)
-                s->ids[target].flags |= ID_BYVAL;
-            else if (deco == DECORATION_CPACKED)
-                s->ids[target].flags |= ID_PACKED;
+        uint32_t deco = word(inst, 1);
+        int byval = deco == DECORATION_FUNC_PARAM_ATTR && inst->num_operands >= 3 &&
+                    word(inst, 2) == FUNC_PARAM_ATTR_BYVAL;
+        int spec = deco == DECORATION_SPEC_ID && inst->num_operands >= 3;
+        if (byval || spec || deco == DECORATION_CPACKED) {
+            id_info *t = id_get(s, word(inst, 0));
+            if (!t)
+                return too_many_ids(s, word(inst, 0));
+            if (byval)
+                t->flags |= ID_BYVAL;
+            else if (spec) {
+                t->flags |= ID_SPEC;
+                t->spec_id = word(inst, 2);
+            } else
+                t->flags |= ID_PACKED;
         }
         break;
     }
     case OP_TYPE_VOID:
     case OP_TYPE_BOOL:
         id->op = inst->opcode;
-        break;
+        return set_layout(s, id);
     case OP_TYPE_INT:
     case OP_TYPE_FLOAT:
     case OP_TYPE_VECTOR:
@@ -238,7 +410,19 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         id->op = inst->opcode;
         id->a = word(inst, 1);
         id->b = inst->num_operands > 2 ? word(inst, 2) : 0;
+        return set_layout(s, id);
+    case OP_TYPE_FORWARD_POINTER: {
+        /* The pointer type is defined later by its OpTypePointer; a struct may hold it before that. */
+        id_info *t = id_get(s, word(inst, 0));
+        if (!t)
+            return too_many_ids(s, word(inst, 0));
+        if (!t->op) {
+            t->op = OP_TYPE_FORWARD_POINTER;
+            t->a = word(inst, 1);
+            return set_layout(s, t);
+        }
         break;
+    }
     case OP_TYPE_STRUCT:
         id->op = inst->opcode;
         id->first_member = s->num_members;
@@ -246,16 +430,26 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
             if (!push_u32(&s->members, &s->num_members, &s->cap_members, word(inst, i)))
                 goto oom;
         id->num_members = s->num_members - id->first_member;
-        break;
+        return set_layout(s, id);
     case OP_CONSTANT:
         /* The low word is enough for array lengths. */
         id->op = inst->opcode;
         id->a = inst->num_operands > 2 ? word(inst, 2) : 0;
         break;
+    case OP_SPEC_CONSTANT:
+    case OP_SPEC_CONSTANT_TRUE:
+    case OP_SPEC_CONSTANT_FALSE:
+        /* The type's layout is the width a caller's value must have (krt_spec_constant.size). */
+        id->op = inst->opcode;
+        id->a = inst->type_id;
+        if (!push_u32(&s->spec_ids, &s->num_spec_ids, &s->cap_spec_ids, rid))
+            goto oom;
+        break;
     case OP_FUNCTION: {
-        entry *e = find_entry(s, rid);
-        s->current_entry = e ? (uint32_t)(e - s->entries) + 1 : 0;
-        if (e) {
+        uint32_t k = id->entry;
+        s->current_entry = k;
+        if (k) {
+            entry *e = &s->entries[k - 1];
             e->first_param = s->num_params;
             e->defined = 1;
         }
@@ -286,72 +480,15 @@ oom:
     return SPV_ERROR_OUT_OF_MEMORY;
 }
 
-/* Size and alignment of a type under OpenCL C's layout rules (3-component vectors take 4). */
-static int type_layout(const parse_state *s, uint32_t type, int depth, uint64_t *size, uint64_t *align)
-{
-    if (type >= s->bound || depth > 16)
-        return 0;
-    const id_info *t = &s->ids[type];
-    switch (t->op) {
-    case OP_TYPE_BOOL:
-        *size = *align = 1;
-        return 1;
-    case OP_TYPE_INT:
-    case OP_TYPE_FLOAT:
-        *size = *align = t->a / 8;
-        return *size > 0;
-    case OP_TYPE_VECTOR: {
-        uint64_t cs, ca;
-        if (!type_layout(s, t->a, depth + 1, &cs, &ca))
-            return 0;
-        uint32_t n = t->b == 3 ? 4 : t->b;
-        *size = *align = cs * n;
-        return 1;
-    }
-    case OP_TYPE_POINTER:
-        *size = *align = s->pointer_size;
-        return 1;
-    case OP_TYPE_ARRAY: {
-        uint64_t es, ea;
-        if (!type_layout(s, t->a, depth + 1, &es, &ea) || t->b >= s->bound)
-            return 0;
-        *size = es * s->ids[t->b].a;
-        *align = ea;
-        return 1;
-    }
-    case OP_TYPE_STRUCT: {
-        int packed = (t->flags & ID_PACKED) != 0;
-        uint64_t off = 0, max_align = 1;
-        for (uint32_t i = 0; i < t->num_members; i++) {
-            uint64_t ms, ma;
-            if (!type_layout(s, s->members[t->first_member + i], depth + 1, &ms, &ma))
-                return 0;
-            if (packed)
-                ma = 1;
-            off = (off + ma - 1) / ma * ma;
-            off += ms;
-            if (ma > max_align)
-                max_align = ma;
-        }
-        *size = (off + max_align - 1) / max_align * max_align;
-        *align = max_align;
-        return 1;
-    }
-    default:
-        return 0;
-    }
-}
-
+/* The element type and width of a scalar or a vector type; vectors hold scalars by construction (set_layout
+ * refuses any other component), so this looks one level down at most. */
 static krt_scalar_type scalar_type(const parse_state *s, uint32_t type, uint32_t *width)
 {
     *width = 1;
-    if (type >= s->bound)
-        return KRT_TYPE_NONE;
-    const id_info *t = &s->ids[type];
+    const id_info *t = id_find(s, type);
     if (t->op == OP_TYPE_VECTOR) {
         *width = t->b;
-        uint32_t ignored;
-        return scalar_type(s, t->a, &ignored);
+        t = id_find(s, t->a);
     }
     if (t->op == OP_TYPE_BOOL)
         return KRT_TYPE_BOOL;
@@ -364,23 +501,26 @@ static krt_scalar_type scalar_type(const parse_state *s, uint32_t type, uint32_t
 
 static void describe_arg(const parse_state *s, uint32_t param, krt_arg_info *out)
 {
-    const id_info *p = &s->ids[param];
+    const id_info *p = id_find(s, param);
     uint32_t type = p->a;
-    const id_info *t = type < s->bound ? &s->ids[type] : NULL;
+    const id_info *t = id_find(s, type);
     uint32_t width = 1;
     out->kind = KRT_ARG_OTHER;
     out->type = KRT_TYPE_NONE;
     out->vector_width = 1;
     out->size = 0;
-    if (!t)
+    if (t == &no_id)
         return;
     if (t->op == OP_TYPE_POINTER) {
         uint32_t storage = t->a;
         if ((p->flags & ID_BYVAL) && storage == SC_FUNCTION) {
-            uint64_t size, align;
-            out->kind = KRT_ARG_STRUCT;
-            if (type_layout(s, t->b, 0, &size, &align))
-                out->size = (uint32_t)size;
+            /* A by-value struct whose size krt cannot know (a part without a layout, or over 4 GiB) stays
+             * KRT_ARG_OTHER, which krt_launch refuses, rather than a struct of 0 bytes. */
+            const id_info *pointee = id_find(s, t->b);
+            if (pointee->align) {
+                out->kind = KRT_ARG_STRUCT;
+                out->size = pointee->size;
+            }
             return;
         }
         out->type = scalar_type(s, t->b, &width);
@@ -406,28 +546,24 @@ static void describe_arg(const parse_state *s, uint32_t param, krt_arg_info *out
         return;
     }
     if (t->op == OP_TYPE_INT || t->op == OP_TYPE_FLOAT || t->op == OP_TYPE_BOOL || t->op == OP_TYPE_VECTOR) {
-        uint64_t size, align;
         out->type = scalar_type(s, type, &width);
         out->vector_width = width;
-        if (type_layout(s, type, 0, &size, &align)) {
+        if (t->align) {
             out->kind = KRT_ARG_SCALAR;
-            out->size = (uint32_t)size;
+            out->size = t->size;
         }
         return;
     }
-    if (t->op == OP_TYPE_STRUCT) {
-        uint64_t size, align;
-        if (type_layout(s, type, 0, &size, &align)) {
-            out->kind = KRT_ARG_STRUCT;
-            out->size = (uint32_t)size;
-        }
+    if (t->op == OP_TYPE_STRUCT && t->align) {
+        out->kind = KRT_ARG_STRUCT;
+        out->size = t->size;
     }
 }
 
 static void state_free(parse_state *s)
 {
     if (s->ids)
-        for (uint32_t i = 0; i < s->bound; i++)
+        for (uint32_t i = 0; i < s->id_cap; i++)
             free(s->ids[i].name);
     for (uint32_t i = 0; i < s->num_entries; i++)
         free(s->entries[i].name);
@@ -435,6 +571,7 @@ static void state_free(parse_state *s)
     free(s->entries);
     free(s->members);
     free(s->params);
+    free(s->spec_ids);
 }
 
 /* Everything the reflection keeps goes into one allocation of strings plus the arrays, so that the module
@@ -453,7 +590,7 @@ static krt_result build(parse_state *s, krt__reflection *out)
         strings += strlen(e->name) + 1;
         total_args += e->num_params;
         for (uint32_t i = 0; i < e->num_params; i++) {
-            const char *n = s->ids[s->params[e->first_param + i]].name;
+            const char *n = id_find(s, s->params[e->first_param + i])->name;
             strings += (n ? strlen(n) : 0) + 1;
         }
     }
@@ -462,7 +599,8 @@ static krt_result build(parse_state *s, krt__reflection *out)
     out->kernel_names = calloc(s->num_entries ? s->num_entries : 1, sizeof *out->kernel_names);
     krt_arg_info *args = calloc(total_args ? total_args : 1, sizeof *args);
     out->strings = malloc(strings ? strings : 1);
-    if (!out->kernels || !out->kernel_names || !args || !out->strings) {
+    out->spec_constants = calloc(s->num_spec_ids ? s->num_spec_ids : 1, sizeof *out->spec_constants);
+    if (!out->kernels || !out->kernel_names || !args || !out->strings || !out->spec_constants) {
         free(args);
         krt__reflection_free(out);
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the module's reflection");
@@ -485,7 +623,7 @@ static krt_result build(parse_state *s, krt__reflection *out)
         for (uint32_t i = 0; i < e->num_params; i++) {
             uint32_t pid = s->params[e->first_param + i];
             describe_arg(s, pid, &next_arg[i]);
-            const char *n = s->ids[pid].name ? s->ids[pid].name : "";
+            const char *n = id_find(s, pid)->name ? id_find(s, pid)->name : "";
             len = strlen(n) + 1;
             memcpy(str, n, len);
             next_arg[i].name = str;
@@ -494,6 +632,15 @@ static krt_result build(parse_state *s, krt__reflection *out)
         next_arg += e->num_params;
     }
     out->num_kernels = s->num_entries;
+    for (uint32_t i = 0; i < s->num_spec_ids; i++) {
+        const id_info *c = id_find(s, s->spec_ids[i]);
+        if (!(c->flags & ID_SPEC))
+            continue;
+        const id_info *t = id_find(s, c->a);
+        krt__spec_refl *sr = &out->spec_constants[out->num_spec_constants++];
+        sr->spec_id = c->spec_id;
+        sr->size = t->align ? t->size : 0;
+    }
     out->pointer_size = s->pointer_size;
     out->uses_fp16 = s->fp16;
     out->uses_fp64 = s->fp64;
@@ -509,11 +656,24 @@ krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection
     parse_state s;
     memset(&s, 0, sizeof s);
     s.pointer_size = 8;
+    s.num_words = num_words;
+    s.word_at = 5;
+    /* The bound is checked before anything is sized by it (a header claiming 2^32 ids would otherwise cost
+     * gigabytes before the first instruction is read). */
+    if (num_words >= 5 && words[3] > MAX_ID_BOUND) {
+        spvContextDestroy(sctx);
+        return krt__fail(KRT_ERROR_INVALID_MODULE,
+                         "the module's id bound %u (header word 3) exceeds SPIR-V's limit of %u ids", words[3],
+                         (unsigned)MAX_ID_BOUND);
+    }
     spv_diagnostic diag = NULL;
     spv_result_t sr = spvBinaryParse(sctx, &s, words, num_words, on_header, on_inst, &diag);
     krt_result r = KRT_SUCCESS;
     if (s.oom) {
         r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory while parsing the SPIR-V module");
+    } else if (sr != SPV_SUCCESS && s.error[0]) {
+        r = krt__fail(KRT_ERROR_INVALID_MODULE, "the SPIR-V module cannot be reflected: %s (at word %zu)", s.error,
+                      s.error_word);
     } else if (sr != SPV_SUCCESS) {
         r = krt__fail(KRT_ERROR_INVALID_MODULE, "the SPIR-V module does not parse: %s (at word %zu)",
                       diag && diag->error ? diag->error : "malformed instruction stream",
@@ -533,6 +693,7 @@ void krt__reflection_free(krt__reflection *refl)
     free(refl->kernels);
     free(refl->kernel_names);
     free(refl->strings);
+    free(refl->spec_constants);
     memset(refl, 0, sizeof *refl);
 }
 

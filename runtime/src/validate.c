@@ -52,18 +52,46 @@ typedef struct block {
     size_t term;       /* word index of the terminator */
 } block;
 
-static int find_block(const block *b, uint32_t n, uint32_t label)
+/* Blocks by label: an open-addressing table of index + 1 (0 = empty), so that the search below costs a lookup
+ * per edge rather than a scan of the function (a function of many blocks stays linear). Where a label is
+ * given twice, the first block keeps it. */
+static uint32_t label_slot(uint32_t label, uint32_t mask)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (b[i].label == label)
-            return (int)i;
+    uint32_t h = label * 0x9E3779B1u;
+    return (h ^ (h >> 15)) & mask;
+}
+
+static uint32_t *label_map(const block *b, uint32_t n, uint32_t *mask)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)n)
+        cap *= 2;
+    uint32_t *map = calloc(cap, sizeof *map);
+    if (!map)
+        return NULL;
+    *mask = cap - 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t h = label_slot(b[i].label, *mask);
+        while (map[h] && b[map[h] - 1].label != b[i].label)
+            h = (h + 1) & *mask;
+        if (!map[h])
+            map[h] = i + 1;
+    }
+    return map;
+}
+
+static int find_block(const block *b, const uint32_t *map, uint32_t mask, uint32_t label)
+{
+    for (uint32_t h = label_slot(label, mask); map[h]; h = (h + 1) & mask)
+        if (b[map[h] - 1].label == label)
+            return (int)(map[h] - 1);
     return -1;
 }
 
 /* Depth-first search from block i, appending blocks in post-order. Iterative, with an explicit stack of
  * (block, next successor operand) pairs, so that deep CFGs do not exhaust the C stack. */
-static void post_order(const uint32_t *w, const block *b, uint32_t n, uint8_t *seen, uint32_t *order,
-                       uint32_t *count, uint32_t *stack_blk, uint32_t *stack_op)
+static void post_order(const uint32_t *w, const block *b, const uint32_t *map, uint32_t mask, uint8_t *seen,
+                       uint32_t *order, uint32_t *count, uint32_t *stack_blk, uint32_t *stack_op)
 {
     uint32_t sp = 0;
     stack_blk[sp] = 0;
@@ -91,7 +119,7 @@ static void post_order(const uint32_t *w, const block *b, uint32_t n, uint8_t *s
                 idx = 0;
             if (idx == 0 || idx >= wc)
                 break;
-            int s = find_block(b, n, t[idx]);
+            int s = find_block(b, map, mask, t[idx]);
             if (s >= 0 && !seen[s]) {
                 seen[s] = 1;
                 next = (uint32_t)s;
@@ -190,8 +218,15 @@ static uint32_t *reorder_blocks(const uint32_t *w, size_t n)
             ok = 0;
             break;
         }
+        uint32_t mask = 0;
+        uint32_t *map = label_map(blocks, nb, &mask);
+        if (!map) {
+            ok = 0;
+            break;
+        }
         uint32_t count = 0;
-        post_order(w, blocks, nb, seen, order, &count, stack_blk, stack_op);
+        post_order(w, blocks, map, mask, seen, order, &count, stack_blk, stack_op);
+        free(map);
         for (uint32_t k = count; k-- > 0;) {
             const block *bk = &blocks[order[k]];
             memcpy(out + o, w + bk->begin, (bk->end - bk->begin) * sizeof *w);
