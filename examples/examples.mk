@@ -43,7 +43,12 @@ EXAMPLE_TESTS = \
     '$(BINDIR)/pipeline 100000 4' \
     '$(BINDIR)/tour' \
     '$(PYTHON) examples/python/saxpy.py' \
+    'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
+    'sh test/follow-docs.sh $(BUILD)' \
     '$(BINDIR)/krt-info' \
+    '$(BINDIR)/krt-info --device cpu' \
+    'KRT_DEVICE=cpu $(BINDIR)/vadd 1000' \
+    '$(BINDIR)/krt-info --device no-such-device >$(BUILD)/no-device.txt 2>&1; test $$? -eq 1 && grep -q "the devices are: 0 " $(BUILD)/no-device.txt' \
     $(foreach s,$(KERNEL_SPVS),'$(BINDIR)/krt-info $(s)') \
     '$(BINDIR)/krt-info --ndrange 1000x3 $(BUILD)/kernels/heat.spv' \
     '$(BINDIR)/krt-info Makefile; test $$? -eq 1' \
