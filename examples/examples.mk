@@ -41,6 +41,7 @@ EXAMPLE_TESTS = \
     '$(BINDIR)/heat 67 50 $(BUILD)/heat.png' \
     '$(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot.png' \
     '$(BINDIR)/pipeline 100000 4' \
+    '$(BINDIR)/pipeline 100003 3' \
     '$(BINDIR)/tour' \
     '$(PYTHON) examples/python/saxpy.py' \
     'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
