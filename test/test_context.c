@@ -285,7 +285,7 @@ Test(context, device_kind_past_the_last)
     KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
     cr_assert_null(ctx);
     const char *msg = krt_last_error_message();
-    cr_assert(strstr(msg, "cpu device"), "%s", msg);
+    cr_assert(strstr(msg, "there is only 1 cpu device") || strstr(msg, "cpu devices"), "%s", msg);
     cr_assert(strstr(msg, "the devices are:"), "%s", msg);
 }
 
@@ -306,7 +306,7 @@ Test(context, device_kind_prefix_is_a_name)
     krt_context_desc desc = {.device = "cpu:"};
     krt_context *ctx = NULL;
     KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
-    cr_assert(strstr(krt_last_error_message(), "has a name containing it"), "%s", krt_last_error_message());
+    cr_assert(strstr(krt_last_error_message(), "a piece of a device name"), "%s", krt_last_error_message());
 }
 
 Test(context, krt_device_environment_variable)

@@ -306,7 +306,10 @@ static krt_result choose_device(const char *want, device_ref *out)
             if (!device_kinds[kind].exists)
                 return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": krt has no %s device yet%s", want,
                                  device_kinds[kind].word, devices);
-            return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there %s %lu %s device%s%s", want,
+            if (seen == 0)
+                return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there is no %s device%s", want,
+                                 device_kinds[kind].word, devices);
+            return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there %s only %lu %s device%s%s", want,
                              seen == 1 ? "is" : "are", seen, device_kinds[kind].word, seen == 1 ? "" : "s", devices);
         }
         char *end = NULL;
@@ -330,8 +333,8 @@ static krt_result choose_device(const char *want, device_ref *out)
         }
         describe_devices(refs, n, devices, sizeof devices);
         return krt__fail(KRT_ERROR_NO_DEVICE,
-                         "no device is of kind \"%s\" (cpu, gpu, fpga, accelerator, host), has that index or has a "
-                         "name containing it%s",
+                         "no device matches \"%s\": it is not a kind (cpu, gpu, fpga, accelerator, host), an index "
+                         "or a piece of a device name%s",
                          want, devices);
     }
     for (uint32_t i = 0; i < n; i++) {
