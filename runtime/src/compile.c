@@ -43,9 +43,17 @@ static int find_krt_cc(char *out, size_t size)
     if (dladdr((void *)&find_krt_cc, &info) && info.dli_fname && info.dli_fname[0] == '/') {
         char buf[PATH_MAX];
         snprintf(buf, sizeof buf, "%s", info.dli_fname);
-        int n = snprintf(out, size, "%s/../bin/krt-cc", dirname(buf));
-        if (n > 0 && (size_t)n < size && executable(out))
+        char dir[PATH_MAX];
+        /* libkrt's path may hold "..", from an rpath of $ORIGIN/../lib: resolved, for a readable message. */
+        if (!realpath(dirname(buf), dir))
+            snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        int n = snprintf(out, size, "%s/../bin/krt-cc", dir);
+        char resolved[PATH_MAX];
+        if (n > 0 && (size_t)n < size && executable(out)) {
+            if (realpath(out, resolved) && strlen(resolved) < size)
+                memcpy(out, resolved, strlen(resolved) + 1);
             return 1;
+        }
     }
     const char *path = getenv("PATH");
     for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
