@@ -43,6 +43,10 @@ EXAMPLE_TESTS = \
     '$(BINDIR)/pipeline 100000 4' \
     '$(BINDIR)/pipeline 100003 3' \
     '$(BINDIR)/tour' \
+    '$(BINDIR)/devices' \
+    '$(BINDIR)/errors >$(BUILD)/errors.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors.txt' \
+    '$(BINDIR)/knobs 10007' \
+    '$(BINDIR)/memory 100003' \
     '$(PYTHON) examples/python/saxpy.py' \
     'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
     'sh test/follow-docs.sh $(BUILD)' \
