@@ -51,6 +51,7 @@ EXAMPLE_TESTS = \
     '$(PYTHON) examples/python/saxpy.py' \
     'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
     'sh test/follow-docs.sh $(BUILD)' \
+    'sh test/krt-cc.sh $(BUILD)' \
     '$(BINDIR)/krt-info' \
     '$(BINDIR)/krt-info --device cpu' \
     'KRT_DEVICE=cpu $(BINDIR)/vadd 1000' \
