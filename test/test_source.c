@@ -154,6 +154,27 @@ Test(source, missing_clang_is_unsupported_and_named)
     krt_context_destroy(ctx);
 }
 
+/* Options krt-cc does not pass to clang are the caller's mistake, named, not a build failure. */
+Test(source, refused_compile_options)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){.source = scale_source, .compile_options = "-O2"}, &m),
+              KRT_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(m);
+    cr_assert(strstr(krt_last_error_message(), "unknown option -O2"), "%s", krt_last_error_message());
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){.source = scale_source, .compile_options = "extra.cl"}, &m),
+              KRT_ERROR_INVALID_ARGUMENT);
+    char many[51 * 6 + 1] = "";
+    for (int i = 0; i < 51; i++)
+        strcat(many, "-DA=1 ");
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){.source = scale_source, .compile_options = many}, &m),
+              KRT_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(krt_last_error_message(), "more than 50"), "%s", krt_last_error_message());
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
 Test(source, exactly_one_of_code_path_and_source)
 {
     krt_context *ctx = kt_context(NULL);

@@ -3,7 +3,8 @@
  * that builds krt's own kernels and that users run by hand, so that a source module gets exactly the flags and
  * the validation a .spv built by the project gets. krt-cc's exit status 3 means a tool is missing (clang-15,
  * llvm-spirv-15, spirv-val), which becomes KRT_ERROR_UNSUPPORTED_FEATURE with krt-cc's message naming it;
- * any other failure is the compiler's diagnostic as KRT_ERROR_MODULE_BUILD_FAILURE.
+ * status 2 (usage) means compile_options held something krt-cc does not take: KRT_ERROR_INVALID_ARGUMENT; any
+ * other failure is the compiler's diagnostic as KRT_ERROR_MODULE_BUILD_FAILURE.
  *
  * Which krt-cc: $KRT_CC; else bin/krt-cc beside the lib/ directory holding libkrt (build/bin/krt-cc for
  * build/lib/libkrt.so, $PREFIX/bin/krt-cc after make install); else krt-cc on PATH.
@@ -126,7 +127,7 @@ krt_result krt__compile_opencl(const char *source, const char *path, const char 
         if (!(opts = strdup(options)))
             return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the compile options");
         for (char *save = NULL, *tok = strtok_r(opts, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-            if (argc >= 56) {
+            if (argc > 50) { /* argv[0] and 50 options; the input, -o and the output follow */
                 free(opts);
                 return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: more than 50 compile options");
             }
@@ -185,6 +186,10 @@ krt_result krt__compile_opencl(const char *source, const char *path, const char 
                       strerror(errno));
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
         r = krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "cannot compile %s: %s", what, text);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+        /* krt-cc's usage error: an option it does not pass on, or a word that is not an option. */
+        r = krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: compile_options \"%s\" refused by krt-cc: %s",
+                      options ? options : "", text);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         r = krt__fail(KRT_ERROR_MODULE_BUILD_FAILURE, "%s did not compile (%s, status %d):\n%s", what, cc,
                       WIFEXITED(status) ? WEXITSTATUS(status) : -1, text[0] ? text : "no diagnostic");
