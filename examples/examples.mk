@@ -1,4 +1,5 @@
-# Examples: each examples/<name>.c builds to build/bin/<name> against libkrt (krt.h only).
+# Examples: each examples/<name>.c builds to build/bin/<name> against libkrt (krt.h only). Each has a tutorial,
+# docs/tutorial-<name>.md (knobs: tutorial-launch-knobs.md), and checks its own results.
 # examples/example.h and examples/png_write.h are shared helpers; heat and mandelbrot link libpng.
 # The programs find their kernels through KRT_KERNELS, else in ../kernels beside their own directory, and
 # libkrt through an rpath relative to themselves, so they also run by hand from any directory.
@@ -41,9 +42,20 @@ EXAMPLE_TESTS = \
     '$(BINDIR)/heat 67 50 $(BUILD)/heat.png' \
     '$(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot.png' \
     '$(BINDIR)/pipeline 100000 4' \
+    '$(BINDIR)/pipeline 100003 3' \
     '$(BINDIR)/tour' \
+    '$(BINDIR)/devices' \
+    '$(BINDIR)/errors >$(BUILD)/errors.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors.txt' \
+    '$(BINDIR)/knobs 10007' \
+    '$(BINDIR)/memory 100003' \
     '$(PYTHON) examples/python/saxpy.py' \
+    'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
+    'sh test/follow-docs.sh $(BUILD)' \
+    'sh test/krt-cc.sh $(BUILD)' \
     '$(BINDIR)/krt-info' \
+    '$(BINDIR)/krt-info --device cpu' \
+    'KRT_DEVICE=cpu $(BINDIR)/vadd 1000' \
+    '$(BINDIR)/krt-info --device no-such-device >$(BUILD)/no-device.txt 2>&1; test $$? -eq 1 && grep -q "the devices are: 0 " $(BUILD)/no-device.txt' \
     $(foreach s,$(KERNEL_SPVS),'$(BINDIR)/krt-info $(s)') \
     '$(BINDIR)/krt-info --ndrange 1000x3 $(BUILD)/kernels/heat.spv' \
     '$(BINDIR)/krt-info Makefile; test $$? -eq 1' \

@@ -7,7 +7,8 @@
  * orders the two queues. Every event records its kernel's start and end on the device, which the program
  * prints as a timeline and checks: each consume starts after its produce ended.
  *
- * usage: pipeline [n [chunks]]   (default 4000000 8; n is rounded down to a multiple of chunks)
+ * usage: pipeline [n [chunks]]   (default 4000000 8; when chunks does not divide n, the first
+ *                                  n % chunks chunks hold one element more, so all n elements are processed)
  */
 #include "example.h"
 
@@ -21,7 +22,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "pipeline: chunks must be at most %d and at most n\n", MAX_CHUNKS);
         return 2;
     }
-    uint32_t n = (uint32_t)(total / chunks); /* elements per chunk */
+    /* Elements per chunk: total / chunks, and one more in each of the first total % chunks chunks. */
+    uint32_t len[MAX_CHUNKS];
+    for (uint32_t c = 0; c < chunks; c++)
+        len[c] = (uint32_t)(total / chunks + (c < total % chunks ? 1 : 0));
+    uint32_t n = len[0]; /* the largest chunk */
     size_t bytes = (size_t)n * sizeof(float);
 
     krt_context *ctx = ex_context();
@@ -61,7 +66,7 @@ int main(int argc, char **argv)
     EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
 
     const float a = 2.0f;
-    krt_ndrange range = { .dims = 1, .size = { n } };
+    krt_ndrange range = { .dims = 1, .size = { n } }; /* the largest chunk's, for the configuration shown */
     krt_launch_config c;
     EX_CHECK(krt_launch_config_get(saxpy, &range, &c));
     ex_print_config("krt chose for saxpy: ", &c);
@@ -69,13 +74,14 @@ int main(int argc, char **argv)
     ex_print_config("krt chose for vadd:  ", &c);
     uint64_t t0 = ex_now_ns();
     for (uint32_t c = 0; c < chunks; c++) {
-        krt_arg pargs[] = { KRT_ARG(a), KRT_ARG(dx[c]), KRT_ARG(dy[c]), KRT_ARG(n) };
-        krt_launch_desc p = { .range = range, .args = pargs, .num_args = 4, .queue = produce,
+        krt_ndrange chunk = { .dims = 1, .size = { len[c] } };
+        krt_arg pargs[] = { KRT_ARG(a), KRT_ARG(dx[c]), KRT_ARG(dy[c]), KRT_ARG(len[c]) };
+        krt_launch_desc p = { .range = chunk, .args = pargs, .num_args = 4, .queue = produce,
                               .signal = produced[c] };
         EX_CHECK(krt_launch(saxpy, &p));
 
-        krt_arg cargs[] = { KRT_ARG(dy[c]), KRT_ARG(dx[c]), KRT_ARG(dz[c]), KRT_ARG(n) };
-        krt_launch_desc q = { .range = range, .args = cargs, .num_args = 4, .queue = consume,
+        krt_arg cargs[] = { KRT_ARG(dy[c]), KRT_ARG(dx[c]), KRT_ARG(dz[c]), KRT_ARG(len[c]) };
+        krt_launch_desc q = { .range = chunk, .args = cargs, .num_args = 4, .queue = consume,
                               .signal = consumed[c], .wait = &produced[c], .num_wait = 1 };
         EX_CHECK(krt_launch(vadd, &q));
     }
@@ -84,8 +90,12 @@ int main(int argc, char **argv)
     EX_CHECK(krt_event_synchronize(consumed[chunks - 1], UINT64_MAX));
     double ms = ex_ms_since(t0);
     EX_CHECK(krt_queue_synchronize(produce));
-    printf("%u chunks of %u elements on two queues: submitted in %.3f ms, done in %.2f ms\n", chunks, n, submit_ms,
-           ms);
+    if (len[chunks - 1] == n)
+        printf("%u chunks of %u elements on two queues: submitted in %.3f ms, done in %.2f ms\n", chunks, n,
+               submit_ms, ms);
+    else
+        printf("%u chunks of %u or %u elements (%llu in all) on two queues: submitted in %.3f ms, done in %.2f ms\n",
+               chunks, n, len[chunks - 1], (unsigned long long)total, submit_ms, ms);
 
     /* The timeline, in microseconds from the first kernel's start. */
     uint64_t ps[MAX_CHUNKS], pe[MAX_CHUNKS], cs[MAX_CHUNKS], ce[MAX_CHUNKS];
@@ -104,16 +114,16 @@ int main(int argc, char **argv)
                ordered ? "ok" : "WRONG: consume started before produce ended");
     }
 
-    uint64_t wrong = 0;
+    uint64_t wrong = 0, checked = 0;
     for (uint32_t c = 0; c < chunks; c++) {
-        EX_CHECK(krt_memcpy(ctx, NULL, z, dz[c], bytes));
+        EX_CHECK(krt_memcpy(ctx, NULL, z, dz[c], (size_t)len[c] * sizeof(float)));
         EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < len[c]; i++, checked++)
             if (z[i] != (a * x[i] + y[i]) + x[i])
                 wrong++;
     }
-    failed += wrong != 0;
-    printf("%llu of %llu elements wrong: %s\n", (unsigned long long)wrong, (unsigned long long)n * chunks,
+    failed += wrong != 0 || checked != total;
+    printf("%llu of %llu elements wrong: %s\n", (unsigned long long)wrong, (unsigned long long)checked,
            failed ? "FAILED" : "ok");
 
     for (uint32_t c = 0; c < chunks; c++) {

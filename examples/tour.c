@@ -3,7 +3,7 @@
  * which extensions its driver advertises, a first kernel checked against the host, the launch configurations
  * krt chooses for awkward ranges and why, and what a launch costs the host, cold and warm.
  *
- * usage: tour   (KRT_DEVICE=<name or index> picks another device; krt-info lists them)
+ * usage: tour   (KRT_DEVICE=<cpu, gpu, name or index> picks another device; krt-info lists them)
  */
 #include "example.h"
 

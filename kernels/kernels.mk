@@ -1,15 +1,15 @@
-# OpenCL C -> LLVM bitcode (clang-15, spir64) -> SPIR-V (llvm-spirv-15), each checked with spirv-val.
-#
-# Kernels are compiled at -O0 with optnone disabled: clang's -O1..-O3 output for loops is read back by
-# llvm-spirv and accepted by drivers, but fails spirv-val's structured-order checks (see docs/design.md).
-# The driver optimises the module when it builds it, so nothing is lost at run time.
+# OpenCL C -> LLVM bitcode (clang-15, spir64) -> SPIR-V (llvm-spirv-15), each checked with spirv-val: all
+# three steps are krt-cc (tools/krt-cc, copied to build/bin/krt-cc), the same tool users run on their own
+# kernels and libkrt runs for OpenCL C modules, so its flags are the only copy of them. krt-cc explains them:
+# -O0 with optnone disabled, because clang's -O1..-O3 output for loops fails spirv-val's structured-order checks
+# although drivers accept it (see docs/design.md); -fno-discard-value-names for the argument names.
 # Test kernels that must be -O2 on purpose (to exercise the validation policy) live in test/kernels/o2/
-# and are built without the spirv-val check.
+# and are built by hand below, without the spirv-val check.
 
-# -fno-discard-value-names keeps the parameter names in the SPIR-V (OpName), so krt's reflection and
-# krt-info can name each argument.
-KERNEL_CFLAGS := -cl-std=CL1.2 -target spir64 -emit-llvm -Xclang -finclude-default-header \
-                 -O0 -Xclang -disable-O0-optnone -fno-discard-value-names -Ikernels/include
+KRT_CC_RUN := KRT_CLANG=$(CLANG_CL) KRT_LLVM_SPIRV=$(LLVM_SPIRV) KRT_SPIRV_VAL=$(SPIRV_VAL) $(BINDIR)/krt-cc
+KRT_CC_DEPS := $(BINDIR)/krt-cc $(patsubst kernels/include/%,$(BUILD)/include/%,$(wildcard kernels/include/*.h))
+# krt-cc's clang flags, for the rules that need the LLVM bitcode itself (bench/bench.mk).
+KERNEL_CFLAGS := $(shell sh tools/krt-cc --print-flags) -Ikernels/include
 KERNEL_O2_CFLAGS := -cl-std=CL1.2 -target spir64 -emit-llvm -Xclang -finclude-default-header \
                  -O2 -Ikernels/include
 
@@ -25,17 +25,13 @@ KERNEL_HEADERS   := $(wildcard kernels/include/*.h)
 kernels: $(KERNEL_SPVS) $(TEST_KERNEL_SPVS) $(TEST_O2_SPVS)
 all: kernels
 
-$(BUILD)/kernels/%.spv: kernels/%.cl $(KERNEL_HEADERS)
+$(BUILD)/kernels/%.spv: kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 	@mkdir -p $(dir $@)
-	$(CLANG_CL) $(KERNEL_CFLAGS) -c $< -o $(@:.spv=.bc)
-	$(LLVM_SPIRV) $(@:.spv=.bc) -o $@
-	$(SPIRV_VAL) $@
+	$(KRT_CC_RUN) $< -o $@
 
-$(BUILD)/test-kernels/%.spv: test/kernels/%.cl $(KERNEL_HEADERS)
+$(BUILD)/test-kernels/%.spv: test/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 	@mkdir -p $(dir $@)
-	$(CLANG_CL) $(KERNEL_CFLAGS) -c $< -o $(@:.spv=.bc)
-	$(LLVM_SPIRV) $(@:.spv=.bc) -o $@
-	$(SPIRV_VAL) $@
+	$(KRT_CC_RUN) $< -o $@
 
 $(BUILD)/test-kernels/o2/%.spv: test/kernels/o2/%.cl $(KERNEL_HEADERS)
 	@mkdir -p $(dir $@)

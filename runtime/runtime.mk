@@ -17,8 +17,9 @@ KRT_SPIRV_LIBS   := $(shell $(PKG_CONFIG) --libs SPIRV-Tools 2>/dev/null || echo
 KRT_ZE_CFLAGS    := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
 KRT_ZE_LIBS      := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
 KRT_LIBS         := $(KRT_SPIRV_LIBS) -lstdc++ $(KRT_ZE_LIBS) -lpthread -ldl
-KRT_CFLAGS       := $(CFLAGS_C) -fvisibility=hidden -DKRT_BUILDING_LIBRARY -Iruntime/include -Iruntime/src \
-                    $(KRT_ZE_CFLAGS) $(KRT_SPIRV_CFLAGS) -DKRT_LIBDIR='"$(PREFIX)/lib"'
+KRT_CFLAGS_BASE  := $(CFLAGS_C) -fvisibility=hidden -DKRT_BUILDING_LIBRARY -Iruntime/include -Iruntime/src \
+                    $(KRT_ZE_CFLAGS) $(KRT_SPIRV_CFLAGS)
+KRT_CFLAGS       := $(KRT_CFLAGS_BASE) -DKRT_LIBDIR='"$(abspath $(LIBDIR))"'
 
 .PHONY: runtime install-runtime uninstall-runtime
 runtime: $(KRT_SO) $(KRT_A) $(KRT_PC)
@@ -30,13 +31,26 @@ $(KRT_OBJDIR)/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/kr
 	@mkdir -p $(dir $@)
 	$(CC) $(KRT_CFLAGS) -c $< -o $@
 
-# context.c embeds $(PREFIX)/lib as the place to look for libze_pocl.so when nothing is beside libkrt (a
-# static libkrt.a linked into a program elsewhere): a stamp named after PREFIX rebuilds it when PREFIX changes.
-KRT_PREFIX_STAMP := $(KRT_OBJDIR)/prefix$(subst /,_,$(PREFIX)).stamp
-$(KRT_OBJDIR)/context.o: $(KRT_PREFIX_STAMP)
-$(KRT_PREFIX_STAMP):
+# context.c embeds a library directory as the place to look for libze_pocl.so when nothing is beside libkrt
+# (a static libkrt.a linked into a program elsewhere): build/lib for the libkrt in build/, $(PREFIX)/lib for
+# the one `make install` installs. The installed copy is linked apart, in build/install<PREFIX>/, from its own
+# context.o and the other objects, so that `make install PREFIX=...` never relinks build/lib or the programs
+# built against it, and build/ keeps working as it was.
+KRT_INSTALL_DIR  := $(BUILD)/install$(subst /,_,$(PREFIX))
+KRT_INSTALL_OBJS := $(filter-out $(KRT_OBJDIR)/context.o,$(KRT_OBJS)) $(KRT_INSTALL_DIR)/context.o
+KRT_INSTALL_SO   := $(KRT_INSTALL_DIR)/libkrt.so
+KRT_INSTALL_A    := $(KRT_INSTALL_DIR)/libkrt.a
+
+$(KRT_INSTALL_DIR)/context.o: runtime/src/context.c runtime/src/krt_internal.h runtime/include/krt.h
 	@mkdir -p $(dir $@)
-	@touch $@
+	$(CC) $(KRT_CFLAGS_BASE) -DKRT_LIBDIR='"$(PREFIX)/lib"' -c $< -o $@
+
+$(KRT_INSTALL_SO): $(KRT_INSTALL_OBJS)
+	$(CC) -shared -Wl,-soname,libkrt.so -Wl,--exclude-libs,ALL -Wl,--no-undefined -o $@ $(KRT_INSTALL_OBJS) $(KRT_LIBS)
+
+$(KRT_INSTALL_A): $(KRT_INSTALL_OBJS)
+	rm -f $@
+	ar rcs $@ $(KRT_INSTALL_OBJS)
 
 $(KRT_OBJDIR)/builtin_kernels.o: runtime/src/builtin_kernels.S $(KRT_BUILTIN_SPVS)
 	@mkdir -p $(dir $@)
@@ -75,11 +89,11 @@ $(KRT_PC): runtime/runtime.mk | $(LIBDIR)/pkgconfig
 	$(file >$@,$(call krt_pc_text,$(abspath $(BUILD)),$(abspath $(LIBDIR)),$(abspath runtime/include)))
 	@true
 
-install-runtime: $(KRT_SO) $(KRT_A) $(ZE_POCL_SO) | $(BUILD)
+install-runtime: $(KRT_INSTALL_SO) $(KRT_INSTALL_A) $(ZE_POCL_SO) | $(BUILD)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 runtime/include/krt.h $(DESTDIR)$(PREFIX)/include/krt.h
-	install -m 755 $(KRT_SO) $(DESTDIR)$(PREFIX)/lib/libkrt.so
-	install -m 644 $(KRT_A) $(DESTDIR)$(PREFIX)/lib/libkrt.a
+	install -m 755 $(KRT_INSTALL_SO) $(DESTDIR)$(PREFIX)/lib/libkrt.so
+	install -m 644 $(KRT_INSTALL_A) $(DESTDIR)$(PREFIX)/lib/libkrt.a
 	install -m 755 $(ZE_POCL_SO) $(DESTDIR)$(PREFIX)/lib/libze_pocl.so
 	$(file >$(BUILD)/krt.pc.install,$(call krt_pc_text,$(PREFIX),$(PREFIX)/lib,$(PREFIX)/include))
 	install -m 644 $(BUILD)/krt.pc.install $(DESTDIR)$(PREFIX)/lib/pkgconfig/krt.pc

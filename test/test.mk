@@ -81,5 +81,3 @@ $(BUILD)/test/test_header: test/test_header.c $(HEADER_CHECK_OBJS) $(TEST_KRT_CO
 	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common -Itest $< $(HEADER_CHECK_OBJS) \
 	    $(TEST_KRT_COMMON) -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 
-# The reflection tests read parameter names, which clang drops unless told to keep them.
-$(BUILD)/test-kernels/krt_reflect.spv: KERNEL_CFLAGS += -fno-discard-value-names

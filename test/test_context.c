@@ -199,6 +199,116 @@ Test(context, device_name_without_match)
     cr_assert_null(ctx);
 }
 
+/* A name that matches nothing lists the devices there are, each with its index, name and kind, so the user
+ * can correct KRT_DEVICE without another tool. */
+Test(context, device_name_without_match_lists_the_devices)
+{
+    uint32_t count;
+    krt_device_info *infos = list_devices(&count);
+    krt_context_desc desc = {.device = "no-such-device-anywhere-7f3a"};
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
+    const char *msg = krt_last_error_message();
+    cr_assert(strstr(msg, "no-such-device-anywhere-7f3a"), "message does not name the request: %s", msg);
+    cr_assert(strstr(msg, "the devices are:"), "message lists no devices: %s", msg);
+    for (uint32_t i = 0; i < count; i++) {
+        char entry[300];
+        snprintf(entry, sizeof entry, "%u \"%s\" (%s", i, infos[i].name, krt_device_type_name(infos[i].type));
+        cr_assert(strstr(msg, entry), "device %u (%s) missing from: %s", i, entry, msg);
+    }
+    free(infos);
+}
+
+/* The device kinds: "cpu", "gpu" (any case) choose the first device of that type, "cpu:1" the second. The
+ * expected device is found from the list by type, not assumed. */
+static int nth_of_type(const krt_device_info *infos, uint32_t count, krt_device_type type, uint32_t nth)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (infos[i].type == type && nth-- == 0)
+            return (int)i;
+    return -1;
+}
+
+static void check_kind(const char *word, const krt_device_info *infos, uint32_t count, krt_device_type type,
+                       uint32_t nth)
+{
+    int want = nth_of_type(infos, count, type, nth);
+    krt_context_desc desc = {.device = word};
+    krt_context *ctx = NULL;
+    if (want < 0) {
+        KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
+        cr_assert_null(ctx);
+        cr_assert(strstr(krt_last_error_message(), "the devices are:"), "%s", krt_last_error_message());
+        return;
+    }
+    ctx = kt_context(&desc);
+    krt_device_info got;
+    KT_OK(krt_context_device_info(ctx, &got));
+    cr_assert(same_device(&got, &infos[want]), "\"%s\" chose %s, not device %d (%s)", word, got.name, want,
+              infos[want].name);
+    cr_assert_eq(got.type, type);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+Test(context, device_by_kind)
+{
+    uint32_t count;
+    krt_device_info *infos = list_devices(&count);
+    cr_assert_geq(nth_of_type(infos, count, KRT_DEVICE_TYPE_CPU, 0), 0, "the test runs with ze_pocl: no CPU");
+    check_kind("cpu", infos, count, KRT_DEVICE_TYPE_CPU, 0);
+    check_kind("CPU", infos, count, KRT_DEVICE_TYPE_CPU, 0);
+    check_kind("cpu:0", infos, count, KRT_DEVICE_TYPE_CPU, 0);
+    check_kind("cpu:1", infos, count, KRT_DEVICE_TYPE_CPU, 1);
+    check_kind("gpu", infos, count, KRT_DEVICE_TYPE_GPU, 0);
+    check_kind("Gpu", infos, count, KRT_DEVICE_TYPE_GPU, 0);
+    check_kind("fpga", infos, count, KRT_DEVICE_TYPE_FPGA, 0);
+    free(infos);
+}
+
+Test(context, device_kind_through_krt_device)
+{
+    setenv("KRT_DEVICE", "cpu", 1);
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info got;
+    KT_OK(krt_context_device_info(ctx, &got));
+    cr_assert_eq(got.type, KRT_DEVICE_TYPE_CPU);
+    krt_context_destroy(ctx);
+    unsetenv("KRT_DEVICE");
+}
+
+/* A kind with no device of it, or an index past the kind's count, names the kind and the count. */
+Test(context, device_kind_past_the_last)
+{
+    krt_context_desc desc = {.device = "cpu:63"};
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
+    cr_assert_null(ctx);
+    const char *msg = krt_last_error_message();
+    cr_assert(strstr(msg, "there is only 1 cpu device") || strstr(msg, "cpu devices"), "%s", msg);
+    cr_assert(strstr(msg, "the devices are:"), "%s", msg);
+}
+
+/* "host" is reserved for krt's host device, which does not exist yet: it chooses nothing, and says so,
+ * rather than matching a device whose name happens to contain "host". */
+Test(context, device_kind_host_is_reserved)
+{
+    krt_context_desc desc = {.device = "host"};
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
+    cr_assert_null(ctx);
+    cr_assert(strstr(krt_last_error_message(), "no host device yet"), "%s", krt_last_error_message());
+}
+
+/* Words that only start like a kind are names: "cpux" and "cpu:" are substrings, not kinds. */
+Test(context, device_kind_prefix_is_a_name)
+{
+    krt_context_desc desc = {.device = "cpu:"};
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
+    cr_assert(strstr(krt_last_error_message(), "a piece of a device name"), "%s", krt_last_error_message());
+}
+
 Test(context, krt_device_environment_variable)
 {
     setenv("KRT_DEVICE", "no-such-device-anywhere-7f3a", 1);

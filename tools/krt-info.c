@@ -7,7 +7,8 @@
  * options:
  *   --ndrange X[xY[xZ]]   the range for the launch configuration (default 1048576, or 1024x1024 for a kernel
  *                         that requires a 2-D group)
- *   --device D            a device index or name substring, as KRT_DEVICE
+ *   --device D            a device kind (cpu, gpu, cpu:1), index or name substring, as KRT_DEVICE;
+ *                         without a file, only that device is listed
  *   --kernel NAME         only this kernel
  *
  * Exit status: 0 when everything could be answered; 1 when the file is missing, not SPIR-V or rejected, or
@@ -61,7 +62,31 @@ static int parse_ndrange(const char *s, krt_ndrange *range)
     return -1;
 }
 
-static int list_devices(void)
+/* The index in krt_device_list of the device a context on `device` chooses: krt's own choice, so that
+ * `krt-info --device cpu` shows the device `KRT_DEVICE=cpu` gives a program. -1 (and the message) on failure. */
+static int chosen_index(const char *device, const krt_device_info *infos, uint32_t count)
+{
+    krt_context_desc desc = { .device = device };
+    krt_context *ctx = NULL;
+    krt_result r = krt_context_create(&desc, &ctx);
+    if (r != KRT_SUCCESS) {
+        fail("no such device", r);
+        return -1;
+    }
+    krt_device_info d;
+    r = krt_context_device_info(ctx, &d);
+    krt_context_destroy(ctx);
+    if (r != KRT_SUCCESS) {
+        fail("cannot read the device", r);
+        return -1;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (infos[i].driver_index == d.driver_index && infos[i].device_index == d.device_index)
+            return (int)i;
+    return -1;
+}
+
+static int list_devices(const char *device)
 {
     uint32_t count = 0;
     krt_result r = krt_device_list(NULL, &count);
@@ -75,9 +100,17 @@ static int list_devices(void)
         free(infos);
         return fail("cannot list devices", r);
     }
-    printf("%u device%s\n", count, count == 1 ? "" : "s");
+    int only = -1;
+    if (device && (only = chosen_index(device, infos, count)) < 0) {
+        free(infos);
+        return 1;
+    }
+    if (only < 0)
+        printf("%u device%s\n", count, count == 1 ? "" : "s");
     int status = count ? 0 : 1;
     for (uint32_t i = 0; i < count; i++) {
+        if (only >= 0 && i != (uint32_t)only)
+            continue;
         const krt_device_info *d = &infos[i];
         printf("\ndevice %u: %s\n", i, d->name);
         printf("  %-22s %s (driver %u, device %u), Level Zero API %u.%u, version %u\n", "driver", d->driver_name,
@@ -251,7 +284,7 @@ static int usage(void)
             "usage: %s                       list drivers, devices, limits and extensions\n"
             "       %s [options] file.spv    list the module's kernels, arguments, properties and the\n"
             "                                launch configuration krt would choose\n"
-            "options: --ndrange X[xY[xZ]]  --device INDEX|NAME  --kernel NAME\n",
+            "options: --ndrange X[xY[xZ]]  --device cpu|gpu|INDEX|NAME  --kernel NAME\n",
             prog, prog);
     return 2;
 }
@@ -286,6 +319,6 @@ int main(int argc, char **argv)
         }
     }
     if (!path)
-        return list_devices();
+        return list_devices(device);
     return show_module(path, device, only, have_range ? &range : NULL);
 }

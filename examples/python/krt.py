@@ -8,6 +8,11 @@ function and a wrong argument is caught in Python with its name.
 
 Finding libkrt: $KRT_LIB (a path to libkrt.so), else $KRT_BUILD/lib/libkrt.so, else build/lib/libkrt.so of this
 source tree, else the system's libkrt (after `make install`).
+
+Importing it from your own script: this file is not installed anywhere; put its directory on Python's path,
+    PYTHONPATH=/path/to/krt/examples/python python3 your_script.py
+(see docs/tutorial-python.md). "AttributeError: module 'krt' has no attribute 'Context'" means Python did not
+find this file and imported a directory named krt (such as the krt clone itself) as an empty namespace package.
 """
 
 import ctypes
@@ -58,7 +63,8 @@ class _LaunchDesc(ctypes.Structure):
 class _ModuleDesc(ctypes.Structure):
     _fields_ = [("code", ctypes.c_void_p), ("size", ctypes.c_size_t), ("path", ctypes.c_char_p),
                 ("build_options", ctypes.c_char_p), ("spec_constants", ctypes.c_void_p),
-                ("num_spec_constants", ctypes.c_uint32), ("validation", ctypes.c_int)]
+                ("num_spec_constants", ctypes.c_uint32), ("validation", ctypes.c_int),
+                ("source", ctypes.c_char_p), ("compile_options", ctypes.c_char_p)]
 
 
 class _AllocDesc(ctypes.Structure):
@@ -212,7 +218,8 @@ class Buffer:
 
 
 class Context:
-    """A krt context on the default device (or device=, as KRT_DEVICE: an index or a name substring)."""
+    """A krt context on the default device (or device=, as KRT_DEVICE: "cpu", "gpu", an index or a name
+    substring)."""
 
     def __init__(self, device=None):
         self.handle = _p()
@@ -226,8 +233,10 @@ class Context:
     def buffer(self, nbytes, kind=MEMORY_DEVICE):
         return Buffer(self, nbytes, kind)
 
-    def module(self, path):
-        return Module(self, path)
+    def module(self, path=None, source=None, options=None):
+        """A module from a file (path: .spv, or .cl for OpenCL C), or from OpenCL C text (source). OpenCL C is
+        compiled by krt-cc; options (a string such as "-DN=4") go to the compiler."""
+        return Module(self, path, source, options)
 
     def synchronize(self):
         _check("krt_queue_synchronize", _queue_synchronize(_default_queue(self.handle)))
@@ -260,9 +269,11 @@ class ArgInfo:
 
 
 class Module:
-    def __init__(self, context, path):
+    def __init__(self, context, path=None, source=None, options=None):
         self.context, self.handle = context, _p()
-        desc = _ModuleDesc(path=os.fsencode(path))
+        desc = _ModuleDesc(path=os.fsencode(path) if path is not None else None,
+                           source=source.encode() if source is not None else None,
+                           compile_options=options.encode() if options else None)
         _check("krt_module_create", _module_create(context.handle, ctypes.byref(desc), ctypes.byref(self.handle)))
 
     def kernel_names(self):

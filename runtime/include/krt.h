@@ -126,7 +126,8 @@ enum {
 typedef struct krt_context_desc {
     /* Which device: a case-insensitive substring of the device name, or a decimal index into the list
      * krt_device_list() returns. NULL: the KRT_DEVICE environment variable if set, else the first GPU of any
-     * driver, else the first device. */
+     * driver, else the first device. Tried before both: a kind, "cpu", "gpu", "fpga", "accelerator" or
+     * "host" (any case; "cpu:1" is the second CPU); "host" is reserved and matches nothing yet. */
     const char *device;
     /* Scratch memory a spilling kernel may use per work-group, in bytes; 0 = 1 MiB. See krt_launch_config. */
     size_t spill_budget;
@@ -311,8 +312,8 @@ typedef struct krt_spec_constant {
 } krt_spec_constant;
 
 typedef struct krt_module_desc {
-    /* Exactly one of: code (size bytes of SPIR-V, copied by krt during the call) or path (a regular .spv file;
-     * opened without blocking, so a FIFO or device is refused rather than waited on). */
+    /* Exactly one of: code (size bytes of SPIR-V, copied by krt during the call), path (a regular .spv file;
+     * opened without blocking, so a FIFO or device is refused rather than waited on) or source (below). */
     const void *code;
     size_t size;
     const char *path;
@@ -320,16 +321,26 @@ typedef struct krt_module_desc {
     const krt_spec_constant *spec_constants;
     uint32_t num_spec_constants;
     krt_validation validation;
+    /* OpenCL C instead of SPIR-V: source is the NUL-terminated text, given instead of code and path; a path
+     * ending in ".cl" is read as OpenCL C source too. krt compiles it with krt-cc (installed beside libkrt; $KRT_CC
+     * overrides), with the flags and spirv-val check of krt's own kernels; krt_kernel.h is on the include path.
+     * Needs clang-15, llvm-spirv-15 and spirv-val at run time: KRT_ERROR_UNSUPPORTED_FEATURE names what is
+     * missing. */
+    const char *source;
+    /* For OpenCL C: options for the compiler, split at white space (-D NAME=VALUE, -I DIR, -cl-...); NULL = none.
+     * build_options still goes to the driver. */
+    const char *compile_options;
 } krt_module_desc;
 
 /* Validates, reflects and builds a SPIR-V module. Whatever the bytes are, the call returns an error or a
  * working module within time and memory bounded by the module's size (docs/design.md, "Robustness").
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, neither or both of code and path, a size over
- * PTRDIFF_MAX, a specialization constant whose size differs from its width in the module: the message names
- * it); KRT_ERROR_IO (path unreadable or not a regular file); KRT_ERROR_INVALID_MODULE (empty, truncated, wrong
- * magic, malformed, invalid, an id bound over SPIR-V's 4194303: the message has the diagnostic and word
- * offset); KRT_ERROR_MODULE_BUILD_FAILURE (the
- * message has the driver's build log); KRT_ERROR_UNSUPPORTED_FEATURE (a capability the device lacks);
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, not exactly one of code, path and source, a
+ * size over PTRDIFF_MAX, a specialization constant whose size differs from its width in the module: the
+ * message names it); KRT_ERROR_IO (path unreadable or not a regular file); KRT_ERROR_INVALID_MODULE (empty,
+ * truncated, wrong magic, malformed, invalid, an id bound over SPIR-V's 4194303: the message has the
+ * diagnostic and word offset); KRT_ERROR_MODULE_BUILD_FAILURE (the message has the driver's build log, or the
+ * compiler's diagnostic for OpenCL C); KRT_ERROR_UNSUPPORTED_FEATURE (a capability the device lacks, or OpenCL
+ * C without krt-cc or the compilers it runs: the message names it);
  * KRT_ERROR_OUT_OF_HOST_MEMORY. */
 KRT_API krt_result krt_module_create(krt_context *ctx, const krt_module_desc *desc, krt_module **out);
 /* Destroys the module and its kernels. The caller must make sure no queued launch still uses them. */

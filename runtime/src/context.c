@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #ifndef KRT_LIBDIR
@@ -216,6 +217,67 @@ static int contains_nocase(const char *hay, const char *needle)
     return 0;
 }
 
+/* The device kinds KRT_DEVICE and krt_context_desc.device accept as words, before an index or a name
+ * substring is tried. "host" is reserved for krt's own host device: it is matched by type like the others once
+ * such a device exists, and until then names none rather than falling back to a name substring. */
+static const struct {
+    const char *word;
+    ze_device_type_t type;
+    int exists;
+} device_kinds[] = {
+    { "gpu", ZE_DEVICE_TYPE_GPU, 1 },
+    { "cpu", ZE_DEVICE_TYPE_CPU, 1 },
+    { "fpga", ZE_DEVICE_TYPE_FPGA, 1 },
+    { "accelerator", ZE_DEVICE_TYPE_MCA, 1 },
+    { "host", ZE_DEVICE_TYPE_FORCE_UINT32, 0 },
+};
+
+/* Parses "<kind>" or "<kind>:<n>" (the n-th device of that kind, from 0). Returns the kind's index in
+ * device_kinds, or -1 when want is not of that form. */
+static int parse_device_kind(const char *want, unsigned long *nth)
+{
+    for (size_t k = 0; k < sizeof device_kinds / sizeof device_kinds[0]; k++) {
+        size_t len = strlen(device_kinds[k].word);
+        if (strncasecmp(want, device_kinds[k].word, len) != 0)
+            continue;
+        if (want[len] == '\0') {
+            *nth = 0;
+            return (int)k;
+        }
+        if (want[len] == ':' && isdigit((unsigned char)want[len + 1])) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long v = strtoul(want + len + 1, &end, 10);
+            if (errno == 0 && *end == '\0') {
+                *nth = v;
+                return (int)k;
+            }
+        }
+    }
+    return -1;
+}
+
+/* "; the devices are: 0 \"name\" (CPU), 1 ..." appended to a failure message, so that a wrong KRT_DEVICE
+ * tells the user what to write instead of sending them to another tool. */
+static void describe_devices(const device_ref *refs, uint32_t n, char *out, size_t size)
+{
+    size_t o = (size_t)snprintf(out, size, "; the devices are:");
+    for (uint32_t i = 0; i < n && o < size; i++) {
+        krt__device_entry *dev;
+        if (krt__device_entry_get(refs[i].device, &dev) != KRT_SUCCESS)
+            continue;
+        krt_device_info info;
+        krt__driver_entry *drv;
+        if (krt__driver_entry_get(refs[i].driver, &drv) != KRT_SUCCESS)
+            continue;
+        krt__device_info_fill(drv, dev, refs[i].driver_index, refs[i].device_index, &info);
+        o += (size_t)snprintf(out + o, size - o, "%s %u \"%s\" (%s, driver %s)", i ? "," : "", i, info.name,
+                              krt_device_type_name(info.type), info.driver_name);
+    }
+    if (o >= size && size > 4)
+        memcpy(out + size - 4, "...", 4);
+}
+
 static krt_result choose_device(const char *want, device_ref *out)
 {
     device_ref refs[MAX_DEVICES];
@@ -227,13 +289,38 @@ static krt_result choose_device(const char *want, device_ref *out)
         return no_driver("the drivers found have no device");
 
     if (want && *want) {
+        char devices[1024];
+        unsigned long nth = 0;
+        int kind = parse_device_kind(want, &nth);
+        if (kind >= 0) {
+            unsigned long seen = 0;
+            for (uint32_t i = 0; device_kinds[kind].exists && i < n; i++) {
+                krt__device_entry *dev;
+                if (krt__device_entry_get(refs[i].device, &dev) == KRT_SUCCESS &&
+                    dev->props.type == device_kinds[kind].type && seen++ == nth) {
+                    *out = refs[i];
+                    return KRT_SUCCESS;
+                }
+            }
+            describe_devices(refs, n, devices, sizeof devices);
+            if (!device_kinds[kind].exists)
+                return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": krt has no %s device yet%s", want,
+                                 device_kinds[kind].word, devices);
+            if (seen == 0)
+                return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there is no %s device%s", want,
+                                 device_kinds[kind].word, devices);
+            return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there %s only %lu %s device%s%s", want,
+                             seen == 1 ? "is" : "are", seen, device_kinds[kind].word, seen == 1 ? "" : "s", devices);
+        }
         char *end = NULL;
         errno = 0;
         unsigned long idx = strtoul(want, &end, 10);
         if (errno == 0 && end != want && *end == '\0') {
-            if (idx >= n)
-                return krt__fail(KRT_ERROR_NO_DEVICE, "device index %lu requested, but there are %u devices", idx,
-                                 n);
+            if (idx >= n) {
+                describe_devices(refs, n, devices, sizeof devices);
+                return krt__fail(KRT_ERROR_NO_DEVICE, "device index %lu requested, but there are %u devices%s", idx,
+                                 n, devices);
+            }
             *out = refs[idx];
             return KRT_SUCCESS;
         }
@@ -244,8 +331,11 @@ static krt_result choose_device(const char *want, device_ref *out)
                 return KRT_SUCCESS;
             }
         }
-        return krt__fail(KRT_ERROR_NO_DEVICE, "no device name contains \"%s\" (%u devices; krt-info lists them)",
-                         want, n);
+        describe_devices(refs, n, devices, sizeof devices);
+        return krt__fail(KRT_ERROR_NO_DEVICE,
+                         "no device matches \"%s\": it is not a kind (cpu, gpu, fpga, accelerator, host), an index "
+                         "or a piece of a device name%s",
+                         want, devices);
     }
     for (uint32_t i = 0; i < n; i++) {
         krt__device_entry *dev;

@@ -288,6 +288,15 @@ krt_result krt__kernel_query_properties(krt_kernel *kernel, int has_max_ext, krt
 /* KRT_ERROR_KERNEL_NOT_FOUND with a message listing the module's kernels. */
 krt_result krt__kernel_not_found(const krt_module *module, const char *name);
 krt_result krt__module_create_builtin(krt_context *ctx, krt_module **out);
+/* Reads a whole .spv file into malloc'd words (KRT_ERROR_IO naming the path on failure). */
+krt_result krt__read_module_file(const char *path, uint32_t **words, size_t *size);
+
+/* ---- compile.c ----------------------------------------------------------------------------------------- */
+/* OpenCL C (source text, or the file at path when source is NULL) to SPIR-V through krt-cc; options are split
+ * at white space and passed on. *words is malloc'd. KRT_ERROR_UNSUPPORTED_FEATURE when krt-cc or a tool it
+ * runs is missing (the message names it); KRT_ERROR_MODULE_BUILD_FAILURE with the compiler's diagnostic. */
+krt_result krt__compile_opencl(const char *source, const char *path, const char *options, uint32_t **words,
+                               size_t *size);
 void krt__module_destroy_locked(krt_module *module);
 
 /* ---- launch_config.c ------------------------------------------------------------------------------- */

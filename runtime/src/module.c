@@ -56,6 +56,18 @@ static krt_result read_file(const char *path, uint32_t **words, size_t *size)
     return KRT_SUCCESS;
 }
 
+krt_result krt__read_module_file(const char *path, uint32_t **words, size_t *size)
+{
+    return read_file(path, words, size);
+}
+
+/* A path naming OpenCL C source rather than SPIR-V: it ends in ".cl". */
+static int opencl_path(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 3 && strcmp(path + n - 3, ".cl") == 0;
+}
+
 static krt_result check_capabilities(krt_context *ctx, const krt__reflection *refl)
 {
     uint32_t flags = ctx->dev->module.flags;
@@ -145,9 +157,13 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     uint32_t *words = NULL;
     size_t size = 0;
     krt_result r;
-    const char *what = d->path ? d->path : "the module";
+    const char *what = d->path ? d->path : d->source ? "the module compiled from source" : "the module";
     krt_module *m = NULL;
-    if (d->path) {
+    if (d->source || opencl_path(d->path)) {
+        if ((r = krt__compile_opencl(d->source, d->source ? NULL : d->path, d->compile_options, &words, &size)) !=
+            KRT_SUCCESS)
+            return r;
+    } else if (d->path) {
         if ((r = read_file(d->path, &words, &size)) != KRT_SUCCESS)
             return r;
     } else {
@@ -231,10 +247,11 @@ krt_result krt_module_create(krt_context *ctx, const krt_module_desc *desc, krt_
     if (!ctx || !desc || !out)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: %s is NULL",
                          !ctx ? "ctx" : !desc ? "desc" : "out");
-    int has_code = desc->code != NULL, has_path = desc->path != NULL;
-    if (has_code == has_path)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: give exactly one of code and path (%s)",
-                         has_code ? "both given" : "neither given");
+    int has_code = desc->code != NULL, has_path = desc->path != NULL, has_source = desc->source != NULL;
+    if (has_code + has_path + has_source != 1)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "krt_module_create: give exactly one of code, path and source (%s)",
+                         has_code + has_path + has_source ? "more than one given" : "none given");
     if ((unsigned)desc->validation > KRT_VALIDATION_NONE)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: unknown validation policy %d",
                          (int)desc->validation);

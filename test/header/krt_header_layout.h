@@ -25,7 +25,8 @@
     X(sizeof(krt_ndrange)) X(offsetof(krt_ndrange, size))                                                  \
     X(sizeof(krt_launch_config)) X(offsetof(krt_launch_config, limit)) X(offsetof(krt_launch_config, masked)) \
     X(sizeof(krt_launch_desc)) X(offsetof(krt_launch_desc, args)) X(offsetof(krt_launch_desc, wait))       \
-    X(offsetof(krt_launch_desc, num_wait))
+    X(offsetof(krt_launch_desc, num_wait))                                                                 \
+    X(offsetof(krt_module_desc, source)) X(offsetof(krt_module_desc, compile_options))
 
 #define KT_LAYOUT_COUNT_(e) +1
 enum { KT_LAYOUT_COUNT = 0 KT_LAYOUT_LIST(KT_LAYOUT_COUNT_) };
