@@ -330,35 +330,33 @@ typedef struct {
 } candidate;
 
 /* In order of preference: SPIR-V for PoCL's own translator where it takes it; else SPIR 1.2 bitcode with
- * the builtin representation PoCL's own SPIR-V path would choose (OpenCL 2.0 names where the device has a
- * generic address space, OpenCL 1.2 names with the private-pointer wait_group_events otherwise), then the
- * other representation; fences are lowered only before PoCL 4.0 (whose SPIR wrappers lack them). Each
- * bitcode candidate is tried as it is, then with vloadN / vstoreN lowered: a rewrite only where the
- * installed PoCL proves it needs one. */
+ * OpenCL 1.2 builtin names (the representation the most of the suite has run on with PoCL 3.1 and 5.0),
+ * with the private-pointer wait_group_events where the device has no generic address space (PoCL 3.1's
+ * library has no generic one); then the other wait_group_events, or on a device with a generic address
+ * space the OpenCL 2.0 names PoCL's own SPIR-V path would ask its translator for. Fences are lowered only
+ * before PoCL 4.0, whose SPIR wrappers lack them. Each bitcode candidate is tried as it is, then with
+ * vloadN / vstoreN lowered: a rewrite only where the installed PoCL proves it needs one. */
 static int candidates(const zp_pocl_caps *caps, candidate *out) {
     int n = 0;
     unsigned old = caps->major >= 0 && caps->major < 4 ? ZP_BRIDGE_FENCES_TO_LLVM : 0;
-    static const char *const names[] = {
-        "SPIR 1.2 bitcode, OpenCL 2.0 builtin names",
-        "SPIR 1.2 bitcode, OpenCL 2.0 builtin names, vload/vstore lowered",
-        "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, private wait_group_events",
-        "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, private wait_group_events, vload/vstore lowered",
-        "SPIR 1.2 bitcode, OpenCL 1.2 builtin names",
-        "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, vload/vstore lowered",
+    static const struct {
+        unsigned flags;
+        const char *name, *lowered;
+    } reps[] = {
+        {0, "SPIR 1.2 bitcode, OpenCL 1.2 builtin names",
+         "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, vload/vstore lowered"},
+        {ZP_BRIDGE_WAIT_PRIVATE, "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, private wait_group_events",
+         "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, private wait_group_events, vload/vstore lowered"},
+        {ZP_BRIDGE_OCL20, "SPIR 1.2 bitcode, OpenCL 2.0 builtin names",
+         "SPIR 1.2 bitcode, OpenCL 2.0 builtin names, vload/vstore lowered"},
     };
+    static const int with_generic[] = {0, 2}, without_generic[] = {1, 0};
+    const int *order = caps->generic_as ? with_generic : without_generic;
     if (caps->il) out[n++] = (candidate){ZP_ROUTE_IL, 0, "SPIR-V through clCreateProgramWithIL"};
-    int order[3] = {0, 2, 4};
-    if (!caps->generic_as) {
-        order[0] = 2;
-        order[1] = 4;
-        order[2] = 0;
-    }
-    static const unsigned reps[] = {ZP_BRIDGE_OCL20, 0, ZP_BRIDGE_WAIT_PRIVATE, 0, 0, 0};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 2; k++) {
         int r = order[k];
-        if (r == 0 && !caps->generic_as) continue; /* OpenCL 2.0 names need a generic address space */
-        out[n++] = (candidate){ZP_ROUTE_SPIR, reps[r] | old, names[r]};
-        out[n++] = (candidate){ZP_ROUTE_SPIR, reps[r] | old | ZP_BRIDGE_LOWER_VLOADSTORE, names[r + 1]};
+        out[n++] = (candidate){ZP_ROUTE_SPIR, reps[r].flags | old, reps[r].name};
+        out[n++] = (candidate){ZP_ROUTE_SPIR, reps[r].flags | old | ZP_BRIDGE_LOWER_VLOADSTORE, reps[r].lowered};
     }
     return n;
 }
@@ -386,7 +384,7 @@ void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev) {
         snprintf(caps->check_log, sizeof caps->check_log, "%s", e.log);
         return;
     }
-    candidate cand[8];
+    candidate cand[6];
     int nc = candidates(caps, cand);
     int first = 0, attempts = 0;
     /* A "running" entry whose process is gone died in the check of that candidate. */
