@@ -9,6 +9,7 @@
  * names the PoCL version and what was wrong: never a wrong result. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
 #include <stdio.h>
@@ -246,17 +247,27 @@ static int find_pocl(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
-static void cache_key(const zp_pocl_caps *caps, char *key, size_t n) {
-    char lib[512] = "";
-    dl_iterate_phdr(find_pocl, lib);
+static void file_id(const char *path, long long *size, long long *mtime) {
     struct stat sb;
-    long long size = 0, mtime = 0;
-    if (lib[0] && stat(lib, &sb) == 0) {
-        size = (long long)sb.st_size;
-        mtime = (long long)sb.st_mtime;
+    *size = *mtime = 0;
+    if (path[0] && stat(path, &sb) == 0) {
+        *size = (long long)sb.st_size;
+        *mtime = (long long)sb.st_mtime;
     }
-    snprintf(key, n, "rev %d | %s | %s | %s %lld %lld", ZP_CHECK_REVISION, caps->version, caps->device, lib, size,
-             mtime);
+}
+
+/* The key names this PoCL (versions and library file) and this driver's own file, so a rebuilt ze_pocl
+ * (other kernels, rewrites or candidates) checks again too. */
+static void cache_key(const zp_pocl_caps *caps, char *key, size_t n) {
+    char lib[512] = "", self[512] = "";
+    dl_iterate_phdr(find_pocl, lib);
+    Dl_info di;
+    if (dladdr((void *)zp_pocl_selfcheck, &di) && di.dli_fname) snprintf(self, sizeof self, "%s", di.dli_fname);
+    long long size, mtime, ssize, smtime;
+    file_id(lib, &size, &mtime);
+    file_id(self, &ssize, &smtime);
+    snprintf(key, n, "rev %d | %s | %s | %s %lld %lld | %s %lld %lld", ZP_CHECK_REVISION, caps->version,
+             caps->device, lib, size, mtime, self, ssize, smtime);
     for (char *p = key; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
 }
