@@ -117,6 +117,8 @@ static int child_refused(void) {
     ze_result_t r = child_module(&e, "ze_vadd", &m, log, sizeof log);
     if (r != ZE_RESULT_ERROR_MODULE_BUILD_FAILURE || m) return CHILD_BUILD;
     if (!strstr(log, "does not support this PoCL") || !strstr(log, "PoCL ")) return CHILD_LOG;
+    const char *want = getenv("ZT_WANT_IN_LOG");
+    if (want && !strstr(log, want)) return CHILD_LOG;
     return CHILD_OK;
 }
 
@@ -313,5 +315,36 @@ Test(ze_selfcheck, vload_vstore_exact_as_translated_and_lowered)
         entry_write(path, &e);
         cr_assert_eq(start(dir, child_vloadstore), CHILD_OK);
     }
+    cleanup(dir);
+}
+
+Test(ze_selfcheck, no_candidate_left_gives_an_error_naming_the_pocl)
+{
+    char *dir = fresh_dir(), path[1024];
+    cr_assert_eq(start(dir, child_vadd), CHILD_OK);
+    entry_path(dir, path, sizeof path);
+    entry e;
+    entry_read(path, &e);
+    /* The key's second field is the platform version the driver puts in its message. */
+    char version[512] = "";
+    const char *v = strstr(e.key, " | ");
+    cr_assert_not_null(v);
+    snprintf(version, sizeof version, "%.*s", (int)(strstr(v + 3, " | ") - (v + 3)), v + 3);
+    cr_assert(strstr(version, "PoCL "), "version: %s", version);
+    /* The last candidate (and any past it) ended two starts: nothing is left to try. */
+    snprintf(e.verdict, sizeof e.verdict, "running 0 0 99 2 %ld\n", (long)dead_pid());
+    e.log[0] = 0;
+    entry_write(path, &e);
+    char want[600];
+    snprintf(want, sizeof want, "ze_pocl does not support this PoCL (%s)", version);
+    setenv("ZT_WANT_IN_LOG", want, 1);
+    cr_assert_eq(start(dir, child_refused), CHILD_OK);
+    /* The failure is cached: the next start is refused the same way without checking. */
+    entry after;
+    entry_read(path, &after);
+    cr_assert(strncmp(after.verdict, "fail", 4) == 0, "verdict: %s", after.verdict);
+    cr_assert(strstr(after.log, "aborted the process"), "log: %s", after.log);
+    cr_assert_eq(start(dir, child_refused), CHILD_OK);
+    unsetenv("ZT_WANT_IN_LOG");
     cleanup(dir);
 }

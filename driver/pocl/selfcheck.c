@@ -397,18 +397,26 @@ void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev) {
     }
     candidate cand[6];
     int nc = candidates(caps, cand);
-    int first = 0, attempts = 0;
-    /* A "running" entry whose process is gone died in the check of that candidate. */
-    if (e.found && strcmp(e.state, "running") == 0 && e.pid > 0 && kill((pid_t)e.pid, 0) != 0 && errno == ESRCH) {
-        first = e.candidate;
+    int first = 0, attempts = 0, skipped = -1;
+    /* A "running" entry whose process is gone died in the check of that candidate (the ones before it had
+     * failed in that process); the candidate is tried again until it has ended ZP_CHECK_ATTEMPTS starts. */
+    if (e.found && strcmp(e.state, "running") == 0 && e.pid > 0 && kill((pid_t)e.pid, 0) != 0 && errno == ESRCH &&
+        e.candidate >= 0) {
+        first = e.candidate < nc ? e.candidate : nc;
         attempts = e.attempts;
         if (attempts >= ZP_CHECK_ATTEMPTS) {
+            skipped = first < nc ? first : nc - 1;
             first++;
             attempts = 0;
         }
     }
     char findings[768] = "";
     size_t used = 0;
+    if (skipped >= 0) {
+        int w = snprintf(findings, sizeof findings, "%s: ended %d starts of this check (PoCL aborted the process)",
+                         cand[skipped].name, ZP_CHECK_ATTEMPTS);
+        if (w > 0) used = (size_t)w < sizeof findings ? (size_t)w : sizeof findings - 1;
+    }
     for (int i = first; i < nc; i++) {
         if (cached) {
             cache_entry run;
@@ -438,15 +446,10 @@ void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev) {
         int w = snprintf(findings + used, sizeof findings - used, "%s%s: %s", used ? "; " : "", cand[i].name, why);
         if (w > 0) used = used + (size_t)w < sizeof findings ? used + (size_t)w : sizeof findings - 1;
     }
-    if (first > 0) {
-        int w = snprintf(findings + used, sizeof findings - used, "%san earlier start aborted in the check of: %s",
-                         used ? "; " : "", cand[first - 1].name);
-        (void)w;
-    }
     caps->check = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     snprintf(caps->check_log, sizeof caps->check_log,
-             "ze_pocl does not support this PoCL (%s): its start-up self-check computed wrong results, so no "
-             "module is built. %s",
+             "ze_pocl does not support this PoCL (%s): no way of building kernels passed its start-up self-check "
+             "(results compared exactly), so no module is built. %s",
              caps->version, findings);
     if (cached) {
         cache_entry bad;
