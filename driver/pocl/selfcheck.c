@@ -309,7 +309,7 @@ static void cache_read(const char *path, const char *key, cache_entry *e) {
     memset(e, 0, sizeof *e);
     FILE *f = fopen(path, "r");
     if (!f) return;
-    char line[1024];
+    char line[2048];
     if (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (strcmp(line, key) == 0 && fgets(line, sizeof line, f) &&
