@@ -684,7 +684,7 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     if (flags & ZP_BRIDGE_LOWER_VLOADSTORE) lower_vloadstore(*mod);
     make_inlinable(*mod);
     int rc = extract_meta(*mod, meta);
-    if (rc != ZP_BRIDGE_OK || (flags & ZP_BRIDGE_META_ONLY)) return rc;
+    if (rc != ZP_BRIDGE_OK) return rc;
 
     if (flags & ZP_BRIDGE_EMIT_SPIRV) {
         // SPIR-V 1.2: the newest version PoCL's CPU devices list in CL_DEVICE_IL_VERSION.

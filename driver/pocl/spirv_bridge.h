@@ -31,7 +31,6 @@ __attribute__((visibility("hidden"))) int zp_spirv_to_bitcode(const zp_module_sr
 enum zp_bridge_flags {
     ZP_BRIDGE_FENCES_TO_LLVM = 1u << 0, /* mem_fence, read_mem_fence, write_mem_fence -> LLVM fence seq_cst */
     ZP_BRIDGE_WAIT_PRIVATE = 1u << 1,   /* wait_group_events on a generic pointer -> the private-pointer form */
-    ZP_BRIDGE_META_ONLY = 1u << 2,      /* check and read the facts, write no bitcode (PoCL takes the SPIR-V) */
     ZP_BRIDGE_OCL20 = 1u << 3,          /* OpenCL 2.0 builtin names (generic pointers, C11 atomics), as PoCL's own
                                          * SPIR-V path asks its translator for on devices with generic address
                                          * space support; OpenCL 1.2 names otherwise */
@@ -41,8 +40,8 @@ enum zp_bridge_flags {
                                            * wrappers turn a vstore16 into a kernel that does nothing) */
 };
 
-/* zp_spirv_to_bitcode with the rewrites chosen by flags (zp_spirv_to_bitcode is this with the two
- * rewrites PoCL 3.1 needs). With ZP_BRIDGE_META_ONLY, *bitcode stays NULL. Thread-safe. */
+/* zp_spirv_to_bitcode with the rewrites and output chosen by flags (zp_spirv_to_bitcode is this with the
+ * two rewrites PoCL 3.1 needs). With ZP_BRIDGE_EMIT_SPIRV, *bitcode holds SPIR-V words. Thread-safe. */
 __attribute__((visibility("hidden"))) int zp_spirv_translate(const zp_module_src *src, unsigned flags,
                                                               void **bitcode, size_t *bitcode_size,
                                                               zp_module_meta *meta, char **log);
