@@ -186,15 +186,20 @@ static char *fresh_dir(void) {
 static void entry_path(const char *dir, char *path, size_t n) {
     DIR *d = opendir(dir);
     cr_assert_not_null(d);
-    int found = 0;
+    int found = 0, temporary = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (strncmp(de->d_name, "ze_pocl-check-", 14) != 0 || strstr(de->d_name, ".tmp")) continue;
+        if (strncmp(de->d_name, "ze_pocl-check-", 14) != 0) continue;
+        if (strstr(de->d_name, ".tmp")) {
+            temporary++;
+            continue;
+        }
         snprintf(path, n, "%s/%s", dir, de->d_name);
         found++;
     }
     closedir(d);
     cr_assert_eq(found, 1, "%d verdict files in %s", found, dir);
+    cr_assert_eq(temporary, 0, "%d temporary files left in %s", temporary, dir);
 }
 
 typedef struct {
@@ -346,5 +351,33 @@ Test(ze_selfcheck, no_candidate_left_gives_an_error_naming_the_pocl)
     cr_assert(strstr(after.log, "aborted the process"), "log: %s", after.log);
     cr_assert_eq(start(dir, child_refused), CHILD_OK);
     unsetenv("ZT_WANT_IN_LOG");
+    cleanup(dir);
+}
+
+/* Processes starting at once with no verdict each run the check; the renames leave one whole entry, no
+ * temporary file, and every process gets the same exact results. */
+Test(ze_selfcheck, concurrent_cold_starts_agree)
+{
+    char *dir = fresh_dir(), path[1024];
+    enum { N = 4 };
+    pid_t pids[N];
+    fflush(NULL);
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        cr_assert_geq(pids[i], 0);
+        if (pids[i] == 0) {
+            setenv("KRT_ZE_POCL_CACHE_DIR", dir, 1);
+            _exit(child_vadd());
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        int st = 0;
+        cr_assert_eq(waitpid(pids[i], &st, 0), pids[i]);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == CHILD_OK, "start %d: status 0x%x", i, st);
+    }
+    entry_path(dir, path, sizeof path);
+    entry e;
+    entry_read(path, &e);
+    cr_assert(strncmp(e.verdict, "ok ", 3) == 0, "verdict: %s", e.verdict);
     cleanup(dir);
 }
