@@ -39,3 +39,27 @@ all: $(ZP_APPEND_COST)
 $(ZP_APPEND_COST): driver/tools/append_cost.c | $(BINDIR)
 	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero OpenCL 2>/dev/null) $< -o $@ \
 	    $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader) -lOpenCL
+
+# The start-up self-check's kernels (driver/pocl/selfcheck.c), compiled like krt's kernels and embedded.
+ZP_SELFCHECK_SPV := $(BUILD)/driver/selfcheck.spv
+ZP_OBJS += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
+
+$(ZP_SELFCHECK_SPV): driver/pocl/selfcheck.cl
+	@mkdir -p $(dir $@)
+	$(CLANG_CL) $(KERNEL_CFLAGS) -c $< -o $(@:.spv=.bc)
+	$(LLVM_SPIRV) $(@:.spv=.bc) -o $@
+	$(SPIRV_VAL) $@
+
+$(ZP_OBJDIR)/pocl/selfcheck_spv.o: driver/pocl/selfcheck_spv.S $(ZP_SELFCHECK_SPV)
+	@mkdir -p $(dir $@)
+	$(CC) -c -DZP_SELFCHECK_SPV='"$(ZP_SELFCHECK_SPV)"' $< -o $@
+
+# Diagnostics, not tests: what the installed PoCL reports (pocl_probe), and the self-check of one route and
+# set of rewrites, or the automatic choice (ze_pocl_selfcheck; built from the driver's objects).
+ZP_PROBE := $(BINDIR)/pocl_probe
+ZP_SELFCHECK_TOOL := $(BINDIR)/ze_pocl_selfcheck
+all: $(ZP_PROBE) $(ZP_SELFCHECK_TOOL)
+$(ZP_PROBE): driver/tools/pocl_probe.c | $(BINDIR)
+	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags OpenCL 2>/dev/null) $< -o $@ -lOpenCL
+$(ZP_SELFCHECK_TOOL): driver/tools/selfcheck_tool.c $(ZP_OBJS) | $(BINDIR)
+	$(CXX) $(ZP_CFLAGS) -x c $< -x none $(ZP_OBJS) -o $@ $(ZP_LDLIBS)

@@ -707,3 +707,23 @@ Test(launch_config, bad_arguments)
     check_consistent(&c, r, &o.dev);
     close_kernel(&o);
 }
+
+/* Ranges near 2^64 need more groups than any device allows, whatever min_groups and the group size: the
+ * group arithmetic must not wrap around (on a 16-core PoCL 5.0 it once divided by a zero group count and
+ * killed the process). */
+Test(launch_config, huge_ranges_are_refused_for_any_min_groups)
+{
+    const uint32_t min_groups[] = {0, 1, 2, 3, 16, 64, 1000};
+    const uint64_t sizes[] = {UINT64_MAX, UINT64_MAX - 1, UINT64_MAX - 4095, (1ull << 63) + 1, 1ull << 63};
+    for (size_t m = 0; m < sizeof min_groups / sizeof min_groups[0]; m++) {
+        one_kernel o = open_kernel(0, min_groups[m], "krt_basic", "krt_vadd");
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            krt_ndrange r = r1(sizes[i]);
+            krt_launch_config c;
+            KT_EXPECT(krt_launch_config_get(o.k, &r, &c), KRT_ERROR_INVALID_NDRANGE);
+            krt_ndrange r3 = {3, {1, 1, sizes[i]}};
+            KT_EXPECT(krt_launch_config_get(o.k, &r3, &c), KRT_ERROR_INVALID_NDRANGE);
+        }
+        close_kernel(&o);
+    }
+}

@@ -1,5 +1,6 @@
 /* PoCL backend: platform start-up, devices, their properties, clocks and memory. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +9,9 @@
 #include "spirv_bridge.h"
 
 cl_context zp_cl_ctx;
+zp_pocl_caps zp_caps;
+/* Set only by the ze_pocl_selfcheck tool, which runs candidates one by one itself. */
+ZP_HIDDEN bool zp_selfcheck_skip;
 static cl_device_id *devices;
 static cl_uint num_devices;
 static ze_result_t init_result = ZE_RESULT_ERROR_UNINITIALIZED;
@@ -56,6 +60,24 @@ static cl_platform_id find_pocl(void) {
     return found;
 }
 
+/* What decides how modules reach PoCL: its version, whether it takes SPIR-V, whether its devices (and so its
+ * kernel library) have a generic address space. One kernel library serves every device of the platform. */
+static void read_caps(cl_platform_id p, cl_device_id d, zp_pocl_caps *caps) {
+    memset(caps, 0, sizeof *caps);
+    clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof caps->version - 1, caps->version, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_VERSION, sizeof caps->device - 1, caps->device, NULL);
+    caps->major = caps->minor = -1;
+    const char *v = strstr(caps->version, "PoCL ");
+    if (v && sscanf(v + 5, "%d.%d", &caps->major, &caps->minor) != 2) caps->major = caps->minor = -1;
+    char il[256] = {0};
+    if (clGetDeviceInfo(d, CL_DEVICE_IL_VERSION, sizeof il - 1, il, NULL) == CL_SUCCESS)
+        caps->il = strstr(il, "SPIR-V") != NULL;
+    cl_bool gas = CL_FALSE;
+    if (clGetDeviceInfo(d, CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, sizeof gas, &gas, NULL) == CL_SUCCESS)
+        caps->generic_as = gas != CL_FALSE;
+    caps->check = ZE_RESULT_ERROR_UNINITIALIZED;
+}
+
 static void init_once_fn(void) {
     cl_platform_id p = find_pocl();
     if (!p) {
@@ -85,6 +107,11 @@ static void init_once_fn(void) {
     }
     num_devices = n;
     zp_spirv_warm_up();
+    read_caps(p, devices[0], &zp_caps);
+    if (zp_selfcheck_skip)
+        zp_caps.check = ZE_RESULT_SUCCESS;
+    else
+        zp_pocl_selfcheck(&zp_caps, devices[0]);
     init_result = ZE_RESULT_SUCCESS;
 }
 

@@ -32,6 +32,40 @@ struct zp_bkern {
 /* The one OpenCL context holding every PoCL device; created once by zp_pocl_init. */
 extern cl_context zp_cl_ctx;
 
+/* How modules reach PoCL: SPIR-V through clCreateProgramWithIL, or SPIR 1.2 bitcode through
+ * clCreateProgramWithBinary. */
+enum zp_route { ZP_ROUTE_SPIR = 0, ZP_ROUTE_IL = 1 };
+
+/* What the installed PoCL reports, and what ze_pocl chose from it (device.c, at zp_pocl_init; the choice
+ * is then proven by the self-check, selfcheck.c). Read-only after start-up. */
+typedef struct zp_pocl_caps {
+    char version[256];  /* CL_PLATFORM_VERSION, e.g. "OpenCL 3.0 PoCL 3.1+debian  Linux, ..." */
+    char device[256];   /* CL_DEVICE_VERSION of the first device (names the kernel library's CPU variant) */
+    int major, minor;   /* from "PoCL X.Y" in version; -1 when absent */
+    bool il;            /* CL_DEVICE_IL_VERSION names SPIR-V */
+    bool generic_as;    /* CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT */
+    uint32_t route;     /* enum zp_route */
+    unsigned bridge;    /* zp_bridge_flags for module builds */
+    ze_result_t check;  /* the self-check's verdict: module builds fail with it unless SUCCESS */
+    char check_log[768]; /* the self-check's findings, naming the PoCL version, when it failed */
+} zp_pocl_caps;
+
+extern zp_pocl_caps zp_caps;
+
+/* Builds a program for dev from SPIR-V the way caps say (route and rewrites); *meta gets the per-kernel
+ * facts, *log (malloc'd) what went wrong. Used by module builds and by the self-check. */
+ZP_HIDDEN ze_result_t zp_pocl_program_build(cl_device_id dev, const zp_module_src *src, uint32_t route,
+                                            unsigned bridge, cl_program *out, zp_module_meta *meta, char **log);
+
+/* The start-up self-check (selfcheck.c): runs the constructs ze_pocl translates with the route and
+ * rewrites in caps; 0 when every result is exact, else writes why into why (n bytes). */
+ZP_HIDDEN int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned bridge, unsigned which, char *why,
+                                    size_t n);
+/* Fills caps->route, ->bridge and ->check: a cached verdict for this PoCL if there is one, else the
+ * self-check of each candidate in order of preference, cached for the next start. */
+ZP_HIDDEN void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev);
+enum { ZP_CHECK_FILL = 1, ZP_CHECK_ATOMICS = 2, ZP_CHECK_ASYNC = 4, ZP_CHECK_ALL = 7 };
+
 ZP_HIDDEN ze_result_t zp_cl_result(cl_int err);
 ZP_HIDDEN ze_result_t zp_pocl_init(void);
 ZP_HIDDEN uint32_t zp_pocl_device_count(void);

@@ -1,4 +1,4 @@
-/* PoCL backend: module builds (SPIR-V -> SPIR 1.2 bitcode -> clBuildProgram) and kernels. */
+/* PoCL backend: module builds (SPIR-V -> SPIR 1.2 bitcode or processed SPIR-V -> clBuildProgram) and kernels. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,11 +6,12 @@
 #include "pocl_be.h"
 #include "spirv_bridge.h"
 
-/* PoCL reads SPIR 1.2 bitcode with these options. Of the caller's flags only the -cl-* ones mean
- * something to an OpenCL compiler; Level Zero's own (-ze-*) have no PoCL counterpart and are dropped. */
-static char *build_options(const char *flags) {
-    static const char base[] = "-x spir -spir-std=1.2";
-    size_t n = sizeof base + (flags ? strlen(flags) : 0) + 2;
+/* PoCL reads SPIR 1.2 bitcode with "-x spir -spir-std=1.2"; SPIR-V needs no option. Of the caller's flags
+ * only the -cl-* ones mean something to an OpenCL compiler; Level Zero's own (-ze-*) have no PoCL
+ * counterpart and are dropped. */
+static char *build_options(const char *flags, uint32_t route) {
+    const char *base = route == ZP_ROUTE_SPIR ? "-x spir -spir-std=1.2" : "";
+    size_t n = strlen(base) + (flags ? strlen(flags) : 0) + 2;
     char *out = malloc(n);
     if (!out) return NULL;
     strcpy(out, base);
@@ -22,7 +23,7 @@ static char *build_options(const char *flags) {
         while (*p && *p != ' ' && *p != '\t') p++;
         size_t len = (size_t)(p - start);
         if (len > 4 && strncmp(start, "-cl-", 4) == 0) {
-            strcat(out, " ");
+            if (out[0]) strcat(out, " ");
             strncat(out, start, len);
         }
     }
@@ -37,37 +38,39 @@ static char *program_log(cl_program prog, cl_device_id dev) {
     return log;
 }
 
-ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out, zp_module_meta *meta,
-                                 char **log) {
-    void *bc = NULL;
-    size_t bc_size = 0;
+ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint32_t route, unsigned bridge,
+                                  cl_program *out, zp_module_meta *meta, char **log) {
+    void *bin = NULL;
+    size_t bin_size = 0;
     *out = NULL;
     *log = NULL;
-    int rc = zp_spirv_to_bitcode(src, &bc, &bc_size, meta, log);
+    unsigned flags = bridge | (route == ZP_ROUTE_IL ? ZP_BRIDGE_EMIT_SPIRV : 0);
+    int rc = zp_spirv_translate(src, flags, &bin, &bin_size, meta, log);
     if (rc == ZP_BRIDGE_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     if (rc == ZP_BRIDGE_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     if (rc != ZP_BRIDGE_OK) return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
 
-    struct zp_bmod *m = calloc(1, sizeof *m);
-    char *opts = build_options(src->flags);
-    if (!m || !opts) {
-        free(m);
-        free(opts);
-        free(bc);
+    char *opts = build_options(src->flags, route);
+    if (!opts) {
+        free(bin);
         zp_spirv_meta_free(meta);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    cl_device_id d = ZP_CLD(dev);
     cl_int err, bin_status = CL_SUCCESS;
-    const unsigned char *bins[1] = {bc};
-    m->program = clCreateProgramWithBinary(zp_cl_ctx, 1, &d, &bc_size, bins, &bin_status, &err);
-    free(bc);
+    cl_program prog;
+    if (route == ZP_ROUTE_IL) {
+        prog = clCreateProgramWithIL(zp_cl_ctx, bin, bin_size, &err);
+    } else {
+        const unsigned char *bins[1] = {bin};
+        prog = clCreateProgramWithBinary(zp_cl_ctx, 1, &d, &bin_size, bins, &bin_status, &err);
+    }
+    free(bin);
     ze_result_t res = ZE_RESULT_SUCCESS;
-    if (!m->program) {
+    if (!prog) {
         res = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     } else {
-        err = clBuildProgram(m->program, 1, &d, opts, NULL, NULL);
-        char *cl_log = program_log(m->program, d);
+        err = clBuildProgram(prog, 1, &d, opts, NULL, NULL);
+        char *cl_log = program_log(prog, d);
         if (cl_log && cl_log[0]) {
             free(*log);
             *log = cl_log;
@@ -79,13 +82,37 @@ ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod
     free(opts);
     if (res != ZE_RESULT_SUCCESS) {
         if (!*log) {
-            char *msg = malloc(64);
-            if (msg) snprintf(msg, 64, "PoCL could not build the module (OpenCL error %d)", (int)err);
+            char *msg = malloc(96);
+            if (msg) snprintf(msg, 96, "PoCL could not build the module (OpenCL error %d)", (int)err);
             *log = msg;
         }
-        if (m->program) clReleaseProgram(m->program);
-        free(m);
+        if (prog) clReleaseProgram(prog);
         zp_spirv_meta_free(meta);
+        return res;
+    }
+    *out = prog;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out, zp_module_meta *meta,
+                                 char **log) {
+    *out = NULL;
+    *log = NULL;
+    /* A PoCL that failed the start-up self-check would compute wrong results or abort: no module is built,
+     * and the log says which PoCL and what failed. */
+    if (zp_caps.check != ZE_RESULT_SUCCESS) {
+        size_t n = strlen(zp_caps.check_log) + 1;
+        *log = malloc(n);
+        if (*log) memcpy(*log, zp_caps.check_log, n);
+        meta->count = 0;
+        meta->kernels = NULL;
+        return zp_caps.check;
+    }
+    struct zp_bmod *m = calloc(1, sizeof *m);
+    if (!m) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    ze_result_t res = zp_pocl_program_build(ZP_CLD(dev), src, zp_caps.route, zp_caps.bridge, &m->program, meta, log);
+    if (res != ZE_RESULT_SUCCESS) {
+        free(m);
         return res;
     }
     *out = m;

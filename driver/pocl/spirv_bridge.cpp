@@ -23,6 +23,7 @@
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -549,10 +550,14 @@ void make_inlinable(llvm::Module &mod) {
     pm.run(mod);
 }
 
-// Builtins the translator names in ways PoCL 3.1's kernel library lacks (the build fails, or PoCL aborts
-// at launch on the missing symbol): memory fences become LLVM fences; wait_group_events on a generic
-// pointer (OpenCL 2.0 style) becomes the private-pointer form PoCL defines.
-void fix_builtins(llvm::Module &mod) {
+// Builtins the translator names in ways some PoCL kernel library lacks (the build fails, or PoCL aborts
+// at launch on the missing symbol). PoCL 3.1's SPIR wrappers have no mem_fence family and no working
+// generic-pointer wait_group_events: fences become LLVM fences, and wait_group_events on a generic pointer
+// (OpenCL 2.0 style) becomes the private-pointer form. PoCL 4.0 and later have both, and their library
+// (built with generic address space support) has no private-pointer wait_group_events at all, so each
+// rewrite runs only when flags ask for it.
+void fix_builtins(llvm::Module &mod, unsigned flags) {
+    const bool do_fences = flags & ZP_BRIDGE_FENCES_TO_LLVM, do_waits = flags & ZP_BRIDGE_WAIT_PRIVATE;
     std::vector<llvm::CallInst *> fences, waits;
     for (llvm::Function &f : mod)
         for (llvm::BasicBlock &bb : f)
@@ -560,9 +565,10 @@ void fix_builtins(llvm::Module &mod) {
                 if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i))
                     if (llvm::Function *callee = call->getCalledFunction()) {
                         llvm::StringRef n = callee->getName();
-                        if (n == "_Z9mem_fencej" || n == "_Z14read_mem_fencej" || n == "_Z15write_mem_fencej")
+                        if (do_fences &&
+                            (n == "_Z9mem_fencej" || n == "_Z14read_mem_fencej" || n == "_Z15write_mem_fencej"))
                             fences.push_back(call);
-                        else if (n == "_Z17wait_group_eventsiPU3AS49ocl_event" && call->arg_size() == 2)
+                        else if (do_waits && n == "_Z17wait_group_eventsiPU3AS49ocl_event" && call->arg_size() == 2)
                             waits.push_back(call);
                     }
     for (llvm::CallInst *call : fences) {
@@ -588,8 +594,64 @@ void fix_builtins(llvm::Module &mod) {
             if (f->use_empty()) f->eraseFromParent();
 }
 
-int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp_module_meta *meta,
-              std::string &log) {
+// vloadN(offset, p) and vstoreN(data, offset, p) for N in 2, 3, 4, 8, 16, any element type and address
+// space, become N element loads or stores at p + offset * N (OpenCL C 1.2, 6.12.7: p need only be aligned
+// to the element). Calls whose types do not have that shape are left alone.
+void lower_vloadstore(llvm::Module &mod) {
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::Function &f : mod) {
+        if (!f.isDeclaration()) continue;
+        llvm::StringRef n = f.getName();
+        if (!n.consume_front("_Z")) continue;
+        size_t len = 0;
+        while (!n.empty() && n.front() >= '0' && n.front() <= '9') {
+            len = len * 10 + (size_t)(n.front() - '0');
+            n = n.drop_front();
+        }
+        llvm::StringRef base = n.take_front(len);
+        if (base != "vload2" && base != "vload3" && base != "vload4" && base != "vload8" && base != "vload16" &&
+            base != "vstore2" && base != "vstore3" && base != "vstore4" && base != "vstore8" && base != "vstore16")
+            continue;
+        for (llvm::User *u : f.users())
+            if (auto *call = llvm::dyn_cast<llvm::CallInst>(u))
+                if (call->getCalledFunction() == &f) calls.push_back(call);
+    }
+    for (llvm::CallInst *call : calls) {
+        bool store = call->getCalledFunction()->getName().contains("vstore");
+        unsigned nargs = store ? 3 : 2;
+        if (call->arg_size() != nargs) continue;
+        llvm::Value *ptr = call->getArgOperand(nargs - 1), *off = call->getArgOperand(nargs - 2);
+        auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(store ? call->getArgOperand(0)->getType() : call->getType());
+        auto *pty = llvm::dyn_cast<llvm::PointerType>(ptr->getType());
+        if (!vty || !pty || pty->isOpaque() || !off->getType()->isIntegerTy() ||
+            pty->getNonOpaquePointerElementType() != vty->getElementType())
+            continue;
+        llvm::Type *ety = vty->getElementType();
+        unsigned n = vty->getNumElements();
+        llvm::IRBuilder<> b(call);
+        llvm::Align align(mod.getDataLayout().getABITypeAlign(ety));
+        llvm::Value *first = b.CreateMul(off, llvm::ConstantInt::get(off->getType(), n));
+        llvm::Value *result = llvm::UndefValue::get(vty);
+        for (unsigned i = 0; i < n; i++) {
+            llvm::Value *idx = b.CreateAdd(first, llvm::ConstantInt::get(off->getType(), i));
+            llvm::Value *at = b.CreateInBoundsGEP(ety, ptr, idx);
+            if (store)
+                b.CreateAlignedStore(b.CreateExtractElement(call->getArgOperand(0), (uint64_t)i), at, align);
+            else
+                result = b.CreateInsertElement(result, b.CreateAlignedLoad(ety, at, align), (uint64_t)i);
+        }
+        if (!store) call->replaceAllUsesWith(result);
+        call->eraseFromParent();
+    }
+    std::vector<llvm::Function *> dead;
+    for (llvm::Function &f : mod)
+        if (f.isDeclaration() && f.use_empty() && (f.getName().contains("vload") || f.getName().contains("vstore")))
+            dead.push_back(&f);
+    for (llvm::Function *f : dead) f->eraseFromParent();
+}
+
+int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *bitcode_size,
+              zp_module_meta *meta, std::string &log) {
     int checked = parse_ok(src, log);
     if (checked != ZP_BRIDGE_OK) return checked;
 
@@ -597,7 +659,8 @@ int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp
     ctx.setOpaquePointers(false);
     SPIRV::TranslatorOpts opts;
     opts.enableAllExtensions();
-    opts.setDesiredBIsRepresentation(SPIRV::BIsRepresentation::OpenCL12);
+    opts.setDesiredBIsRepresentation((flags & ZP_BRIDGE_OCL20) ? SPIRV::BIsRepresentation::OpenCL20
+                                                               : SPIRV::BIsRepresentation::OpenCL12);
     set_spec_consts(src, opts);
 
     std::string bytes(reinterpret_cast<const char *>(src->spirv), src->size);
@@ -617,10 +680,29 @@ int translate(const zp_module_src *src, void **bitcode, size_t *bitcode_size, zp
         log = "translated module is invalid: " + verr;
         return ZP_BRIDGE_BUILD_FAILURE;
     }
-    fix_builtins(*mod);
+    fix_builtins(*mod, flags);
+    if (flags & ZP_BRIDGE_LOWER_VLOADSTORE) lower_vloadstore(*mod);
     make_inlinable(*mod);
     int rc = extract_meta(*mod, meta);
     if (rc != ZP_BRIDGE_OK) return rc;
+
+    if (flags & ZP_BRIDGE_EMIT_SPIRV) {
+        // SPIR-V 1.2: the newest version PoCL's CPU devices list in CL_DEVICE_IL_VERSION.
+        SPIRV::TranslatorOpts wopts(SPIRV::VersionNumber::SPIRV_1_2);
+        wopts.enableAllExtensions();
+        std::ostringstream os;
+        std::string werr;
+        if (!llvm::writeSpirv(mod.get(), wopts, os, werr)) {
+            log = "SPIR-V could not be written back for PoCL: " + werr;
+            return ZP_BRIDGE_BUILD_FAILURE;
+        }
+        std::string out = os.str();
+        *bitcode = std::malloc(out.size() ? out.size() : 1);
+        if (!*bitcode) return ZP_BRIDGE_OUT_OF_MEMORY;
+        std::memcpy(*bitcode, out.data(), out.size());
+        *bitcode_size = out.size();
+        return ZP_BRIDGE_OK;
+    }
 
     llvm::SmallVector<char, 0> buf;
     llvm::raw_svector_ostream os(buf);
@@ -664,6 +746,12 @@ extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
 
 extern "C" int zp_spirv_to_bitcode(const zp_module_src *src, void **bitcode, size_t *bitcode_size,
                                    zp_module_meta *meta, char **log) {
+    return zp_spirv_translate(src, ZP_BRIDGE_FENCES_TO_LLVM | ZP_BRIDGE_WAIT_PRIVATE, bitcode, bitcode_size, meta,
+                              log);
+}
+
+extern "C" int zp_spirv_translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *bitcode_size,
+                                  zp_module_meta *meta, char **log) {
     *bitcode = nullptr;
     *bitcode_size = 0;
     *log = nullptr;
@@ -673,7 +761,7 @@ extern "C" int zp_spirv_to_bitcode(const zp_module_src *src, void **bitcode, siz
     int rc;
     try {
         std::lock_guard<std::mutex> g(bridge_lock);
-        rc = translate(src, bitcode, bitcode_size, meta, text);
+        rc = translate(src, flags, bitcode, bitcode_size, meta, text);
     } catch (const std::bad_alloc &) {
         rc = ZP_BRIDGE_OUT_OF_MEMORY;
         text = "out of memory";

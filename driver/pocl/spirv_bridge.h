@@ -26,6 +26,26 @@ __attribute__((visibility("hidden"))) int zp_spirv_to_bitcode(const zp_module_sr
                                                                size_t *bitcode_size, zp_module_meta *meta,
                                                                char **log);
 
+/* What zp_spirv_translate does beyond the translation itself, chosen per PoCL by what it reports
+ * (driver/pocl/program.c, zp_pocl_caps). */
+enum zp_bridge_flags {
+    ZP_BRIDGE_FENCES_TO_LLVM = 1u << 0, /* mem_fence, read_mem_fence, write_mem_fence -> LLVM fence seq_cst */
+    ZP_BRIDGE_WAIT_PRIVATE = 1u << 1,   /* wait_group_events on a generic pointer -> the private-pointer form */
+    ZP_BRIDGE_OCL20 = 1u << 3,          /* OpenCL 2.0 builtin names (generic pointers, C11 atomics), as PoCL's own
+                                         * SPIR-V path asks its translator for on devices with generic address
+                                         * space support; OpenCL 1.2 names otherwise */
+    ZP_BRIDGE_EMIT_SPIRV = 1u << 4,     /* write SPIR-V 1.2 of the processed (inlined, specialized) module
+                                         * instead of bitcode, for clCreateProgramWithIL */
+    ZP_BRIDGE_LOWER_VLOADSTORE = 1u << 5, /* vloadN / vstoreN -> element loads and stores (PoCL 5.0's SPIR
+                                           * wrappers turn a vstore16 into a kernel that does nothing) */
+};
+
+/* zp_spirv_to_bitcode with the rewrites and output chosen by flags (zp_spirv_to_bitcode is this with the
+ * two rewrites PoCL 3.1 needs). With ZP_BRIDGE_EMIT_SPIRV, *bitcode holds SPIR-V words. Thread-safe. */
+__attribute__((visibility("hidden"))) int zp_spirv_translate(const zp_module_src *src, unsigned flags,
+                                                              void **bitcode, size_t *bitcode_size,
+                                                              zp_module_meta *meta, char **log);
+
 /* Translates a minimal module once, so the translator's and LLVM's one-time set-up happens at start-up
  * rather than in the first module build. */
 __attribute__((visibility("hidden"))) void zp_spirv_warm_up(void);

@@ -77,7 +77,8 @@ krt_result krt__ndrange_check(const krt_ndrange *range, uint32_t *dims_out)
 }
 
 /* Without the a + b - 1 of the usual form, which wraps for ranges near 2^64 (a group count of 0 would launch
- * nothing and report success). */
+ * nothing and report success; a zero group once reached a division by zero, which PoCL 5.0 lets kill the
+ * process). */
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
     return a / b + (a % b != 0);
@@ -85,7 +86,8 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
 
 static uint64_t round_up(uint64_t x, uint64_t m)
 {
-    return ceil_div(x, m) * m;
+    uint64_t q = ceil_div(x, m);
+    return q > UINT64_MAX / m ? UINT64_MAX / m * m : q * m;
 }
 
 /* Group counts per dimension, checked against the device's maxGroupCount. */
