@@ -91,6 +91,8 @@ struct _ze_module_handle_t {
     zp_bmod *bmod;
     zp_module_meta meta;
     atomic_int live_kernels; /* kernels point into meta: the module must outlive them */
+    uint8_t *native;         /* what zeModuleGetNativeBinary hands out (see module.c) */
+    size_t native_size;
 };
 
 struct _ze_module_build_log_handle_t {
@@ -115,6 +117,7 @@ struct _ze_kernel_handle_t {
     uint32_t *arg_off;     /* offset of each argument's bytes in arg_data */
     uint8_t *arg_data;     /* current argument values (pointer values, scalar bytes, local sizes) */
     size_t arg_bytes;
+    ze_kernel_indirect_access_flags_t indirect; /* as zeKernelSetIndirectAccess last set them; 0 at creation */
 };
 
 struct zp_stream;
