@@ -252,6 +252,84 @@ std::vector<uint32_t> normalized(const std::vector<uint32_t> &w) {
     return out;
 }
 
+// SPV_INTEL_memory_access_aliasing (SPIR-V 1.4 modules of Intel's SYCL compiler, for one) declares alias
+// domains, scopes and scope lists at module scope, names them in OpDecorateId AliasScopeINTEL/NoAliasINTEL and
+// in the AliasScopeINTELMask/NoAliasINTELMask memory operands. The extension allows that placement and the
+// translator reads it (the declarations become !alias.scope/!noalias metadata), but SPIRV-Tools 2023.1 knows
+// neither: it refuses the declarations outside a block and the decorations as taking no id. Only aliasing
+// hints hang on these ids, so the validator's copy goes without them: the module-scope declarations, the
+// decorations, and the two memory-operand bits with their id operands. The module itself is translated as
+// it came, with its hints.
+enum { OP_NAME = 5, OP_DECORATE_ID = 332, OP_ALIAS_DOMAIN_DECL = 5911, OP_ALIAS_SCOPE_DECL = 5912,
+       OP_ALIAS_SCOPE_LIST_DECL = 5913, DEC_ALIAS_SCOPE = 5914, DEC_NO_ALIAS = 5915,
+       MEM_ALIAS_BITS = 0x30000, MEM_WITH_OPERAND = 0x2 | 0x8 | 0x10 };
+
+// Copies the memory operands starting at w[at] (a mask and its operands, repeated `sets` times) without the
+// aliasing bits and their operands. Returns false when a mask has bits whose operands it cannot count.
+bool strip_alias_operands(const uint32_t *w, size_t at, size_t end, int sets, std::vector<uint32_t> &out) {
+    for (int set = 0; set < sets && at < end; set++) {
+        uint32_t mask = w[at++];
+        if (mask & ~(MEM_ALIAS_BITS | MEM_WITH_OPERAND | 0x1 | 0x4 | 0x20)) return false;
+        out.push_back(mask & ~MEM_ALIAS_BITS);
+        // Operands follow in the order of their bits: Aligned, MakePointerAvailable, MakePointerVisible,
+        // AliasScopeINTELMask, NoAliasINTELMask.
+        for (uint32_t bit : {0x2u, 0x8u, 0x10u, 0x10000u, 0x20000u}) {
+            if (!(mask & bit)) continue;
+            if (at >= end) return false;
+            if (!(bit & MEM_ALIAS_BITS)) out.push_back(w[at]);
+            at++;
+        }
+    }
+    return at == end;
+}
+
+std::vector<uint32_t> without_alias_info(const std::vector<uint32_t> &w) {
+    std::vector<uint32_t> out(w.begin(), w.begin() + 5);
+    std::set<uint32_t> gone;
+    bool in_function = false;
+    size_t i = 5, n = w.size();
+    // Declarations first, so names and decorations placed before them are recognised too.
+    for (size_t k = 5; k < n && (w[k] >> 16) != 0 && k + (w[k] >> 16) <= n; k += w[k] >> 16) {
+        uint32_t op = w[k] & 0xffff;
+        if (op == OP_FUNCTION) break;
+        if ((op == OP_ALIAS_DOMAIN_DECL || op == OP_ALIAS_SCOPE_DECL || op == OP_ALIAS_SCOPE_LIST_DECL) &&
+            (w[k] >> 16) >= 2)
+            gone.insert(w[k + 1]);
+    }
+    if (gone.empty()) return w;
+    while (i < n) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (wc == 0 || i + wc > n) return w; // malformed: let the validator say so on the original
+        bool keep = true;
+        size_t before = out.size();
+        if (op == OP_FUNCTION) in_function = true;
+        if (!in_function && (op == OP_ALIAS_DOMAIN_DECL || op == OP_ALIAS_SCOPE_DECL || op == OP_ALIAS_SCOPE_LIST_DECL))
+            keep = false;
+        else if (op == OP_NAME && wc >= 2 && gone.count(w[i + 1]))
+            keep = false;
+        else if (op == OP_DECORATE_ID && wc >= 3 && (w[i + 2] == DEC_ALIAS_SCOPE || w[i + 2] == DEC_NO_ALIAS))
+            keep = false;
+        else if ((op == OP_LOAD && wc > 4) || ((op == OP_STORE || op == OP_COPY_MEMORY) && wc > 3) ||
+                 (op == OP_COPY_MEMORY_SIZED && wc > 4)) {
+            size_t first = op == OP_STORE || op == OP_COPY_MEMORY ? 3 : 4;
+            int sets = op == OP_COPY_MEMORY || op == OP_COPY_MEMORY_SIZED ? 2 : 1;
+            out.push_back(0); // header, fixed below
+            out.insert(out.end(), w.begin() + i + 1, w.begin() + i + first);
+            if (!strip_alias_operands(&w[0], i + first, i + wc, sets, out)) {
+                out.resize(before);
+                out.insert(out.end(), w.begin() + i, w.begin() + i + wc);
+            } else {
+                out[before] = (uint32_t)((out.size() - before) << 16) | op;
+            }
+            i += wc;
+            continue;
+        }
+        if (keep) out.insert(out.end(), w.begin() + i, w.begin() + i + wc);
+        i += wc;
+    }
+    return out;
+}
+
 spv_target_env env_for(uint32_t version) {
     switch (version >> 8 & 0xff) {
     case 0: return SPV_ENV_UNIVERSAL_1_0;
@@ -324,7 +402,7 @@ int parse_ok(const zp_module_src *src, std::string &why) {
     if (rc != ZP_BRIDGE_OK) return rc;
 
     // The full validator on the normalized copy: what it refuses, the translator could abort on.
-    std::vector<uint32_t> norm = normalized(words);
+    std::vector<uint32_t> norm = normalized(without_alias_info(words));
     if (norm.empty()) {
         why = "malformed SPIR-V: an instruction outside any block";
         return ZP_BRIDGE_INVALID_BINARY;
