@@ -93,14 +93,15 @@ static uint32_t spec_width(const uint32_t *w, size_t n, uint32_t id) {
 /* Packs what a successful build came from. Returns false only when out of memory. */
 static bool make_native(ze_module_handle_t m, const zp_module_src *src) {
     size_t nwords = src->size / 4;
-    uint32_t *words = malloc(src->size);
-    if (!words) return false;
-    memcpy(words, src->spirv, src->size);
+    /* The caller's SPIR-V need not be word-aligned: the widths are looked up in an aligned copy. */
+    uint32_t *words = src->num_spec ? malloc(src->size) : NULL;
     zp_native_spec *spec = calloc(src->num_spec ? src->num_spec : 1, sizeof *spec);
-    if (!spec) {
+    if ((src->num_spec && !words) || !spec) {
         free(words);
+        free(spec);
         return false;
     }
+    if (words) memcpy(words, src->spirv, src->size);
     uint32_t num_spec = 0;
     for (uint32_t i = 0; i < src->num_spec; i++) {
         uint32_t width = src->spec_values[i] ? spec_width(words, nwords, src->spec_ids[i]) : 0;

@@ -283,7 +283,9 @@ bool strip_alias_operands(const uint32_t *w, size_t at, size_t end, int sets, st
     return at == end;
 }
 
-std::vector<uint32_t> without_alias_info(const std::vector<uint32_t> &w) {
+// Removes them from w (the validator's copy) in place; leaves w as it is when it has none, or when the stream
+// is malformed (the validator then says so).
+void strip_alias_info(std::vector<uint32_t> &w) {
     std::vector<uint32_t> out(w.begin(), w.begin() + 5);
     std::set<uint32_t> gone;
     bool in_function = false;
@@ -296,10 +298,10 @@ std::vector<uint32_t> without_alias_info(const std::vector<uint32_t> &w) {
             (w[k] >> 16) >= 2)
             gone.insert(w[k + 1]);
     }
-    if (gone.empty()) return w;
+    if (gone.empty()) return;
     while (i < n) {
         uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
-        if (wc == 0 || i + wc > n) return w; // malformed: let the validator say so on the original
+        if (wc == 0 || i + wc > n) return;
         bool keep = true;
         size_t before = out.size();
         if (op == OP_FUNCTION) in_function = true;
@@ -327,7 +329,7 @@ std::vector<uint32_t> without_alias_info(const std::vector<uint32_t> &w) {
         if (keep) out.insert(out.end(), w.begin() + i, w.begin() + i + wc);
         i += wc;
     }
-    return out;
+    w.swap(out);
 }
 
 spv_target_env env_for(uint32_t version) {
@@ -402,7 +404,8 @@ int parse_ok(const zp_module_src *src, std::string &why) {
     if (rc != ZP_BRIDGE_OK) return rc;
 
     // The full validator on the normalized copy: what it refuses, the translator could abort on.
-    std::vector<uint32_t> norm = normalized(without_alias_info(words));
+    strip_alias_info(words);
+    std::vector<uint32_t> norm = normalized(words);
     if (norm.empty()) {
         why = "malformed SPIR-V: an instruction outside any block";
         return ZP_BRIDGE_INVALID_BINARY;
