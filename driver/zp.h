@@ -117,7 +117,8 @@ struct _ze_kernel_handle_t {
     uint32_t *arg_off;     /* offset of each argument's bytes in arg_data */
     uint8_t *arg_data;     /* current argument values (pointer values, scalar bytes, local sizes) */
     size_t arg_bytes;
-    ze_kernel_indirect_access_flags_t indirect; /* as zeKernelSetIndirectAccess last set them; 0 at creation */
+    atomic_uint indirect;  /* flags as zeKernelSetIndirectAccess last set them (0 at creation); atomic because
+                            * zeKernelGetIndirectAccess may run on any thread at the same time */
 };
 
 struct zp_stream;

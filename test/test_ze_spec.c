@@ -6,6 +6,7 @@
 #include "ze_common.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -429,6 +430,49 @@ Test(ze_spec, indirect_access_flags_read_back)
     ZT_OK(zeKernelGetIndirectAccess(k2, &f));
     cr_assert_eq(f, 0, "flags of one kernel leaked into another");
     ZT_OK(zeKernelDestroy(k2));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* zeKernelGetIndirectAccess "may be called from simultaneous threads with the same Kernel handle": a reader
+ * running while another thread changes the flags sees one of the values set, never anything else. */
+typedef struct {
+    ze_kernel_handle_t k;
+    int bad;
+} indirect_reader;
+
+static void *read_indirect(void *arg)
+{
+    indirect_reader *r = arg;
+    for (int i = 0; i < 20000; i++) {
+        ze_kernel_indirect_access_flags_t f = 0xdead;
+        if (zeKernelGetIndirectAccess(r->k, &f) != ZE_RESULT_SUCCESS ||
+            (f != 0 && f != ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST &&
+             f != (ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE | ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED)))
+            r->bad++;
+    }
+    return NULL;
+}
+
+Test(ze_spec, indirect_access_read_while_set, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "vadd");
+    indirect_reader readers[2] = {{k, 0}, {k, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, read_indirect, &readers[i]), 0);
+    for (int i = 0; i < 20000; i++)
+        ZT_OK(zeKernelSetIndirectAccess(k, i % 2 ? ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST
+                                                 : ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+                                                       ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED));
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        cr_assert_eq(readers[i].bad, 0, "reader %d saw %d values never set", i, readers[i].bad);
+    }
     ZT_OK(zeKernelDestroy(k));
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
