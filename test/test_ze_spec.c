@@ -685,3 +685,68 @@ Test(ze_spec, alias_domain_module_with_another_defect_is_refused)
     free(text);
     zt_fini(&env);
 }
+
+/* What the validator would have checked on the aliasing ids is checked by ze_pocl, since the translator
+ * trusts it: a scope list named where a list must be (a memory operand naming a scope, a decoration naming a
+ * constant) makes llvm-spirv abort (an assertion, a bad cast), and a scope naming no domain is malformed.
+ * Each is refused with INVALID_NATIVE_BINARY, and the process survives to build the intact module. */
+typedef enum { ALIAS_STORE_NAMES_SCOPE, ALIAS_DECORATION_NAMES_CONSTANT, ALIAS_SCOPE_NAMES_TYPE } alias_defect;
+
+static uint32_t *alias_module_with(alias_defect defect, size_t *size)
+{
+    uint32_t *w = zt_load_spirv("asm/ze_alias_domain", size);
+    size_t n = *size / 4;
+    uint32_t scope = 0, constant = 0, type = 0;
+    for (size_t i = 5; i < n && (w[i] >> 16) != 0; i += w[i] >> 16) {
+        uint32_t op = w[i] & 0xffff;
+        if (op == 5912) /* OpAliasScopeDeclINTEL */
+            scope = w[i + 1];
+        if (op == 43) /* OpConstant */
+            constant = w[i + 2];
+        if (op == 21 && !type) /* OpTypeInt */
+            type = w[i + 1];
+    }
+    cr_assert(scope && constant && type, "the test module changed");
+    bool patched = false;
+    for (size_t i = 5; i < n && (w[i] >> 16) != 0; i += w[i] >> 16) {
+        uint32_t op = w[i] & 0xffff, wc = w[i] >> 16;
+        if (defect == ALIAS_STORE_NAMES_SCOPE && op == 62 && wc == 7) { /* OpStore ptr obj mask 4 list list */
+            w[i + 5] = w[i + 6] = scope;
+            patched = true;
+        }
+        if (defect == ALIAS_DECORATION_NAMES_CONSTANT && op == 332 && w[i + 2] == 5914) { /* OpDecorateId */
+            w[i + 3] = constant;
+            patched = true;
+        }
+        if (defect == ALIAS_SCOPE_NAMES_TYPE && op == 5912) {
+            w[i + 2] = type;
+            patched = true;
+        }
+    }
+    cr_assert(patched, "the test module changed: defect %d not applied", (int)defect);
+    return w;
+}
+
+Test(ze_spec, malformed_aliasing_ids_are_refused_not_translated, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    for (int defect = ALIAS_STORE_NAMES_SCOPE; defect <= ALIAS_SCOPE_NAMES_TYPE; defect++) {
+        size_t size = 0;
+        uint32_t *w = alias_module_with((alias_defect)defect, &size);
+        ze_module_handle_t m = NULL;
+        ze_module_build_log_handle_t log = NULL;
+        ze_result_t r = zt_module_create_il(&env, w, size, NULL, &m, &log);
+        free(w);
+        char *text = take_log(log);
+        cr_assert_eq(r, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "defect %d: 0x%x (%s): %s", defect, (unsigned)r,
+                     zt_result_name(r), text);
+        cr_assert_null(m);
+        cr_assert(strstr(text, "alias") != NULL || strstr(text, "Alias") != NULL, "defect %d: build log: %s", defect,
+                  text);
+        free(text);
+    }
+    ze_module_handle_t m = zt_module_load(&env, "asm/ze_alias_domain");
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
