@@ -183,8 +183,9 @@ ze_result_t zp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hList, voi
     ZP_CHECK_PTR(pattern);
     ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
     if (res != ZE_RESULT_SUCCESS) return res;
+    /* "The pattern size must be a power-of-two and less than or equal to maxMemoryFillPatternSize" (128 here).
+     * The specification has no rule tying the size to the pattern size: the last repetition may be partial. */
     if (!zp_is_pow2(pattern_size) || pattern_size > 128) return ZE_RESULT_ERROR_INVALID_SIZE;
-    if (size % pattern_size != 0) return ZE_RESULT_ERROR_INVALID_SIZE;
     zp_cmd c = {.type = ZP_CMD_FILL, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents,
                 .dst = ptr, .size = size, .pattern_size = pattern_size};
     memcpy(c.pattern, pattern, pattern_size);
@@ -248,7 +249,8 @@ ze_result_t zp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hList, ze_d
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(ptr);
     (void)size;
-    if (advice > ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* Every advice of API 1.4 is accepted; none changes anything where host and device share memory. */
+    if (advice > ZE_MEMORY_ADVICE_BIAS_UNCACHED) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -1,6 +1,15 @@
 /* The table getters: the only symbols ze_pocl exports. The loader calls them before zeInit, with
- * its own API version; any 1.x is accepted, and only the fields of the 1.4 tables are written, so a
- * newer loader keeps NULL in the entries it knows and ze_pocl does not.
+ * its own API version, and passes a table of that version's layout (tables only grow, new entries at the
+ * end). ze_pocl implements API 1.4:
+ *   - a request for 1.4 or any later 1.x gets the 1.4 entries and the rest of the caller's table untouched
+ *     (loaders zero their tables, so a newer entry stays NULL and the loader answers for it): "an older
+ *     version's table", which is what lets a newer loader load ze_pocl at all, since a loader skips a driver
+ *     whose getter fails;
+ *   - a request for 1.0 to 1.3 gets only the entries that version's table has: writing a 1.4 entry into
+ *     an older, shorter table would write past its end;
+ *   - a table that did not exist yet in the requested version, or a major version other than 1, gets
+ *     ZE_RESULT_ERROR_UNSUPPORTED_VERSION.
+ * The version each entry was added in is the one the Level Zero specification gives for its function.
  *
  * Entries ze_pocl does not implement point to one function that returns
  * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. It is called through pointer types with other parameter
@@ -22,6 +31,16 @@ static ze_result_t check_version(ze_api_version_t version, const void *table) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* True when the requested table version has entries added in 1.minor. */
+#define ZP_HAS(minor) (version >= ZE_MAKE_VERSION(1, minor))
+
+/* check_version for a table first defined in API 1.minor. */
+static ze_result_t check_version_since(ze_api_version_t version, const void *table, int minor) {
+    ze_result_t r = check_version(version, table);
+    if (r == ZE_RESULT_SUCCESS && !ZP_HAS(minor)) r = ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+    return r;
+}
+
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
@@ -37,7 +56,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t ve
     t->pfnGetProperties = zp_zeDriverGetProperties;
     t->pfnGetIpcProperties = zp_zeDriverGetIpcProperties;
     t->pfnGetExtensionProperties = zp_zeDriverGetExtensionProperties;
-    t->pfnGetExtensionFunctionAddress = zp_zeDriverGetExtensionFunctionAddress;
+    if (ZP_HAS(1)) t->pfnGetExtensionFunctionAddress = zp_zeDriverGetExtensionFunctionAddress;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -58,15 +77,15 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t ve
     t->pfnGetP2PProperties = zp_zeDeviceGetP2PProperties;
     t->pfnCanAccessPeer = zp_zeDeviceCanAccessPeer;
     t->pfnGetStatus = zp_zeDeviceGetStatus;
-    t->pfnGetGlobalTimestamps = zp_zeDeviceGetGlobalTimestamps;
-    t->pfnReserveCacheExt = ZP_UNSUPPORTED(ze_pfnDeviceReserveCacheExt_t);
-    t->pfnSetCacheAdviceExt = ZP_UNSUPPORTED(ze_pfnDeviceSetCacheAdviceExt_t);
-    t->pfnPciGetPropertiesExt = ZP_UNSUPPORTED(ze_pfnDevicePciGetPropertiesExt_t);
+    if (ZP_HAS(1)) t->pfnGetGlobalTimestamps = zp_zeDeviceGetGlobalTimestamps;
+    if (ZP_HAS(2)) t->pfnReserveCacheExt = ZP_UNSUPPORTED(ze_pfnDeviceReserveCacheExt_t);
+    if (ZP_HAS(2)) t->pfnSetCacheAdviceExt = ZP_UNSUPPORTED(ze_pfnDeviceSetCacheAdviceExt_t);
+    if (ZP_HAS(3)) t->pfnPciGetPropertiesExt = ZP_UNSUPPORTED(ze_pfnDevicePciGetPropertiesExt_t);
     return ZE_RESULT_SUCCESS;
 }
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceExpProcAddrTable(ze_api_version_t version, ze_device_exp_dditable_t *t) {
-    ze_result_t r = check_version(version, t);
+    ze_result_t r = check_version_since(version, t, 4);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetFabricVertexExp = ZP_UNSUPPORTED(ze_pfnDeviceGetFabricVertexExp_t);
     return ZE_RESULT_SUCCESS;
@@ -83,7 +102,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t v
     t->pfnEvictMemory = zp_zeContextEvictMemory;
     t->pfnMakeImageResident = ZP_UNSUPPORTED(ze_pfnContextMakeImageResident_t);
     t->pfnEvictImage = ZP_UNSUPPORTED(ze_pfnContextEvictImage_t);
-    t->pfnCreateEx = zp_zeContextCreateEx;
+    if (ZP_HAS(1)) t->pfnCreateEx = zp_zeContextCreateEx;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -126,8 +145,8 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     t->pfnAppendLaunchCooperativeKernel = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchCooperativeKernel_t);
     t->pfnAppendLaunchKernelIndirect = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchKernelIndirect_t);
     t->pfnAppendLaunchMultipleKernelsIndirect = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchMultipleKernelsIndirect_t);
-    t->pfnAppendImageCopyToMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyToMemoryExt_t);
-    t->pfnAppendImageCopyFromMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyFromMemoryExt_t);
+    if (ZP_HAS(3)) t->pfnAppendImageCopyToMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyToMemoryExt_t);
+    if (ZP_HAS(3)) t->pfnAppendImageCopyFromMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyFromMemoryExt_t);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -137,12 +156,12 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetImageProcAddrTable(ze_api_version_t ver
     t->pfnGetProperties = ZP_UNSUPPORTED(ze_pfnImageGetProperties_t);
     t->pfnCreate = ZP_UNSUPPORTED(ze_pfnImageCreate_t);
     t->pfnDestroy = ZP_UNSUPPORTED(ze_pfnImageDestroy_t);
-    t->pfnGetAllocPropertiesExt = ZP_UNSUPPORTED(ze_pfnImageGetAllocPropertiesExt_t);
+    if (ZP_HAS(3)) t->pfnGetAllocPropertiesExt = ZP_UNSUPPORTED(ze_pfnImageGetAllocPropertiesExt_t);
     return ZE_RESULT_SUCCESS;
 }
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetImageExpProcAddrTable(ze_api_version_t version, ze_image_exp_dditable_t *t) {
-    ze_result_t r = check_version(version, t);
+    ze_result_t r = check_version_since(version, t, 2);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetMemoryPropertiesExp = ZP_UNSUPPORTED(ze_pfnImageGetMemoryPropertiesExp_t);
     t->pfnViewCreateExp = ZP_UNSUPPORTED(ze_pfnImageViewCreateExp_t);
@@ -185,7 +204,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t ver
 }
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventExpProcAddrTable(ze_api_version_t version, ze_event_exp_dditable_t *t) {
-    ze_result_t r = check_version(version, t);
+    ze_result_t r = check_version_since(version, t, 2);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnQueryTimestampsExp = ZP_UNSUPPORTED(ze_pfnEventQueryTimestampsExp_t);
     return ZE_RESULT_SUCCESS;
@@ -202,7 +221,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t ve
     t->pfnGetKernelNames = zp_zeModuleGetKernelNames;
     t->pfnGetProperties = zp_zeModuleGetProperties;
     t->pfnGetFunctionPointer = zp_zeModuleGetFunctionPointer;
-    t->pfnInspectLinkageExt = ZP_UNSUPPORTED(ze_pfnModuleInspectLinkageExt_t);
+    if (ZP_HAS(3)) t->pfnInspectLinkageExt = ZP_UNSUPPORTED(ze_pfnModuleInspectLinkageExt_t);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -233,10 +252,10 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetKernelProcAddrTable(ze_api_version_t ve
 }
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetKernelExpProcAddrTable(ze_api_version_t version, ze_kernel_exp_dditable_t *t) {
-    ze_result_t r = check_version(version, t);
+    ze_result_t r = check_version_since(version, t, 1);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnSetGlobalOffsetExp = zp_zeKernelSetGlobalOffsetExp;
-    t->pfnSchedulingHintExp = ZP_UNSUPPORTED(ze_pfnKernelSchedulingHintExp_t);
+    if (ZP_HAS(2)) t->pfnSchedulingHintExp = ZP_UNSUPPORTED(ze_pfnKernelSchedulingHintExp_t);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -268,7 +287,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t versi
     t->pfnGetIpcHandle = ZP_UNSUPPORTED(ze_pfnMemGetIpcHandle_t);
     t->pfnOpenIpcHandle = ZP_UNSUPPORTED(ze_pfnMemOpenIpcHandle_t);
     t->pfnCloseIpcHandle = ZP_UNSUPPORTED(ze_pfnMemCloseIpcHandle_t);
-    t->pfnFreeExt = zp_zeMemFreeExt;
+    if (ZP_HAS(3)) t->pfnFreeExt = zp_zeMemFreeExt;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -286,7 +305,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetVirtualMemProcAddrTable(ze_api_version_
 }
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricVertexExpProcAddrTable(ze_api_version_t version, ze_fabric_vertex_exp_dditable_t *t) {
-    ze_result_t r = check_version(version, t);
+    ze_result_t r = check_version_since(version, t, 4);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetExp = ZP_UNSUPPORTED(ze_pfnFabricVertexGetExp_t);
     t->pfnGetSubVerticesExp = ZP_UNSUPPORTED(ze_pfnFabricVertexGetSubVerticesExp_t);
@@ -296,7 +315,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricVertexExpProcAddrTable(ze_api_ver
 }
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricEdgeExpProcAddrTable(ze_api_version_t version, ze_fabric_edge_exp_dditable_t *t) {
-    ze_result_t r = check_version(version, t);
+    ze_result_t r = check_version_since(version, t, 4);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetExp = ZP_UNSUPPORTED(ze_pfnFabricEdgeGetExp_t);
     t->pfnGetVerticesExp = ZP_UNSUPPORTED(ze_pfnFabricEdgeGetVerticesExp_t);

@@ -53,10 +53,19 @@ static void host_copy(void *p) {
     free(op);
 }
 
+/* Writes the pattern once, then doubles the filled prefix (always whole repetitions) until the size is
+ * reached: a partial last repetition comes out right, and a 1-byte pattern costs a few large copies rather
+ * than one copy per byte. */
 static void host_fill(void *p) {
     host_mem_op *op = p;
     uint8_t *d = op->dst;
-    for (size_t i = 0; i < op->size; i += op->pattern_size) memcpy(d + i, op->pattern, op->pattern_size);
+    size_t done = op->pattern_size < op->size ? op->pattern_size : op->size;
+    memcpy(d, op->pattern, done);
+    while (done < op->size) {
+        size_t n = done < op->size - done ? done : op->size - done;
+        memcpy(d + done, d, n);
+        done += n;
+    }
     free(op);
 }
 
@@ -68,6 +77,8 @@ static bool tracked(const void *p, size_t size) {
 static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken **tokens, zp_btoken **pdone) {
     if (c->size == 0) return zp_be->barrier(bq, nt, tokens, pdone);
     bool dev_ok = tracked(c->dst, c->size) && (c->type == ZP_CMD_FILL || tracked(c->src, c->size));
+    /* OpenCL fills take whole repetitions only; a fill with a partial last repetition runs on the host. */
+    if (c->type == ZP_CMD_FILL && c->size % c->pattern_size != 0) dev_ok = false;
     if (dev_ok) {
         if (c->type == ZP_CMD_COPY) return zp_be->copy(bq, c->dst, c->src, c->size, nt, tokens, pdone);
         return zp_be->fill(bq, c->dst, c->pattern, c->pattern_size, c->size, nt, tokens, pdone);
@@ -158,7 +169,9 @@ typedef struct {
 
 static void host_region(void *p) {
     region_op *op = p;
-    for (uint32_t z = 0; z < op->dr.depth; z++) {
+    /* Depth 0 is a 2-D copy (ze_copy_region_t: "Set this to 0 for 2D copy"): one slice. */
+    uint32_t depth = op->dr.depth ? op->dr.depth : 1;
+    for (uint32_t z = 0; z < depth; z++) {
         for (uint32_t y = 0; y < op->dr.height; y++) {
             uint8_t *d = op->dst + (op->dr.originZ + z) * op->dslice + (op->dr.originY + y) * op->dpitch + op->dr.originX;
             const uint8_t *s = op->src + (op->sr.originZ + z) * op->sslice + (op->sr.originY + y) * op->spitch + op->sr.originX;

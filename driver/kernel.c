@@ -315,15 +315,16 @@ ze_result_t zp_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKerne
 ze_result_t zp_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     if (flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    /* All memory is shared virtual memory in one address space: indirect access always works. */
+    /* All memory is shared virtual memory in one address space: indirect access always works, so the flags
+     * change nothing; they are kept so that zeKernelGetIndirectAccess returns what was set. */
+    atomic_store_explicit(&hKernel->indirect, flags, memory_order_relaxed);
     return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zp_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     ZP_CHECK_PTR(pFlags);
-    *pFlags = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST | ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
-              ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
+    *pFlags = atomic_load_explicit(&hKernel->indirect, memory_order_relaxed);
     return ZE_RESULT_SUCCESS;
 }
 

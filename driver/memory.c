@@ -75,13 +75,25 @@ ze_result_t zp_mem_free_context(ze_context_handle_t ctx) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* Every flag API 1.4 defines: BIAS_CACHED, BIAS_UNCACHED, BIAS_INITIAL_PLACEMENT for device memory, and
+ * BIAS_WRITE_COMBINED too for host memory. All are hints a CPU has no use for; only unknown bits are refused. */
+#define ZP_DEVICE_MEM_ALLOC_FLAGS                                                                      \
+    (ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_CACHED | ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_UNCACHED |                    \
+     ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT)
+#define ZP_HOST_MEM_ALLOC_FLAGS                                                                        \
+    (ZE_HOST_MEM_ALLOC_FLAG_BIAS_CACHED | ZE_HOST_MEM_ALLOC_FLAG_BIAS_UNCACHED |                        \
+     ZE_HOST_MEM_ALLOC_FLAG_BIAS_WRITE_COMBINED | ZE_HOST_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT)
+
 static ze_result_t alloc(ze_context_handle_t ctx, ze_device_handle_t dev, ze_memory_type_t type, size_t size,
                          size_t alignment, void **pptr) {
     if (size == 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
     if (alignment != 0 && !zp_is_pow2(alignment)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
-    if (alignment > 65536) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
     uint64_t limit = dev ? dev->info.max_alloc : (zp_driver.num_devices ? zp_driver.devices[0].info.max_alloc : 0);
     if (size > limit) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+    /* The specification refuses only alignments that are not powers of two; every power of two up to the
+     * allocation limit is served (the backend pads or asks the host allocator). Above the limit no
+     * allocation could be placed within it, which this code says more clearly than an allocation failure. */
+    if (alignment > limit) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
     void *raw = NULL;
     void *p = zp_be->mem_alloc(size, alignment, &raw);
     if (!p) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -101,7 +113,7 @@ ze_result_t zp_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_me
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(desc);
     ZP_CHECK_PTR(pptr);
-    if (desc->flags > 0x3) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->flags > ZP_DEVICE_MEM_ALLOC_FLAGS) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     return alloc(hContext, hDevice, ZE_MEMORY_TYPE_DEVICE, size, alignment, pptr);
 }
 
@@ -110,7 +122,7 @@ ze_result_t zp_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_al
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
     ZP_CHECK_PTR(desc);
     ZP_CHECK_PTR(pptr);
-    if (desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->flags > ZP_HOST_MEM_ALLOC_FLAGS) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     return alloc(hContext, NULL, ZE_MEMORY_TYPE_HOST, size, alignment, pptr);
 }
 
@@ -122,7 +134,8 @@ ze_result_t zp_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_me
     ZP_CHECK_PTR(device_desc);
     ZP_CHECK_PTR(host_desc);
     ZP_CHECK_PTR(pptr);
-    if (device_desc->flags > 0x3 || host_desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (device_desc->flags > ZP_DEVICE_MEM_ALLOC_FLAGS || host_desc->flags > ZP_HOST_MEM_ALLOC_FLAGS)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     return alloc(hContext, hDevice, ZE_MEMORY_TYPE_SHARED, size, alignment, pptr);
 }
 

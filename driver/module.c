@@ -1,5 +1,6 @@
 /* Module and build-log entry points. The backend turns SPIR-V into something it runs and returns the
  * per-kernel facts that kernel.c reports. */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "zp.h"
@@ -16,6 +17,197 @@ static ze_module_build_log_handle_t make_log(char *text) {
     return log;
 }
 
+/* ze_pocl's native binary: what a module was built from, for the same driver version and device, behind a
+ * header that lets zeModuleCreate(ZE_MODULE_FORMAT_NATIVE) refuse anything else. ze_pocl builds in two steps
+ * (SPIR-V -> bitcode in process, then PoCL's compiler, whose kernel cache keys on that bitcode), so a module
+ * made from the binary is built again from the same SPIR-V: translation takes well under a millisecond and
+ * PoCL's build is a cache hit. Layout, in host byte order (a binary never leaves its driver and device):
+ *   header; SPIR-V (spirv_size bytes); build flags (flags_size bytes, no NUL);
+ *   num_spec x {uint32 id, uint32 width in bytes (1, 2, 4 or 8), uint64 value}.
+ * The checksum (64-bit FNV-1a) covers everything after the header, so a truncated or altered copy is refused
+ * before its contents are read. */
+#define ZP_NATIVE_MAGIC "ZEPOCLNB"
+#define ZP_NATIVE_FORMAT 1u
+
+typedef struct zp_native_header {
+    char magic[8];
+    uint32_t format;
+    uint32_t driver_version;
+    uint32_t device_index;
+    uint32_t num_spec;
+    uint64_t device_hash; /* FNV-1a of the device's name */
+    uint64_t spirv_size;
+    uint64_t flags_size;
+    uint64_t checksum;
+} zp_native_header;
+
+typedef struct zp_native_spec {
+    uint32_t id;
+    uint32_t width;
+    uint64_t value;
+} zp_native_spec;
+
+static uint64_t fnv64(uint64_t h, const void *data, size_t n) {
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+#define ZP_FNV64_INIT 14695981039346656037ull
+
+static uint64_t device_hash(ze_device_handle_t dev) {
+    return fnv64(ZP_FNV64_INIT, dev->info.name, strnlen(dev->info.name, sizeof dev->info.name));
+}
+
+/* Width in bytes of the specialization constant with SpecId `id` in a module that passed validation, or 0
+ * when the module has none (the translator ignores such a constant). */
+static uint32_t spec_width(const uint32_t *w, size_t n, uint32_t id) {
+    enum { OP_DECORATE = 71, DEC_SPEC_ID = 1, OP_TYPE_BOOL = 20, OP_TYPE_INT = 21, OP_TYPE_FLOAT = 22,
+           OP_SPEC_TRUE = 48, OP_SPEC_FALSE = 49, OP_SPEC = 50 };
+    uint32_t target = 0, type = 0;
+    for (size_t i = 5; i < n && (w[i] >> 16) != 0; i += w[i] >> 16) {
+        uint32_t op = w[i] & 0xffff, wc = w[i] >> 16;
+        if (i + wc > n) break;
+        if (op == OP_DECORATE && wc >= 4 && w[i + 2] == DEC_SPEC_ID && w[i + 3] == id) target = w[i + 1];
+    }
+    if (!target) return 0;
+    for (size_t i = 5; i < n && (w[i] >> 16) != 0; i += w[i] >> 16) {
+        uint32_t op = w[i] & 0xffff, wc = w[i] >> 16;
+        if (i + wc > n) break;
+        if ((op == OP_SPEC || op == OP_SPEC_TRUE || op == OP_SPEC_FALSE) && wc >= 3 && w[i + 2] == target)
+            type = w[i + 1];
+    }
+    if (!type) return 0;
+    for (size_t i = 5; i < n && (w[i] >> 16) != 0; i += w[i] >> 16) {
+        uint32_t op = w[i] & 0xffff, wc = w[i] >> 16;
+        if (i + wc > n) break;
+        if (wc >= 2 && w[i + 1] == type) {
+            if (op == OP_TYPE_BOOL) return 1;
+            if ((op == OP_TYPE_INT || op == OP_TYPE_FLOAT) && wc >= 3 && w[i + 2] >= 8 && w[i + 2] <= 64)
+                return w[i + 2] / 8;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Packs what a successful build came from. Returns false only when out of memory. */
+static bool make_native(ze_module_handle_t m, const zp_module_src *src) {
+    size_t nwords = src->size / 4;
+    /* The caller's SPIR-V need not be word-aligned: the widths are looked up in an aligned copy. */
+    uint32_t *words = src->num_spec ? malloc(src->size) : NULL;
+    zp_native_spec *spec = calloc(src->num_spec ? src->num_spec : 1, sizeof *spec);
+    if ((src->num_spec && !words) || !spec) {
+        free(words);
+        free(spec);
+        return false;
+    }
+    if (words) memcpy(words, src->spirv, src->size);
+    uint32_t num_spec = 0;
+    for (uint32_t i = 0; i < src->num_spec; i++) {
+        uint32_t width = src->spec_values[i] ? spec_width(words, nwords, src->spec_ids[i]) : 0;
+        if (width == 0) continue;
+        spec[num_spec].id = src->spec_ids[i];
+        spec[num_spec].width = width;
+        memcpy(&spec[num_spec].value, src->spec_values[i], width);
+        num_spec++;
+    }
+    free(words);
+    size_t flags_size = src->flags ? strlen(src->flags) : 0;
+    size_t total = sizeof(zp_native_header) + src->size + flags_size + num_spec * sizeof(zp_native_spec);
+    uint8_t *blob = malloc(total);
+    if (!blob) {
+        free(spec);
+        return false;
+    }
+    zp_native_header h = {.format = ZP_NATIVE_FORMAT, .driver_version = ZP_DRIVER_VERSION,
+                          .device_index = m->dev->index, .num_spec = num_spec, .device_hash = device_hash(m->dev),
+                          .spirv_size = src->size, .flags_size = flags_size};
+    memcpy(h.magic, ZP_NATIVE_MAGIC, sizeof h.magic);
+    uint8_t *at = blob + sizeof h;
+    memcpy(at, src->spirv, src->size);
+    at += src->size;
+    if (flags_size) memcpy(at, src->flags, flags_size);
+    at += flags_size;
+    if (num_spec) memcpy(at, spec, num_spec * sizeof *spec);
+    free(spec);
+    h.checksum = fnv64(ZP_FNV64_INIT, blob + sizeof h, total - sizeof h);
+    memcpy(blob, &h, sizeof h);
+    m->native = blob;
+    m->native_size = total;
+    return true;
+}
+
+/* What a native binary holds once its header and checksum are checked. */
+typedef struct zp_native_parts {
+    zp_module_src src;
+    char *flags;            /* owned, NUL-terminated */
+    uint32_t *spec_ids;     /* owned */
+    const void **spec_values; /* owned; point into the caller's blob */
+} zp_native_parts;
+
+static void native_parts_free(zp_native_parts *p) {
+    free(p->flags);
+    free(p->spec_ids);
+    free(p->spec_values);
+}
+
+/* Checks a native binary and unpacks it; on failure *why says what was wrong. */
+static ze_result_t native_unpack(ze_device_handle_t dev, const uint8_t *blob, size_t size, zp_native_parts *out,
+                                 const char **why) {
+    memset(out, 0, sizeof *out);
+    zp_native_header h;
+    if (size < sizeof h) {
+        *why = "not a ze_pocl native binary: shorter than its header";
+        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    }
+    memcpy(&h, blob, sizeof h);
+    if (memcmp(h.magic, ZP_NATIVE_MAGIC, sizeof h.magic) != 0) {
+        *why = "not a ze_pocl native binary: wrong magic";
+        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    }
+    if (h.format != ZP_NATIVE_FORMAT || h.driver_version != ZP_DRIVER_VERSION) {
+        *why = "native binary from another ze_pocl version";
+        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    }
+    if (h.device_index != dev->index || h.device_hash != device_hash(dev)) {
+        *why = "native binary built for another device";
+        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    }
+    size_t body = size - sizeof h;
+    /* Each term is checked against what is left, so no sum can wrap. */
+    if (h.spirv_size > body || h.flags_size > body - h.spirv_size ||
+        (uint64_t)h.num_spec * sizeof(zp_native_spec) != body - h.spirv_size - h.flags_size) {
+        *why = "native binary truncated or padded: its sizes do not add up";
+        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    }
+    if (fnv64(ZP_FNV64_INIT, blob + sizeof h, body) != h.checksum) {
+        *why = "native binary damaged: checksum mismatch";
+        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    }
+    const uint8_t *spirv = blob + sizeof h;
+    const uint8_t *flags = spirv + h.spirv_size;
+    const uint8_t *spec = flags + h.flags_size;
+    out->flags = malloc(h.flags_size + 1);
+    out->spec_ids = calloc(h.num_spec ? h.num_spec : 1, sizeof *out->spec_ids);
+    out->spec_values = calloc(h.num_spec ? h.num_spec : 1, sizeof *out->spec_values);
+    if (!out->flags || !out->spec_ids || !out->spec_values) {
+        native_parts_free(out);
+        *why = "out of host memory";
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memcpy(out->flags, flags, h.flags_size);
+    out->flags[h.flags_size] = '\0';
+    for (uint32_t i = 0; i < h.num_spec; i++) {
+        /* The entries may be unaligned in the caller's buffer: read the id by copy, and point at the value,
+         * which the build reads by copy too. */
+        memcpy(&out->spec_ids[i], spec + i * sizeof(zp_native_spec) + offsetof(zp_native_spec, id), 4);
+        out->spec_values[i] = spec + i * sizeof(zp_native_spec) + offsetof(zp_native_spec, value);
+    }
+    out->src = (zp_module_src){.spirv = spirv, .size = h.spirv_size, .flags = out->flags, .num_spec = h.num_spec,
+                               .spec_ids = out->spec_ids, .spec_values = out->spec_values};
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc,
                               ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
@@ -27,26 +219,37 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
     if (desc->format > ZE_MODULE_FORMAT_NATIVE) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     ZP_CHECK_PTR(desc->pInputModule);
     if (desc->inputSize == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
-    /* ze_pocl never hands out native binaries (zeModuleGetNativeBinary is unsupported), so no native
-     * binary can be one of ours. */
+    zp_module_src src = {.spirv = desc->pInputModule, .size = desc->inputSize, .flags = desc->pBuildFlags};
+    zp_native_parts native = {0};
     if (desc->format == ZE_MODULE_FORMAT_NATIVE) {
-        if (phBuildLog) *phBuildLog = make_log(strdup("native binaries are not supported by ze_pocl"));
-        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
-    }
-    zp_module_src src = {.spirv = desc->pInputModule, .size = desc->inputSize, .flags = desc->pBuildFlags,
-                         .fp16 = hDevice->info.fp16, .fp64 = hDevice->info.fp64,
-                         .int64_atomics = hDevice->info.int64_atomics};
-    if (desc->pConstants && desc->pConstants->numConstants > 0) {
+        /* Build flags and specialization constants come from the binary ("valid only for SPIR-V input"). */
+        const char *why = NULL;
+        ze_result_t r = native_unpack(hDevice, desc->pInputModule, desc->inputSize, &native, &why);
+        if (r != ZE_RESULT_SUCCESS) {
+            if (phBuildLog) *phBuildLog = make_log(strdup(why));
+            return r;
+        }
+        src = native.src;
+    } else if (desc->pConstants && desc->pConstants->numConstants > 0) {
         if (!desc->pConstants->pConstantIds || !desc->pConstants->pConstantValues)
             return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
         src.num_spec = desc->pConstants->numConstants;
         src.spec_ids = desc->pConstants->pConstantIds;
         src.spec_values = desc->pConstants->pConstantValues;
     }
+    src.fp16 = hDevice->info.fp16;
+    src.fp64 = hDevice->info.fp64;
+    src.int64_atomics = hDevice->info.int64_atomics;
     ze_module_handle_t m = calloc(1, sizeof *m);
-    if (!m) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!m) {
+        native_parts_free(&native);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    m->dev = hDevice;
     char *text = NULL;
     ze_result_t r = zp_be->module_build(hDevice->bdev, &src, &m->bmod, &m->meta, &text);
+    if (r == ZE_RESULT_SUCCESS && !make_native(m, &src)) r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    native_parts_free(&native);
     if (phBuildLog) {
         *phBuildLog = make_log(text ? text : strdup(""));
         if (!*phBuildLog && r == ZE_RESULT_SUCCESS) r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -58,12 +261,12 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
             zp_be->module_destroy(m->bmod);
             zp_be->module_meta_free(&m->meta);
         }
+        free(m->native);
         free(m);
         return r;
     }
     m->magic = ZP_MAGIC_MODULE;
     m->ctx = hContext;
-    m->dev = hDevice;
     *phModule = m;
     return ZE_RESULT_SUCCESS;
 }
@@ -74,6 +277,7 @@ ze_result_t zp_zeModuleDestroy(ze_module_handle_t hModule) {
     hModule->magic = 0;
     zp_be->module_destroy(hModule->bmod);
     zp_be->module_meta_free(&hModule->meta);
+    free(hModule->native);
     free(hModule);
     return ZE_RESULT_SUCCESS;
 }
@@ -125,8 +329,18 @@ ze_result_t zp_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_prope
 ze_result_t zp_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary) {
     ZP_CHECK_HANDLE(hModule, ZP_MAGIC_MODULE);
     ZP_CHECK_PTR(pSize);
-    (void)pModuleNativeBinary;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    /* A buffer smaller than the binary gets nothing: a truncated copy would only be refused later. */
+    if (pModuleNativeBinary == NULL) {
+        *pSize = hModule->native_size;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (*pSize < hModule->native_size) {
+        *pSize = hModule->native_size;
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    }
+    memcpy(pModuleNativeBinary, hModule->native, hModule->native_size);
+    *pSize = hModule->native_size;
+    return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr) {

@@ -91,6 +91,8 @@ struct _ze_module_handle_t {
     zp_bmod *bmod;
     zp_module_meta meta;
     atomic_int live_kernels; /* kernels point into meta: the module must outlive them */
+    uint8_t *native;         /* what zeModuleGetNativeBinary hands out (see module.c) */
+    size_t native_size;
 };
 
 struct _ze_module_build_log_handle_t {
@@ -115,6 +117,8 @@ struct _ze_kernel_handle_t {
     uint32_t *arg_off;     /* offset of each argument's bytes in arg_data */
     uint8_t *arg_data;     /* current argument values (pointer values, scalar bytes, local sizes) */
     size_t arg_bytes;
+    atomic_uint indirect;  /* flags as zeKernelSetIndirectAccess last set them (0 at creation); atomic because
+                            * zeKernelGetIndirectAccess may run on any thread at the same time */
 };
 
 struct zp_stream;

@@ -192,8 +192,13 @@ void zp_pocl_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns) {
     }
 }
 
-/* PoCL's clSVMAlloc refuses alignments above 128 bytes; larger ones are served by padding. */
+/* PoCL's clSVMAlloc refuses alignments above 128 bytes; larger ones are served by padding. PoCL also refuses
+ * any SVM block above CL_DEVICE_MAX_MEM_ALLOC_SIZE, so a large alignment whose padded size does not fit (an
+ * alignment near the allocation limit) comes from posix_memalign instead: PoCL 3.1's CPU devices take any
+ * host pointer as a kernel argument and in SVM copies and fills. Such a block is marked by the low bit of
+ * *raw (every block here is at least 128-byte aligned), so mem_free knows which allocator to give it to. */
 #define ZP_SVM_MAX_ALIGN 128u
+#define ZP_RAW_HOST_BIT ((uintptr_t)1)
 
 void *zp_pocl_mem_alloc(size_t size, size_t alignment, void **raw) {
     cl_svm_mem_flags flags = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS;
@@ -203,8 +208,16 @@ void *zp_pocl_mem_alloc(size_t size, size_t alignment, void **raw) {
     }
     if (size > SIZE_MAX - alignment) return NULL;
     *raw = clSVMAlloc(zp_cl_ctx, flags, size + alignment, ZP_SVM_MAX_ALIGN);
-    if (!*raw) return NULL;
-    return (void *)(((uintptr_t)*raw + alignment - 1) & ~(uintptr_t)(alignment - 1));
+    if (*raw) return (void *)(((uintptr_t)*raw + alignment - 1) & ~(uintptr_t)(alignment - 1));
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size) != 0) return NULL;
+    *raw = (void *)((uintptr_t)p | ZP_RAW_HOST_BIT);
+    return p;
 }
 
-void zp_pocl_mem_free(void *raw) { clSVMFree(zp_cl_ctx, raw); }
+void zp_pocl_mem_free(void *raw) {
+    if ((uintptr_t)raw & ZP_RAW_HOST_BIT)
+        free((void *)((uintptr_t)raw & ~ZP_RAW_HOST_BIT));
+    else
+        clSVMFree(zp_cl_ctx, raw);
+}
