@@ -39,3 +39,5 @@ all: $(ZP_APPEND_COST)
 $(ZP_APPEND_COST): driver/tools/append_cost.c | $(BINDIR)
 	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero OpenCL 2>/dev/null) $< -o $@ \
 	    $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader) -lOpenCL
+
+include driver/cuda/cuda.mk

@@ -67,7 +67,8 @@ static bool tracked(const void *p, size_t size) {
 
 static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken **tokens, zp_btoken **pdone) {
     if (c->size == 0) return zp_be->barrier(bq, nt, tokens, pdone);
-    bool dev_ok = tracked(c->dst, c->size) && (c->type == ZP_CMD_FILL || tracked(c->src, c->size));
+    bool dev_ok = (c->type == ZP_CMD_COPY && zp_be->copy_any) ||
+                  (tracked(c->dst, c->size) && (c->type == ZP_CMD_FILL || tracked(c->src, c->size)));
     if (dev_ok) {
         if (c->type == ZP_CMD_COPY) return zp_be->copy(bq, c->dst, c->src, c->size, nt, tokens, pdone);
         return zp_be->fill(bq, c->dst, c->pattern, c->pattern_size, c->size, nt, tokens, pdone);
