@@ -384,6 +384,7 @@ static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out
     k->mod = m;
     k->num_args = ki->num_args;
     k->kinds = ki->kinds;
+    k->sizes = ki->sizes;
     size_t bytes = 0;
     for (uint32_t a = 0; a < ki->num_args; a++) bytes += slot_size(ki->kinds[a], ki->sizes[a]);
     k->params = calloc(ki->num_args + 4, sizeof *k->params);
@@ -443,8 +444,16 @@ static ze_result_t zc_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t kind,
     }
     if (kind == ZP_ARG_UNSUPPORTED) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     uint8_t *slot = k->params[index];
-    if (value) memcpy(slot, value, size);
-    else memset(slot, 0, size);
+    if (kind == ZP_ARG_GLOBAL || kind == ZP_ARG_CONSTANT) {
+        /* The pointer value itself; CUDA takes the address of where it is stored. */
+        memcpy(slot, &value, sizeof value);
+        return ZE_RESULT_SUCCESS;
+    }
+    if (size > slot_size(kind, k->sizes[index])) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+    if (value)
+        memcpy(slot, value, size);
+    else
+        memset(slot, 0, size);
     return ZE_RESULT_SUCCESS;
 }
 

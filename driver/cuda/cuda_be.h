@@ -80,6 +80,7 @@ struct zp_bkern {
     CUfunction fn;
     uint32_t num_args;
     const uint32_t *kinds;
+    const uint32_t *sizes;
     void **params;       /* num_args + 4 hidden: work dim and global offset x, y, z */
     uint8_t *store;      /* the argument values params point at, 16 bytes a slot or the struct's size */
     uint64_t *local_sz;  /* per __local argument: bytes asked for */
