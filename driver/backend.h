@@ -41,6 +41,7 @@ typedef struct zp_device_info {
     uint32_t subgroup_size;   /* threads that run in lock step (a warp), 0 for one */
     bool has_uuid;
     uint8_t uuid[16];         /* the device's own UUID when has_uuid */
+    uint32_t max_group_count[3]; /* groups per dimension of one launch, 0 for no limit below UINT32_MAX */
 } zp_device_info;
 
 /* Argument kinds of a kernel, read from the module itself. */

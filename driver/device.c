@@ -72,9 +72,9 @@ ze_result_t zp_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_devic
     p->maxGroupSizeX = in->max_group[0];
     p->maxGroupSizeY = in->max_group[1];
     p->maxGroupSizeZ = in->max_group[2];
-    p->maxGroupCountX = UINT32_MAX;
-    p->maxGroupCountY = UINT32_MAX;
-    p->maxGroupCountZ = UINT32_MAX;
+    p->maxGroupCountX = in->max_group_count[0] ? in->max_group_count[0] : UINT32_MAX;
+    p->maxGroupCountY = in->max_group_count[1] ? in->max_group_count[1] : UINT32_MAX;
+    p->maxGroupCountZ = in->max_group_count[2] ? in->max_group_count[2] : UINT32_MAX;
     p->maxSharedLocalMemory = in->local_mem > UINT32_MAX ? UINT32_MAX : (uint32_t)in->local_mem;
     p->numSubGroupSizes = 1;
     memset(p->subGroupSizes, 0, sizeof p->subGroupSizes);

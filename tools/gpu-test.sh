@@ -96,6 +96,7 @@ step "module cache entries written" 10 sh -c "ls $ZE_CUDA_CACHE_DIR | grep -c cu
 
 # 5. Figures.
 if [ "${FIGURES:-1}" = 1 ]; then
+    mkdir -p /tmp/lo /tmp/gs
     step "figures: cuda_ref" 60 "$D/bench/cuda_ref" --launches 100000
     step "figures: krt_vadd" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/krt_vadd"
     step "figures: launch_overhead abcd" 90 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$D/bench/launch_overhead" \

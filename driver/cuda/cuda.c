@@ -126,6 +126,9 @@ static void zc_device_info(zp_bdev *d, zp_device_info *in) {
     in->max_group[0] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
     in->max_group[1] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
     in->max_group[2] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    in->max_group_count[0] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    in->max_group_count[1] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    in->max_group_count[2] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
     in->max_args_size = 4096 - 4 - 3 * 8; /* CUDA's 4 KiB of parameters less ze_cuda's hidden ones */
     in->printf_buffer = 0;
     in->cache_size = (uint64_t)attr(d, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
@@ -365,7 +368,8 @@ static void zc_module_meta_free(zp_module_meta *meta) { zp_spirv_meta_free(meta)
 
 #define ZC_SLOT 16u
 static uint32_t slot_size(uint32_t kind, uint32_t size) {
-    return kind == ZP_ARG_BYVAL && size > ZC_SLOT ? (size + 15u) & ~15u : ZC_SLOT;
+    (void)kind;
+    return size > ZC_SLOT ? (size + 15u) & ~15u : ZC_SLOT;
 }
 
 static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out, zp_kernel_limits *limits) {

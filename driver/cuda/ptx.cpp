@@ -398,6 +398,93 @@ void lower_atomics(llvm::Module &m) {
     }
 }
 
+// OpenCL's printf becomes CUDA's vprintf(format, buffer): the arguments, promoted as C promotes variadic
+// arguments, are laid out in a private buffer each at its natural alignment, which is the layout vprintf reads.
+// CUDA prints the buffer at the next synchronization. Vector arguments (%v4f) have no vprintf form: refused.
+std::string lower_printf(llvm::Module &m) {
+    llvm::Function *pf = m.getFunction("printf");
+    if (!pf || pf->use_empty()) return "";
+    llvm::LLVMContext &ctx = m.getContext();
+    llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+    llvm::PointerType *gen = llvm::PointerType::get(ctx, 0);
+    llvm::FunctionCallee vprintf = m.getOrInsertFunction("vprintf", llvm::FunctionType::get(i32, {gen, gen}, false));
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::User *u : pf->users())
+        if (auto *c = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(c);
+    const llvm::DataLayout &dl = m.getDataLayout();
+    for (llvm::CallInst *c : calls) {
+        llvm::IRBuilder<> b(c);
+        std::vector<llvm::Value *> vals;
+        std::vector<llvm::Type *> tys;
+        for (unsigned a = 1; a < c->arg_size(); a++) {
+            llvm::Value *v = c->getArgOperand(a);
+            llvm::Type *t = v->getType();
+            if (t->isVectorTy()) return "printf with a vector argument has no CUDA form";
+            if (t->isFloatTy() || t->isHalfTy()) v = b.CreateFPExt(v, b.getDoubleTy());
+            else if (t->isIntegerTy() && t->getIntegerBitWidth() < 32) v = b.CreateSExt(v, i32);
+            else if (t->isPointerTy() && t->getPointerAddressSpace() != 0) v = b.CreateAddrSpaceCast(v, gen);
+            vals.push_back(v);
+            tys.push_back(v->getType());
+        }
+        llvm::Value *buf = llvm::ConstantPointerNull::get(gen);
+        if (!vals.empty()) {
+            llvm::StructType *st = llvm::StructType::get(ctx, tys);
+            llvm::IRBuilder<> entry(&*c->getFunction()->getEntryBlock().getFirstInsertionPt());
+            llvm::AllocaInst *al = entry.CreateAlloca(st);
+            al->setAlignment(llvm::Align(8));
+            for (unsigned k = 0; k < vals.size(); k++) b.CreateStore(vals[k], b.CreateStructGEP(st, al, k));
+            buf = al;
+            (void)dl;
+        }
+        llvm::Value *fmt = c->getArgOperand(0);
+        if (fmt->getType()->getPointerAddressSpace() != 0) fmt = b.CreateAddrSpaceCast(fmt, gen);
+        llvm::CallInst *nc = b.CreateCall(vprintf, {fmt, buf});
+        c->replaceAllUsesWith(nc);
+        c->eraseFromParent();
+    }
+    if (pf->use_empty()) pf->eraseFromParent();
+    return "";
+}
+
+// Math intrinsics NVPTX selects only under unsafe-math (libclc's native_* and half_* builtins use them): the
+// f32 ones become PTX's approximate instructions, which is what native_* asks for. Whatever else of the kind is
+// left cannot be selected, and LLVM would abort the process on it: named instead.
+std::string lower_math(llvm::Module &m) {
+    struct Map { llvm::Intrinsic::ID from, to; };
+    static const Map maps[] = {{llvm::Intrinsic::sin, llvm::Intrinsic::nvvm_sin_approx_f},
+                               {llvm::Intrinsic::cos, llvm::Intrinsic::nvvm_cos_approx_f},
+                               {llvm::Intrinsic::exp2, llvm::Intrinsic::nvvm_ex2_approx_f},
+                               {llvm::Intrinsic::log2, llvm::Intrinsic::nvvm_lg2_approx_f}};
+    std::vector<llvm::Function *> fs;
+    for (llvm::Function &f : m)
+        if (f.isIntrinsic() && !f.use_empty()) fs.push_back(&f);
+    std::string bad;
+    for (llvm::Function *f : fs) {
+        llvm::Intrinsic::ID id = f->getIntrinsicID();
+        for (const Map &mp : maps) {
+            if (id != mp.from || !f->getReturnType()->isFloatTy()) continue;
+            llvm::Function *to = llvm::Intrinsic::getDeclaration(&m, mp.to);
+            std::vector<llvm::CallInst *> calls;
+            for (llvm::User *u : f->users())
+                if (auto *c = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(c);
+            for (llvm::CallInst *c : calls) {
+                auto *nc = llvm::CallInst::Create(to, {c->getArgOperand(0)}, "", c);
+                c->replaceAllUsesWith(nc);
+                c->eraseFromParent();
+            }
+        }
+        switch (id) {
+        case llvm::Intrinsic::sin: case llvm::Intrinsic::cos: case llvm::Intrinsic::exp:
+        case llvm::Intrinsic::exp2: case llvm::Intrinsic::log: case llvm::Intrinsic::log2:
+        case llvm::Intrinsic::log10: case llvm::Intrinsic::pow: case llvm::Intrinsic::powi:
+            if (!f->use_empty()) bad += (bad.empty() ? "" : ", ") + f->getName().str();
+            break;
+        default: break;
+        }
+    }
+    return bad.empty() ? "" : "math the NVPTX code generator cannot select: " + bad;
+}
+
 const llvm::Target *nvptx_target(std::string &err) {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -436,6 +523,11 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
     kernels = add_launch_params(*mod, kernels);
     rewrite_local_args(*mod, kernels);
     lower_fences(*mod);
+    std::string pe = lower_printf(*mod);
+    if (!pe.empty()) {
+        log = pe;
+        return ZC_BUILD_FAILURE;
+    }
     std::string v = verify(*mod);
     if (!v.empty()) {
         log = "the module could not be mapped to NVPTX: " + v;
@@ -464,7 +556,7 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
     // Whatever is still only declared has no definition anywhere: name it rather than let ptxas fail.
     std::string missing;
     for (llvm::Function &f : *mod)
-        if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty())
+        if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty() && f.getName() != "vprintf")
             missing += (missing.empty() ? "" : ", ") + f.getName().str();
     if (!missing.empty()) {
         log = "functions with no NVPTX definition (not in libclc): " + missing;
@@ -511,6 +603,11 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
         log = "optimized module is invalid: " + v;
         return ZC_BUILD_FAILURE;
     }
+    std::string me = lower_math(*mod);
+    if (!me.empty()) {
+        log = me;
+        return ZC_BUILD_FAILURE;
+    }
 
     llvm::SmallString<0> out;
     llvm::raw_svector_ostream os(out);
@@ -524,9 +621,57 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
     return ZC_OK;
 }
 
-const char *arg_kind_name(uint32_t kind) {
-    (void)kind;
-    return "an image, sampler, pipe or generic-pointer argument";
+// What CUDA has nothing to map to, found in the SPIR-V itself: the Shader capability (graphics modules), and
+// image and pipe types. A sampler argument alone is let through: such a kernel builds, and setting the argument
+// is refused (ZE_RESULT_ERROR_UNSUPPORTED_FEATURE), as ze_pocl does.
+std::string unmappable(const zp_module_src *src) {
+    enum { OP_CAPABILITY = 17, OP_TYPE_IMAGE = 25, OP_TYPE_SAMPLED_IMAGE = 27, OP_TYPE_PIPE = 38, CAP_SHADER = 1 };
+    size_t n = src->size / 4;
+    std::vector<uint32_t> w(n);
+    std::memcpy(w.data(), src->spirv, n * 4);
+    for (size_t i = 5; i < n;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (wc == 0 || i + wc > n) break;
+        if (op == OP_CAPABILITY && wc >= 2 && w[i + 1] == CAP_SHADER)
+            return "the module declares the Shader capability: ze_cuda runs OpenCL kernels only";
+        if (op == OP_TYPE_IMAGE || op == OP_TYPE_SAMPLED_IMAGE)
+            return "the module uses an image type (an image argument or variable): ze_cuda cannot map images to CUDA";
+        if (op == OP_TYPE_PIPE) return "the module uses a pipe type: ze_cuda cannot map pipes to CUDA";
+        i += wc;
+    }
+    return "";
+}
+
+// Build options: what the translation honours or may ignore; anything else is refused, as an OpenCL compiler
+// refuses an option it does not know.
+std::string bad_option(const char *flags) {
+    static const char *const known[] = {
+        "-cl-fast-relaxed-math", "-cl-mad-enable", "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
+        "-cl-finite-math-only", "-cl-denorms-are-zero", "-cl-single-precision-constant", "-cl-opt-disable",
+        "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-uniform-work-group-size", "-cl-no-subgroup-ifp",
+        "-cl-kernel-arg-info", "-w", "-Werror", "-g", "-cl-intel-greater-than-4GB-buffer-required"};
+    static const char *const stds[] = {"-cl-std=CL1.0", "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0",
+                                       "-cl-std=CL3.0"};
+    if (!flags) return "";
+    std::string f(flags);
+    size_t i = 0;
+    while (i < f.size()) {
+        while (i < f.size() && std::isspace((unsigned char)f[i])) i++;
+        size_t j = i;
+        while (j < f.size() && !std::isspace((unsigned char)f[j])) j++;
+        if (j == i) break;
+        std::string t = f.substr(i, j - i);
+        i = j;
+        bool ok = t.compare(0, 2, "-D") == 0 || t.compare(0, 2, "-I") == 0 || t.compare(0, 4, "-ze-") == 0;
+        for (const char *k : known) ok |= t == k;
+        for (const char *k : stds) ok |= t == k;
+        if (!ok) return "unknown or unsupported build option '" + t + "'";
+        if ((t == "-D" || t == "-I") && i < f.size()) { // the value is the next word
+            while (i < f.size() && std::isspace((unsigned char)f[i])) i++;
+            while (i < f.size() && !std::isspace((unsigned char)f[i])) i++;
+        }
+    }
+    return "";
 }
 
 } // namespace
@@ -540,13 +685,12 @@ extern "C" int zc_front(const zp_module_src *src, void **bitcode, size_t *size, 
     int rc = zp_spirv_to_bitcode(src, bitcode, size, meta, log);
     if (rc != ZP_BRIDGE_OK) return rc;
     std::string why;
-    for (uint32_t k = 0; k < meta->count && why.empty(); k++)
-        for (uint32_t a = 0; a < meta->kernels[k].num_args; a++)
-            if (meta->kernels[k].args[a].kind == ZP_ARG_UNSUPPORTED) {
-                why = std::string("kernel ") + meta->kernels[k].name + " argument " + std::to_string(a) + " is " +
-                      arg_kind_name(meta->kernels[k].args[a].kind) + ", which ze_cuda cannot map to CUDA";
-                break;
-            }
+    try {
+        why = unmappable(src);
+        if (why.empty()) why = bad_option(src->flags);
+    } catch (...) {
+        why = "out of memory";
+    }
     if (why.empty()) return ZC_OK;
     std::free(*log);
     *log = dup_string(why);
