@@ -98,7 +98,11 @@ step "module cache entries written" 10 sh -c "ls $ZE_CUDA_CACHE_DIR | grep -c cu
 if [ "${FIGURES:-1}" = 1 ]; then
     mkdir -p /tmp/lo /tmp/gs
     step "figures: cuda_ref" 60 "$D/bench/cuda_ref" --launches 100000
-    step "figures: krt_vadd" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/krt_vadd"
+    step "figures: krt_vadd (module cache cold)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE_DIR=/tmp/zc_fresh \
+        "$D/bench/krt_vadd"
+    step "figures: krt_vadd (module cache warm)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE_DIR=/tmp/zc_fresh \
+        "$D/bench/krt_vadd" 1048576
+    step "figures: krt_vadd (module cache off)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE=0 "$D/bench/krt_vadd" 1048576
     step "figures: launch_overhead abcd" 90 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$D/bench/launch_overhead" \
         --cases abcd --no-callgrind --launches 100000 --repeats 3 --out /tmp/lo
     step "figures: groupsize" 120 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/groupsize" --quick --out /tmp/gs

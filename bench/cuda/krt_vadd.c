@@ -1,7 +1,8 @@
 /* krt_vadd: vadd over 16 M floats through krt on the default device, for the comparison with the hand-written
  * CUDA vadd (bench/cuda/cuda_ref.cu) in the GPU run (tools/gpu-test.sh). For krt's own group size and for
  * each power of two from 32 to 1024: 200 launches then one synchronize, per-launch time = wall / 200, the best
- * of 5 rounds; bandwidth counts 12 bytes per element. Checks the result once.
+ * of 5 rounds; bandwidth counts 12 bytes per element. Checks the result once. Prints the module build time
+ * too (ze_cuda's on-disk cache makes the second build of a process cheaper).
  * Usage: krt_vadd [n]   (kernels from $KRT_KERNELS) */
 #include <krt.h>
 
@@ -37,7 +38,9 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/vadd.spv", dir ? dir : "build/kernels");
     krt_module *m;
     krt_module_desc md = {.path = path};
+    double tm = now_s();
     CHECK(krt_module_create(ctx, &md, &m));
+    printf("module build (vadd.spv): %.1f ms\n", (now_s() - tm) * 1e3);
     krt_kernel *k;
     CHECK(krt_kernel_get(m, "vadd", &k));
     float *h = malloc(bytes), *a, *b, *c;
