@@ -25,8 +25,11 @@ ZC_LDLIBS   := -lLLVMSPIRVLib -L$(ZP_LLVM_LIBDIR) -lLLVM-15 -Wl,-rpath,$(ZP_LLVM
 driver-cuda: $(ZE_CUDA_SO) $(BINDIR)/ze_cuda_ptx
 all: driver-cuda
 
+# -z nodelete: ze_cuda's two helper threads (event watcher, host tasks) live as long as the process, so the
+# library must stay mapped if the loader dlcloses it.
 $(ZE_CUDA_SO): $(ZC_OBJS) driver/exports.map | $(LIBDIR)
-	$(CXX) -shared -o $@ $(ZC_OBJS) -Wl,--no-undefined -Wl,-z,defs -Wl,--version-script=driver/exports.map $(ZC_LDLIBS)
+	$(CXX) -shared -o $@ $(ZC_OBJS) -Wl,--no-undefined -Wl,-z,defs -Wl,-z,nodelete \
+	    -Wl,--version-script=driver/exports.map $(ZC_LDLIBS)
 
 $(ZC_OBJDIR)/model/%.o: driver/%.c $(ZC_HDRS)
 	@mkdir -p $(dir $@)
