@@ -40,12 +40,12 @@ help:
 	@echo "make run      deps + build + run the tour on the default device"
 	@echo "make test     deps + build + run the whole test suite"
 	@echo "make bench    deps + build + run the benchmarks (not part of make test)"
-	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, krt-info"
+	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, libze_cuda, krt-info"
 
 # Debian 12 packages; `make deps` installs only what is missing.
 DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
-                libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox
+                libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15
 
 deps:
 	@sh tools/install-deps.sh $(DEB_PACKAGES)

@@ -36,6 +36,12 @@ typedef struct zp_device_info {
     bool fp64;
     bool int64_atomics;
     bool profiling;           /* command timestamps available */
+    /* Set by backends whose device is a GPU (ze_cuda); zeros keep ze_pocl's CPU answers. */
+    bool gpu;
+    uint32_t subgroup_size;   /* threads that run in lock step (a warp), 0 for one */
+    bool has_uuid;
+    uint8_t uuid[16];         /* the device's own UUID when has_uuid */
+    uint32_t max_group_count[3]; /* groups per dimension of one launch, 0 for no limit below UINT32_MAX */
 } zp_device_info;
 
 /* Argument kinds of a kernel, read from the module itself. */
@@ -88,6 +94,13 @@ typedef struct zp_module_src {
 typedef struct zp_kernel_limits {
     uint32_t max_group_total;    /* largest work-group the backend can run this kernel with */
     uint32_t preferred_multiple; /* preferred work-group size multiple */
+    /* Set by backends that know the compiled kernel's real sizes (ze_cuda, from cuFuncGetAttribute);
+     * they then replace the module-derived estimates in zeKernelGetProperties. */
+    bool has_sizes;
+    uint64_t private_size;
+    uint64_t local_static;
+    uint64_t spill_size;
+    uint32_t subgroup_size;      /* 0 for one */
 } zp_kernel_limits;
 
 /* One kernel launch. */
@@ -156,9 +169,19 @@ typedef struct zp_backend_ops {
     ze_result_t (*token_on_complete)(zp_btoken *t, zp_token_fn fn, void *user);
     /* Start and end of the command in device nanoseconds. */
     ze_result_t (*token_times)(zp_btoken *t, uint64_t *start, uint64_t *end);
+
+    /* Optional, for backends whose memory is not one host-visible kind (ze_cuda). When set, allocations
+     * go here with their Level Zero type instead of mem_alloc, and are freed with mem_free_typed; a NULL
+     * result means out of device memory. */
+    void *(*mem_alloc_typed)(zp_bdev *dev, ze_memory_type_t type, size_t size, size_t alignment, void **raw);
+    void (*mem_free_typed)(ze_memory_type_t type, void *raw);
+    /* The backend's copy takes any host or device pointer (unified addressing), so copies that touch
+     * memory it did not allocate go to it rather than to a host memcpy, which cannot read device memory. */
+    bool copy_any;
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */
 extern const zp_backend_ops zp_pocl_backend;
+extern const zp_backend_ops zp_cuda_backend;
 
 #endif

@@ -37,10 +37,10 @@ ze_result_t zp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_prope
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(p);
     const zp_device_info *in = &hDevice->info;
-    p->type = ZE_DEVICE_TYPE_CPU;
+    p->type = in->gpu ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU;
     p->vendorId = in->vendor_id;
     p->deviceId = in->device_id;
-    p->flags = ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
+    p->flags = in->gpu ? 0 : ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
     p->subdeviceId = 0;
     p->coreClockRate = in->clock_mhz;
     p->maxMemAllocSize = in->max_alloc;
@@ -59,6 +59,7 @@ ze_result_t zp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_prope
     memset(&p->uuid, 0, sizeof p->uuid);
     memcpy(p->uuid.id, "ze_pocl", 7);
     p->uuid.id[8] = (uint8_t)hDevice->index;
+    if (in->has_uuid) memcpy(p->uuid.id, in->uuid, sizeof in->uuid);
     snprintf(p->name, sizeof p->name, "%s", in->name);
     return ZE_RESULT_SUCCESS;
 }
@@ -71,13 +72,13 @@ ze_result_t zp_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_devic
     p->maxGroupSizeX = in->max_group[0];
     p->maxGroupSizeY = in->max_group[1];
     p->maxGroupSizeZ = in->max_group[2];
-    p->maxGroupCountX = UINT32_MAX;
-    p->maxGroupCountY = UINT32_MAX;
-    p->maxGroupCountZ = UINT32_MAX;
+    p->maxGroupCountX = in->max_group_count[0] ? in->max_group_count[0] : UINT32_MAX;
+    p->maxGroupCountY = in->max_group_count[1] ? in->max_group_count[1] : UINT32_MAX;
+    p->maxGroupCountZ = in->max_group_count[2] ? in->max_group_count[2] : UINT32_MAX;
     p->maxSharedLocalMemory = in->local_mem > UINT32_MAX ? UINT32_MAX : (uint32_t)in->local_mem;
     p->numSubGroupSizes = 1;
     memset(p->subGroupSizes, 0, sizeof p->subGroupSizes);
-    p->subGroupSizes[0] = 1;
+    p->subGroupSizes[0] = in->subgroup_size ? in->subgroup_size : 1;
     return ZE_RESULT_SUCCESS;
 }
 

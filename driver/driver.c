@@ -4,7 +4,11 @@
 #include "zp.h"
 #include "api.h"
 
-const zp_backend_ops *zp_be = &zp_pocl_backend;
+/* One object model, one backend per library: driver.mk builds libze_cuda with ZP_BACKEND=zp_cuda_backend. */
+#ifndef ZP_BACKEND
+#define ZP_BACKEND zp_pocl_backend
+#endif
+const zp_backend_ops *zp_be = &ZP_BACKEND;
 struct _ze_driver_handle_t zp_driver;
 atomic_bool zp_initialized;
 
@@ -82,6 +86,10 @@ ze_result_t zp_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_prope
     static const uint8_t uuid[ZE_MAX_DRIVER_UUID_SIZE] = {'z', 'e', '_', 'p', 'o', 'c', 'l', 0,
                                                          0x4b, 0x52, 0x54, 0x01, 0, 0, 0, 1};
     memcpy(props->uuid.id, uuid, sizeof uuid);
+    /* Each backend's library is a driver of its own: "ze_" and the backend's name tell them apart. */
+    size_t nl = strlen(zp_be->name);
+    memset(props->uuid.id + 3, 0, 5);
+    memcpy(props->uuid.id + 3, zp_be->name, nl < 4 ? nl : 4);
     props->driverVersion = ZP_DRIVER_VERSION;
     return ZE_RESULT_SUCCESS;
 }

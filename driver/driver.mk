@@ -63,3 +63,5 @@ $(ZP_PROBE): driver/tools/pocl_probe.c | $(BINDIR)
 	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags OpenCL 2>/dev/null) $< -o $@ -lOpenCL
 $(ZP_SELFCHECK_TOOL): driver/tools/selfcheck_tool.c $(ZP_OBJS) | $(BINDIR)
 	$(CXX) $(ZP_CFLAGS) -x c $< -x none $(ZP_OBJS) -o $@ $(ZP_LDLIBS)
+
+include driver/cuda/cuda.mk

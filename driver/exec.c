@@ -76,7 +76,8 @@ static bool tracked(const void *p, size_t size) {
 
 static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken **tokens, zp_btoken **pdone) {
     if (c->size == 0) return zp_be->barrier(bq, nt, tokens, pdone);
-    bool dev_ok = tracked(c->dst, c->size) && (c->type == ZP_CMD_FILL || tracked(c->src, c->size));
+    bool dev_ok = (c->type == ZP_CMD_COPY && zp_be->copy_any) ||
+                  (tracked(c->dst, c->size) && (c->type == ZP_CMD_FILL || tracked(c->src, c->size)));
     /* OpenCL fills take whole repetitions only; a fill with a partial last repetition runs on the host. */
     if (c->type == ZP_CMD_FILL && c->size % c->pattern_size != 0) dev_ok = false;
     if (dev_ok) {
@@ -205,6 +206,24 @@ static ze_result_t special_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_bt
         }
         memcpy(op->events, c->waits, c->num_query * sizeof(ze_event_handle_t));
         return zp_be->host_task(bq, host_query, op, nt, tokens, pdone);
+    }
+    if (zp_be->copy_any) {
+        /* Device memory may not be host-visible: one backend copy per row, in stream order; the first
+         * takes the waits, the last gives the completion token. */
+        const ze_copy_region_t *dr = &c->dst_region, *sr = &c->src_region;
+        uint64_t rows = (uint64_t)dr->height * dr->depth, k = 0;
+        if (rows == 0 || dr->width == 0) return zp_be->barrier(bq, nt, tokens, pdone);
+        for (uint32_t z = 0; z < dr->depth; z++)
+            for (uint32_t y = 0; y < dr->height; y++, k++) {
+                uint8_t *d = (uint8_t *)c->dst + (size_t)(dr->originZ + z) * c->dst_slice_pitch +
+                             (size_t)(dr->originY + y) * c->dst_pitch + dr->originX;
+                const uint8_t *s = (const uint8_t *)c->src + (size_t)(sr->originZ + z) * c->src_slice_pitch +
+                                   (size_t)(sr->originY + y) * c->src_pitch + sr->originX;
+                ze_result_t r = zp_be->copy(bq, d, s, dr->width, k == 0 ? nt : 0, k == 0 ? tokens : NULL,
+                                            k == rows - 1 ? pdone : NULL);
+                if (r != ZE_RESULT_SUCCESS) return r;
+            }
+        return ZE_RESULT_SUCCESS;
     }
     region_op *op = malloc(sizeof *op);
     if (!op) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;

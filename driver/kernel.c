@@ -352,6 +352,16 @@ ze_result_t zp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_prope
     p->localMemSize = clamp32(m->local_static);
     p->privateMemSize = clamp32(m->private_size);
     p->spillMemSize = clamp32(m->spill_size);
+    const zp_kernel_limits *lim = &hKernel->limits;
+    if (lim->subgroup_size) {
+        p->maxSubgroupSize = lim->subgroup_size;
+        p->maxNumSubgroups = (mg + lim->subgroup_size - 1) / lim->subgroup_size;
+    }
+    if (lim->has_sizes) {
+        p->localMemSize = clamp32(lim->local_static);
+        p->privateMemSize = clamp32(lim->private_size);
+        p->spillMemSize = clamp32(lim->spill_size);
+    }
     memset(&p->uuid, 0, sizeof p->uuid);
     /* Walk the chain; structures ze_pocl does not know are left untouched. The bound stops a cyclic
      * chain from looping forever. */

@@ -61,12 +61,19 @@ bool zp_mem_lookup(ze_context_handle_t ctx, const void *ptr, zp_alloc_info *out)
     return found;
 }
 
+static void free_raw(ze_memory_type_t type, void *raw) {
+    if (zp_be->mem_free_typed)
+        zp_be->mem_free_typed(type, raw);
+    else
+        zp_be->mem_free(raw);
+}
+
 ze_result_t zp_mem_free_context(ze_context_handle_t ctx) {
     pthread_rwlock_wrlock(&table_lock);
     size_t w = 0;
     for (size_t r = 0; r < table_len; r++) {
         if (table[r].ctx == ctx)
-            zp_be->mem_free(table[r].raw);
+            free_raw(table[r].type, table[r].raw);
         else
             table[w++] = table[r];
     }
@@ -95,12 +102,13 @@ static ze_result_t alloc(ze_context_handle_t ctx, ze_device_handle_t dev, ze_mem
      * allocation could be placed within it, which this code says more clearly than an allocation failure. */
     if (alignment > limit) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
     void *raw = NULL;
-    void *p = zp_be->mem_alloc(size, alignment, &raw);
+    void *p = zp_be->mem_alloc_typed ? zp_be->mem_alloc_typed(dev ? dev->bdev : NULL, type, size, alignment, &raw)
+                                     : zp_be->mem_alloc(size, alignment, &raw);
     if (!p) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     zp_alloc_info info = {.base = p, .raw = raw, .size = size, .type = type, .ctx = ctx, .dev = dev};
     ze_result_t r = insert(&info);
     if (r != ZE_RESULT_SUCCESS) {
-        zp_be->mem_free(raw);
+        free_raw(type, raw);
         return r;
     }
     *pptr = p;
@@ -149,10 +157,11 @@ ze_result_t zp_zeMemFree(ze_context_handle_t hContext, void *ptr) {
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
     void *raw = table[i].raw;
+    ze_memory_type_t type = table[i].type;
     memmove(&table[i], &table[i + 1], (table_len - i - 1) * sizeof *table);
     table_len--;
     pthread_rwlock_unlock(&table_lock);
-    zp_be->mem_free(raw);
+    free_raw(type, raw);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -151,7 +151,8 @@ KRT_API const char *krt_device_type_name(krt_device_type type);
 
 typedef struct krt_device_info {
     char name[256];
-    char driver_name[64];         /* "ze_pocl" for krt's CPU driver, else the driver's UUID in hex */
+    char driver_name[64];         /* "ze_pocl" for krt's CPU driver, "ze_cuda" for its NVIDIA driver, else the
+                                   * driver's UUID in hex */
     krt_device_type type;
     uint32_t driver_index;        /* position of the driver in the loader's list */
     uint32_t device_index;        /* position of the device in that driver */

@@ -24,28 +24,34 @@ static const char *const gpu_driver_names = "libze_intel_gpu.so.1,libze_intel_vp
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static ze_result_t init_result = ZE_RESULT_ERROR_UNINITIALIZED;
-static char init_driver_note[PATH_MAX + 128];
+static char init_driver_note[3 * PATH_MAX + 128];
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned live_contexts;
 
-/* Where ze_pocl sits beside libkrt: the directory of the object holding this code (libkrt.so, or the program
- * a static libkrt.a was linked into), then the configured library directory. */
-static int find_ze_pocl(char *out, size_t size)
+/* Where a driver of the project (libze_pocl.so, libze_cuda.so) sits beside libkrt: the directory of the object
+ * holding this code (libkrt.so, or the program a static libkrt.a was linked into), then the configured library
+ * directory. */
+static int find_beside(const char *lib, char *out, size_t size)
 {
     Dl_info info;
-    if (dladdr((void *)&find_ze_pocl, &info) && info.dli_fname && info.dli_fname[0] == '/') {
+    if (dladdr((void *)&find_beside, &info) && info.dli_fname && info.dli_fname[0] == '/') {
         char buf[PATH_MAX];
         snprintf(buf, sizeof buf, "%s", info.dli_fname);
         const char *dir = dirname(buf);
         if (dir[0] != '\0') {
-            int n = snprintf(out, size, "%s/libze_pocl.so", dir);
+            int n = snprintf(out, size, "%s/%s", dir, lib);
             if (n > 0 && (size_t)n < size && access(out, R_OK) == 0)
                 return 1;
         }
     }
-    int n = snprintf(out, size, "%s/libze_pocl.so", KRT_LIBDIR);
+    int n = snprintf(out, size, "%s/%s", KRT_LIBDIR, lib);
     return n > 0 && (size_t)n < size && access(out, R_OK) == 0;
+}
+
+static int find_ze_pocl(char *out, size_t size)
+{
+    return find_beside("libze_pocl.so", out, size);
 }
 
 /* The user's ZE_ENABLE_ALT_DRIVERS without empty entries (leading, trailing or doubled commas), which would
@@ -88,8 +94,13 @@ static void init_process(void)
     } else {
         char pocl[PATH_MAX];
         if (find_ze_pocl(pocl, sizeof pocl) && strchr(pocl, ',') == NULL) {
-            char value[PATH_MAX + 64];
-            snprintf(value, sizeof value, "%s,%s", gpu_driver_names, pocl);
+            /* ze_cuda beside it too, when built: it reports no devices where there is no NVIDIA GPU, so the
+             * default rule (the first GPU, else the CPU) falls back to ze_pocl there. */
+            char cuda[PATH_MAX];
+            int has_cuda = find_beside("libze_cuda.so", cuda, sizeof cuda) && strchr(cuda, ',') == NULL;
+            char value[2 * PATH_MAX + 64];
+            snprintf(value, sizeof value, "%s,%s%s%s", gpu_driver_names, has_cuda ? cuda : "", has_cuda ? "," : "",
+                     pocl);
             if (setenv("ZE_ENABLE_ALT_DRIVERS", value, 1) == 0)
                 changed = 1;
             snprintf(init_driver_note, sizeof init_driver_note, "krt looked for %s", value);

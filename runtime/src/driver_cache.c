@@ -224,6 +224,8 @@ void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry
         out->driver_version = dp.driverVersion;
     if (is_ze_pocl(&dp)) {
         snprintf(out->driver_name, sizeof out->driver_name, "ze_pocl");
+    } else if (memcmp(dp.uuid.id, "ze_cuda", 7) == 0) {
+        snprintf(out->driver_name, sizeof out->driver_name, "ze_cuda");
     } else {
         char *p = out->driver_name;
         for (int i = 0; i < ZE_MAX_DRIVER_UUID_SIZE && (size_t)(p - out->driver_name) + 3 <= sizeof out->driver_name;

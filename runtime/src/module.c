@@ -132,6 +132,13 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
     ze_module_build_log_handle_t log = NULL;
     ze_result_t zr = zeModuleCreate(ctx->ze, ctx->device, &md, out, &log);
     krt_result r = KRT_SUCCESS;
+    /* With more than one driver the loader wraps every handle a driver returns, but on a failed
+     * zeModuleCreate it hands back the driver's own build log handle unwrapped, and any call with it jumps
+     * through garbage (seen with libze1 1.8 and ze_cuda beside ze_pocl). The log of a failed build is read
+     * only when one driver is loaded, so the loader passes handles through as they are. */
+    uint32_t num_drivers = 0;
+    if (zr != ZE_RESULT_SUCCESS && log && (zeDriverGet(&num_drivers, NULL) != ZE_RESULT_SUCCESS || num_drivers != 1))
+        log = NULL;
     if (zr != ZE_RESULT_SUCCESS) {
         r = krt__from_ze(zr);
         if (r == KRT_ERROR_INVALID_MODULE || r == KRT_ERROR_DRIVER)
@@ -145,7 +152,10 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
             free(full);
         }
         krt__fail(r, "the driver failed to build the module (%s): %s", krt__ze_name(zr),
-                  text[0] ? text : "no build log");
+                  text[0] ? text
+                  : num_drivers > 1 ? "no build log (the Level Zero loader loses the build log of a failed build "
+                                      "when several drivers are loaded)"
+                                    : "no build log");
     }
     if (log)
         zeModuleBuildLogDestroy(log);

@@ -58,6 +58,8 @@ bool zt_validation_layer(void);
 
 /* zeInit, then the driver whose device is the ze_pocl CPU device, its first device, and a new context. */
 void zt_init(zt_env *env);
+/* Whether a driver is one of the project's, by the name its UUID starts with ("ze_pocl", "ze_cuda"). */
+bool zt_driver_is(ze_driver_handle_t drv, const char *name);
 void zt_fini(zt_env *env);
 
 /* Reads a whole file; the caller frees the buffer. Fails the test when the file cannot be read. */

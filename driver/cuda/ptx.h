@@ -1,0 +1,39 @@
+/* ze_cuda's translation: SPIR-V -> LLVM (driver/pocl/spirv_bridge, the reader and pre-checks ze_pocl uses)
+ * -> NVPTX LLVM linked with libclc -> PTX. The only C++ of ze_cuda sits behind this C interface (ptx.cpp).
+ * Nothing here needs a GPU or the CUDA driver, so make test runs it on every machine. */
+#ifndef ZC_PTX_H
+#define ZC_PTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Results, as zp_spirv_to_bitcode's (driver/pocl/spirv_bridge.h). */
+enum { ZC_OK = 0, ZC_INVALID_BINARY = 1, ZC_BUILD_FAILURE = 2, ZC_OUT_OF_MEMORY = 3 };
+
+/* The PTX target: LLVM 15 knows no sm_90; the CUDA driver JIT-compiles sm_80 PTX for Hopper. */
+#define ZC_PTX_ARCH "sm_80"
+#define ZC_PTX_FEATURES "+ptx75"
+
+/* The front half: SPIR-V -> LLVM bitcode (malloc'd) and per-kernel facts, then the checks for what CUDA
+ * cannot express (image, sampler and pipe arguments). On failure *log (malloc'd) names what was wrong. */
+__attribute__((visibility("hidden"))) int zc_front(const zp_module_src *src, void **bitcode, size_t *size,
+                                                    zp_module_meta *meta, char **log);
+
+/* The back half: that bitcode -> PTX text (malloc'd, NUL-terminated). libclc's NVPTX library is read from
+ * $ZE_CUDA_LIBCLC, else /usr/lib/clc/nvptx64--nvidiacl.bc. Thread-safe. */
+__attribute__((visibility("hidden"))) int zc_back(const void *bitcode, size_t size, char **ptx, char **log);
+
+/* The libclc file zc_back reads. */
+__attribute__((visibility("hidden"))) const char *zc_libclc_path(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,204 @@
+/* ze_cuda on a machine without a GPU (make test): its translation of every kernel of the project to PTX, checked
+ * by the CUDA toolkit's ptxas for sm_90; the modules it must refuse; and the driver itself, which reports no
+ * devices without an NVIDIA driver while krt falls back to ze_pocl. On a machine with an NVIDIA GPU
+ * (tools/gpu-test.sh) the last two expect the GPU instead. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <level_zero/ze_api.h>
+
+#include "krt_test.h"
+
+static const char *env_or(const char *name, const char *fallback) {
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+static bool have_nvidia_driver(void) {
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h) dlclose(h);
+    return h != NULL;
+}
+
+static const char *ptxas(void) {
+    static char path[512];
+    const char *p = getenv("PTXAS");
+    if (p && *p) return p;
+    if (system("command -v ptxas >/dev/null 2>&1") == 0) return "ptxas";
+    snprintf(path, sizeof path, "%s/bin/ptxas", env_or("CUDA_HOME", "/usr/local/cuda"));
+    return path;
+}
+
+/* Runs a shell command with its output in a file; returns the exit status, -1 when it did not exit. */
+static int run(const char *cmd) {
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Modules ze_cuda refuses on purpose, and the words their build log must contain. */
+static const struct {
+    const char *file, *why;
+} refused[] = {
+    {"zc_image.spv", "image"},                      /* an image argument: nothing in CUDA to map it to */
+    {"krt_unresolved.spv", "krt_missing_function"}, /* calls a function nothing defines */
+};
+
+static const char *refusal(const char *file) {
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (strcmp(refused[i].file, file) == 0) return refused[i].why;
+    return NULL;
+}
+
+/* Translates every .spv of a directory; returns how many, and appends each failure to fails. */
+static int translate_dir(const char *dir, char *fails, size_t cap) {
+    DIR *d = opendir(dir);
+    cr_assert(d != NULL, "cannot open kernel directory %s", dir);
+    const char *tool = env_or("ZC_PTX_TOOL", NULL);
+    char toolbuf[512];
+    if (!tool) {
+        snprintf(toolbuf, sizeof toolbuf, "%s/bin/ze_cuda_ptx", env_or("KRT_BUILD", "build"));
+        tool = toolbuf;
+    }
+    char tmp[] = "/tmp/krt_cuda_ptx_XXXXXX";
+    cr_assert(mkdtemp(tmp) != NULL);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".spv") != 0) continue;
+        n++;
+        char cmd[4096], log[1024] = "";
+        snprintf(cmd, sizeof cmd, "'%s' '%s/%s' '%s/out.ptx' 2>'%s/log'", tool, dir, e->d_name, tmp, tmp);
+        int rc = run(cmd);
+        snprintf(cmd, sizeof cmd, "%s/log", tmp);
+        FILE *f = fopen(cmd, "r");
+        if (f) {
+            size_t got = fread(log, 1, sizeof log - 1, f);
+            log[got] = 0;
+            fclose(f);
+        }
+        const char *why = refusal(e->d_name);
+        char line[1400] = "";
+        if (why) {
+            if (rc != 2 || strstr(log, why) == NULL)
+                snprintf(line, sizeof line, "%s: expected a refusal naming '%s', got exit %d: %s\n", e->d_name, why,
+                         rc, log);
+        } else if (rc != 0) {
+            snprintf(line, sizeof line, "%s: translation failed (exit %d): %s\n", e->d_name, rc, log);
+        } else {
+            snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 '%s/out.ptx' -o /dev/null >'%s/log' 2>&1", ptxas(), tmp, tmp);
+            rc = run(cmd);
+            if (rc != 0) snprintf(line, sizeof line, "%s: ptxas -arch=sm_90 refused the PTX (exit %d)\n", e->d_name, rc);
+        }
+        if (line[0] && strlen(fails) + strlen(line) < cap) strcat(fails, line);
+    }
+    closedir(d);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    run(cmd);
+    return n;
+}
+
+static void check_dir(const char *dir) {
+    static char fails[16384];
+    fails[0] = 0;
+    int n = translate_dir(dir, fails, sizeof fails);
+    cr_assert(n > 0, "no .spv in %s", dir);
+    cr_assert(fails[0] == 0, "in %s:\n%s", dir, fails);
+}
+
+Test(cuda_ptx, ptxas_is_there) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "'%s' --version >/dev/null 2>&1", ptxas());
+    cr_assert_eq(run(cmd), 0, "ptxas (the CUDA toolkit's) not found: set PTXAS or CUDA_HOME");
+}
+
+Test(cuda_ptx, kernels, .timeout = KT_TEST_TIMEOUT) { check_dir(env_or("KRT_KERNELS", "build/kernels")); }
+
+Test(cuda_ptx, test_kernels, .timeout = KT_TEST_TIMEOUT) {
+    check_dir(env_or("KRT_TEST_KERNELS", "build/test-kernels"));
+}
+
+Test(cuda_ptx, test_kernels_o2, .timeout = KT_TEST_TIMEOUT) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/o2", env_or("KRT_TEST_KERNELS", "build/test-kernels"));
+    check_dir(dir);
+}
+
+Test(cuda_ptx, bench_kernels, .timeout = KT_TEST_TIMEOUT) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/bench/kernels", env_or("KRT_BUILD", "build"));
+    check_dir(dir);
+}
+
+/* Garbage is refused as an invalid binary (exit 2 with a log), never a crash. */
+Test(cuda_ptx, garbage_refused) {
+    char tmp[] = "/tmp/krt_cuda_bad_XXXXXX";
+    int fd = mkstemp(tmp);
+    cr_assert(fd >= 0);
+    static const unsigned char junk[64] = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0, 9, 9, 9, 9};
+    cr_assert_eq(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+    close(fd);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' '%s' /dev/null 2>/dev/null", env_or("KRT_BUILD", "build"), tmp);
+    int rc = run(cmd);
+    unlink(tmp);
+    cr_assert_eq(rc, 2, "ze_cuda_ptx on garbage: exit %d, expected 2", rc);
+}
+
+/* The driver through the loader, alone: no NVIDIA driver, no devices, and a clean zeInit. */
+Test(cuda_driver, no_devices_without_nvidia_driver) {
+    char lib[512];
+    snprintf(lib, sizeof lib, "%s/lib/libze_cuda.so", env_or("KRT_BUILD", "build"));
+    setenv("ZE_ENABLE_ALT_DRIVERS", lib, 1);
+    cr_assert_eq(zeInit(0), ZE_RESULT_SUCCESS);
+    uint32_t nd = 0;
+    cr_assert_eq(zeDriverGet(&nd, NULL), ZE_RESULT_SUCCESS);
+    cr_assert_eq(nd, 1u, "the loader should list ze_cuda as one driver");
+    ze_driver_handle_t drv;
+    cr_assert_eq(zeDriverGet(&nd, &drv), ZE_RESULT_SUCCESS);
+    ze_driver_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
+    cr_assert_eq(zeDriverGetProperties(drv, &dp), ZE_RESULT_SUCCESS);
+    cr_assert(memcmp(dp.uuid.id, "ze_cuda", 7) == 0, "driver UUID should start with ze_cuda");
+    uint32_t n = 0;
+    cr_assert_eq(zeDeviceGet(drv, &n, NULL), ZE_RESULT_SUCCESS);
+    if (have_nvidia_driver())
+        cr_assert(n >= 1, "libcuda.so.1 is here but ze_cuda found no device");
+    else
+        cr_assert_eq(n, 0u, "no NVIDIA driver here, yet ze_cuda reports %u devices", n);
+}
+
+/* krt's default driver list (ZE_ENABLE_ALT_DRIVERS unset) holds ze_cuda beside ze_pocl; without an NVIDIA GPU the
+ * default device is ze_pocl's CPU, with one the NVIDIA GPU. */
+Test(cuda_driver, krt_default_list_falls_back_to_pocl) {
+    unsetenv("ZE_ENABLE_ALT_DRIVERS");
+    uint32_t n = 0;
+    KT_OK(krt_device_list(NULL, &n));
+    cr_assert(n >= 1);
+    krt_device_info *infos = calloc(n, sizeof *infos);
+    cr_assert(infos != NULL);
+    KT_OK(krt_device_list(infos, &n));
+    int pocl = 0, cuda = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        pocl += strcmp(infos[i].driver_name, "ze_pocl") == 0;
+        cuda += strcmp(infos[i].driver_name, "ze_cuda") == 0;
+    }
+    cr_assert(pocl >= 1, "ze_pocl's CPU should be listed");
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info di;
+    KT_OK(krt_context_device_info(ctx, &di));
+    if (have_nvidia_driver() && cuda > 0) {
+        cr_assert_str_eq(di.driver_name, "ze_cuda");
+        cr_assert_eq(di.type, KRT_DEVICE_TYPE_GPU);
+    } else {
+        cr_assert_eq(cuda, 0, "ze_cuda lists devices without an NVIDIA driver");
+        cr_assert_str_eq(di.driver_name, "ze_pocl");
+        cr_assert_eq(di.type, KRT_DEVICE_TYPE_CPU);
+    }
+    krt_context_destroy(ctx);
+    free(infos);
+}

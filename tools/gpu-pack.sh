@@ -1,0 +1,28 @@
+#!/bin/sh
+# gpu-pack.sh: packs a build made on the build machine for tools/gpu-test.sh on an NVIDIA GPU machine: the
+# libraries, programs, tests and kernels in build/'s own layout, stripped; libclc's NVPTX library (xz); the
+# Python binding; and the GPU-only benchmark programs (bench/cuda/, built here: krt_vadd with cc, cuda_ref with
+# the CUDA toolkit's nvcc). Run after `make` and `make bench-build`.
+#   sh tools/gpu-pack.sh DEST        (DEST is emptied first)
+set -eu
+B=${BUILD:-build}
+D=$1
+CLC=${ZE_CUDA_LIBCLC:-/usr/lib/clc/nvptx64--nvidiacl.bc}
+NVCC=${NVCC:-nvcc}
+cc -std=c11 -Wall -Wextra -Werror -O2 -D_GNU_SOURCE -Iruntime/include bench/cuda/krt_vadd.c -o "$B/bench/krt_vadd" \
+    -L"$B/lib" -Wl,-rpath,"$(cd "$B/lib" && pwd)" -lkrt
+"$NVCC" -O2 -arch=sm_90 -o "$B/bench/cuda_ref" bench/cuda/cuda_ref.cu -lcuda
+rm -rf "$D"
+mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels" "$D/test-kernels/o2" "$D/bench/kernels" "$D/python" "$D/clc"
+for f in libkrt.so libze_cuda.so libze_pocl.so; do strip -o "$D/lib/$f" "$B/lib/$f"; done
+for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f"; done
+for f in "$B"/test/test_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
+for f in launch_overhead groupsize krt_vadd cuda_ref; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+cp "$B"/kernels/*.spv "$D/kernels/"
+cp "$B"/test-kernels/*.spv "$D/test-kernels/"
+cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"
+cp "$B"/bench/kernels/*.spv "$D/bench/kernels/"
+cp examples/python/*.py "$D/python/"
+xz -9 -c "$CLC" > "$D/clc/nvptx64--nvidiacl.bc.xz"
+cp tools/gpu-test.sh "$D/"
+du -sh "$D"

@@ -1,0 +1,113 @@
+#!/bin/bash
+# gpu-test.sh: ze_cuda's GPU run, on a machine with an NVIDIA GPU and driver but no LLVM or Level Zero loader.
+# It takes a build packed on the build machine (tools/gpu-pack.sh DIR) and Debian 12's runtime .debs (libze1,
+# libllvm15, libllvmspirvlib15, libz3-4, libcriterion3 and its needs) in DEBS, and runs on the GPU:
+#   1. krt-info with krt's default driver list (both drivers, both devices);
+#   2. the Level Zero driver tests (test_ze_*) against ze_cuda alone;
+#   3. libkrt's tests with ze_cuda first and ze_pocl second (krt's default device is then the GPU);
+#   4. every example with KRT_DEVICE=NVIDIA, and the Python embedding;
+#   5. the figures: hand-written CUDA (raw cuLaunchKernel, vadd per block size, a 64 MiB copy), krt's vadd,
+#      launch_overhead's Level Zero and krt cases, the group-size benchmark, a spilling kernel's properties.
+# Everything goes to OUT/gpu-test.log; OUT/summary.txt has one line per step and the totals.
+#   bash DIR/gpu-test.sh DIR OUT [DEBS]        (DEBS defaults to .debs)
+D=$(cd "$1" && pwd)
+OUT=$2
+DEBS=${3:-.debs}
+mkdir -p "$OUT"
+LOG=$OUT/gpu-test.log
+SUM=$OUT/summary.txt
+: >"$LOG"
+: >"$SUM"
+mkdir -p /tmp/deb
+for f in "$DEBS"/*.deb; do dpkg -x "$f" /tmp/deb; done
+export LD_LIBRARY_PATH=$D/lib:/tmp/deb/usr/lib/x86_64-linux-gnu:/tmp/deb/usr/lib/llvm-15/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1]).read())' \
+    "$D/clc/nvptx64--nvidiacl.bc.xz" /tmp/nvptx64--nvidiacl.bc
+export ZE_CUDA_LIBCLC=/tmp/nvptx64--nvidiacl.bc
+export ZE_CUDA_CACHE_DIR=/tmp/ze_cuda_cache
+export KRT_BUILD=$D KRT_KERNELS=$D/kernels KRT_TEST_KERNELS=$D/test-kernels KRT_BENCH_KERNELS=$D/bench/kernels
+export PYTHONUNBUFFERED=1
+CUDA=$D/lib/libze_cuda.so
+POCL=$D/lib/libze_pocl.so
+JOBS=${JOBS:-8}
+BUDGET=${BUDGET:-330} # seconds: steps not started by then are skipped (and counted), so the run ends in time
+START=$(date +%s)
+passed=0
+failed=0
+skipped=0
+
+# step NAME TIMEOUT CMD...: runs one step, logs it, tallies Criterion's synthesis or the exit code.
+step() {
+    local name=$1 limit=$2
+    shift 2
+    if [ $(($(date +%s) - START)) -ge "$BUDGET" ]; then
+        skipped=$((skipped + 1))
+        printf '%-50s skipped (time budget)\n' "$name" >>"$SUM"
+        return
+    fi
+    echo "== $name" >>"$LOG"
+    local t0=$(date +%s.%N)
+    timeout "$limit" "$@" >/tmp/step.log 2>&1
+    local rc=$?
+    cat /tmp/step.log >>"$LOG"
+    local secs=$(awk "BEGIN { print $(date +%s.%N) - $t0 }")
+    local line=$(grep -a "Synthesis:" /tmp/step.log | tail -n 1)
+    if [ -n "$line" ]; then
+        local p=$(echo "$line" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
+        local f=$(echo "$line" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
+        local c=$(echo "$line" | sed -n 's/.*Crashing: \([0-9]*\).*/\1/p')
+        passed=$((passed + ${p:-0}))
+        failed=$((failed + ${f:-0} + ${c:-0}))
+        [ "$rc" != 0 ] && [ "${f:-0}" = 0 ] && [ "${c:-0}" = 0 ] && failed=$((failed + 1))
+        printf '%-50s rc=%-3s %s (%.1fs)\n' "$name" "$rc" "passing ${p:-0} failing ${f:-0} crashing ${c:-0}" "$secs" >>"$SUM"
+    else
+        if [ "$rc" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        printf '%-50s rc=%-3s (%.1fs)\n' "$name" "$rc" "$secs" >>"$SUM"
+    fi
+    echo "-- rc=$rc" >>"$LOG"
+}
+
+nvidia-smi -L >>"$LOG" 2>&1
+
+# 1. krt's default list: the loader's GPU names, then ze_cuda and ze_pocl found beside libkrt.
+step "krt-info (default driver list)" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info"
+
+# 2. The Level Zero contract on ze_cuda alone.
+for t in "$D"/test/test_ze_*; do
+    step "${t##*/} on ze_cuda" 45 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$t" --jobs "$JOBS"
+done
+
+# 3. libkrt's tests, the GPU first.
+for t in "$D"/test/test_*; do
+    case ${t##*/} in test_ze_*) continue ;; test_cuda) continue ;; esac
+    step "${t##*/} on ze_cuda" 45 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$t" --jobs "$JOBS"
+done
+step "test_cuda (driver part)" 60 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$D/test/test_cuda" --filter 'cuda_driver/*'
+
+# 4. Examples and the Python embedding, the GPU chosen by name.
+export KRT_DEVICE=NVIDIA
+for ex in "vadd 100003" "saxpy 1 7 1000 4093 65537" "reduce 100003" "matmul 100 75 130" "histogram 1000003" \
+          "heat 67 50 /tmp/heat.png" "mandelbrot 160 120 /tmp/mandelbrot.png" "pipeline 100000 4" "tour"; do
+    step "example $ex" 30 env -u ZE_ENABLE_ALT_DRIVERS $D/bin/$ex
+done
+for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$k"; done
+step "python saxpy.py" 60 env -u ZE_ENABLE_ALT_DRIVERS KRT_LIB="$D/lib/libkrt.so" python3 "$D/python/saxpy.py"
+step "module cache entries written" 10 sh -c "ls $ZE_CUDA_CACHE_DIR | grep -c cubin"
+
+# 5. Figures.
+if [ "${FIGURES:-1}" = 1 ]; then
+    mkdir -p /tmp/lo /tmp/gs
+    step "figures: cuda_ref" 60 "$D/bench/cuda_ref" --launches 100000
+    step "figures: krt_vadd (module cache cold)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE_DIR=/tmp/zc_fresh \
+        "$D/bench/krt_vadd"
+    step "figures: krt_vadd (module cache warm)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE_DIR=/tmp/zc_fresh \
+        "$D/bench/krt_vadd" 1048576
+    step "figures: krt_vadd (module cache off)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE=0 "$D/bench/krt_vadd" 1048576
+    step "figures: launch_overhead abcd" 90 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$D/bench/launch_overhead" \
+        --cases abcd --no-callgrind --launches 100000 --repeats 3 --out /tmp/lo
+    step "figures: cuda_ref again (launch cost varies between runs)" 60 "$D/bench/cuda_ref" --launches 100000
+    step "figures: groupsize" 120 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/groupsize" --quick --out /tmp/gs
+    step "figures: spilling kernel" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$D/test-kernels/krt_spill.spv"
+fi
+echo "gpu-test: $passed passed, $failed failed, $skipped skipped" | tee -a "$SUM" >>"$LOG"
+cat "$SUM"
