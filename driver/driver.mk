@@ -9,6 +9,8 @@ ZP_CXX_SRCS := $(wildcard driver/pocl/*.cpp)
 ZP_HDRS     := $(wildcard driver/*.h) $(wildcard driver/pocl/*.h)
 ZP_OBJS     := $(patsubst driver/%.c,$(ZP_OBJDIR)/%.o,$(ZP_C_SRCS)) \
                $(patsubst driver/%.cpp,$(ZP_OBJDIR)/%.o,$(ZP_CXX_SRCS))
+# The self-check's kernels, embedded (rule below); listed here so that the link rule depends on them.
+ZP_OBJS     += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
 
 ZP_LLVM_CXXFLAGS := -I$(shell llvm-config-15 --includedir 2>/dev/null || echo /usr/lib/llvm-15/include)
 ZP_LLVM_LIBDIR   := $(shell llvm-config-15 --libdir 2>/dev/null || echo /usr/lib/llvm-15/lib)
@@ -42,7 +44,6 @@ $(ZP_APPEND_COST): driver/tools/append_cost.c | $(BINDIR)
 
 # The start-up self-check's kernels (driver/pocl/selfcheck.c), compiled like krt's kernels and embedded.
 ZP_SELFCHECK_SPV := $(BUILD)/driver/selfcheck.spv
-ZP_OBJS += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
 
 $(ZP_SELFCHECK_SPV): driver/pocl/selfcheck.cl
 	@mkdir -p $(dir $@)
