@@ -386,6 +386,10 @@ typedef struct krt_kernel_info {
     uint32_t num_args;
     uint32_t required_group[3]; /* reqd_work_group_size, or 0,0,0 */
     uint32_t group_hint[3];     /* work_group_size_hint, or 0,0,0; krt_launch_config_get aims at it */
+    /* Read from the kernel's call tree in the SPIR-V; the launch configuration uses them (docs/design.md). */
+    int uses_barrier;           /* 1: a work-group barrier (OpControlBarrier) or collective at Workgroup scope */
+    int uses_static_local;      /* 1: static __local memory (a Workgroup variable) */
+    uint32_t local_args;        /* number of __local pointer arguments */
 } krt_kernel_info;
 
 /* Reflection straight from the SPIR-V, without building a kernel. Strings live as long as the module.
@@ -456,10 +460,14 @@ typedef enum krt_limit {
     KRT_LIMIT_SPILL = 6,         /* the spill-aware cap: group * spill within the budget */
     KRT_LIMIT_MIN_GROUPS = 7,    /* shrunk so a small range still gives min_groups groups */
     KRT_LIMIT_HINT = 8,          /* the kernel's work_group_size_hint, used as it is (see krt_launch_config_get) */
+    KRT_LIMIT_BARRIER = 9,       /* a barrier kernel on a CPU device: small groups (docs/design.md) */
+    KRT_LIMIT_SHAPE = 10,        /* the 2-D / 3-D tile of the device type: a squarer group than the bound */
+    KRT_LIMIT_TUNED = 11,        /* measured by krt_kernel_tune or loaded from wisdom */
 } krt_limit;
 
 /* The limit's short name, as the KRT_TRACE line and krt's tools print it, in enum order: "range", "static",
- * "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups", "hint"; "unknown" for a value
+ * "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups", "hint", "barrier", "shape",
+ * "tuned"; "unknown" for a value
  * not in the enum. The string is static. */
 KRT_API const char *krt_limit_name(krt_limit limit);
 

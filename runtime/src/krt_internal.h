@@ -167,6 +167,11 @@ typedef struct krt__kernel_refl {
     krt_arg_info *args;
     uint32_t required_group[3];
     uint32_t group_hint[3];
+    /* For the launch configuration, over the kernel's call tree: a work-group barrier or collective, a use of
+     * static __local memory (a module-scope Workgroup variable), and the number of __local arguments. */
+    int uses_barrier;
+    int uses_static_local;
+    uint32_t local_args;
 } krt__kernel_refl;
 
 /* A specialization constant the module declares: its SpecId and the bytes its type takes (0: unsized). */
@@ -319,6 +324,11 @@ typedef struct krt__config_input {
     /* context */
     size_t spill_budget;
     uint32_t min_groups;
+    /* what the rule reads of the kernel and device (docs/design.md, "The launch configuration") */
+    int device_cpu;        /* the device type is CPU */
+    int uses_barrier;      /* a work-group barrier in the kernel's call tree */
+    int uses_static_local; /* static __local memory (reflected, or the driver's localMemSize > 0) */
+    uint32_t tuned[3];     /* a measured group for this range class (krt_kernel_tune, wisdom); 0 = none */
 } krt__config_input;
 
 /* The spill-aware cap: gs * spill within budget, else the largest power of two that fits (at least 1). */

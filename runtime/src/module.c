@@ -355,6 +355,9 @@ void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
     out->num_args = kr->num_args;
     memcpy(out->required_group, kr->required_group, sizeof out->required_group);
     memcpy(out->group_hint, kr->group_hint, sizeof out->group_hint);
+    out->uses_barrier = kr->uses_barrier;
+    out->uses_static_local = kr->uses_static_local;
+    out->local_args = kr->local_args;
 }
 
 krt_result krt_module_kernel_info(krt_module *module, const char *kernel_name, krt_kernel_info *out)
