@@ -274,13 +274,6 @@ typedef struct result {
     double t_krt, t_best, ratio;
 } result;
 
-static const char *limit_name(krt_limit l)
-{
-    static const char *const n[] = {"range", "static", "required", "kernel max", "device max",
-                                    "local memory", "spill", "min groups"};
-    return (unsigned)l < sizeof n / sizeof n[0] ? n[l] : "?";
-}
-
 static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_ndrange *range,
                    const krt_device_info *dev, int samples, int finals, int quick, FILE *sweep, result *res)
 {
@@ -385,7 +378,7 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
     fmt_range(res->range, sizeof res->range, range);
     fmt_group(res->krt_group, sizeof res->krt_group, kg, dims);
     fmt_group(res->best_group, sizeof res->best_group, c[best].g, dims);
-    snprintf(res->limit, sizeof res->limit, "%s", limit_name(cfg.limit));
+    snprintf(res->limit, sizeof res->limit, "%s", krt_limit_name(cfg.limit));
     res->ncand = valid;
     res->t_krt = c[ki].final;
     res->t_best = c[best].final;

@@ -126,12 +126,12 @@ static void check_rows(rules *r, const row *table, size_t n)
 #define R2(x, y) {2, {(x), (y), 0}}
 #define R3(x, y, z) {3, {(x), (y), (z)}}
 
-/* Without a barrier, 1-D: the bound (4096) for large ranges; small ranges get the largest size of the set
- * {8, 16, ..., 4096} that still gives min_groups (16) groups; a range within the smallest size is one masked
+/* Without a barrier, 1-D, min_groups 16 set by the caller: the bound (4096) for large ranges; small ranges get
+ * the largest size of the set {8, 16, ..., 4096} that still gives min_groups groups; a range within the smallest size is one masked
  * group of 8. Never reshaped to the range: 1,000,003 gets 4096, not 4088. */
 Test(launch_rules, one_dimension_without_barrier)
 {
-    rules r = open_rules(0);
+    rules r = open_rules(16);
     const row table[] = {
         {"krt_rule_plain", R1(1), {8, 1, 1}, KRT_LIMIT_NONE},
         {"krt_rule_plain", R1(8), {8, 1, 1}, KRT_LIMIT_NONE},
@@ -153,7 +153,7 @@ Test(launch_rules, one_dimension_without_barrier)
  * barrier may sit in a called function. min_groups still applies below that. */
 Test(launch_rules, barrier_kernels_on_the_cpu)
 {
-    rules r = open_rules(0);
+    rules r = open_rules(16);
     const row table[] = {
         {"krt_rule_barrier_arg", R1(1u << 20), {8, 1, 1}, KRT_LIMIT_BARRIER},
         {"krt_rule_barrier_arg", R1(1000003), {8, 1, 1}, KRT_LIMIT_BARRIER},
@@ -171,7 +171,7 @@ Test(launch_rules, barrier_kernels_on_the_cpu)
  * what a dimension's range (rounded up to a power of two) cannot take moved to the next, then back to x. */
 Test(launch_rules, tiles_in_two_and_three_dimensions)
 {
-    rules r = open_rules(0);
+    rules r = open_rules(16);
     const row table[] = {
         {"krt_rule_2d", R2(1000, 1000), {64, 16, 1}, KRT_LIMIT_SHAPE},
         {"krt_rule_2d", R2(1024, 1024), {64, 16, 1}, KRT_LIMIT_SHAPE},
@@ -182,6 +182,33 @@ Test(launch_rules, tiles_in_two_and_three_dimensions)
         {"krt_rule_2d", R2(100000, 2), {512, 2, 1}, KRT_LIMIT_SHAPE},
         {"krt_rule_3d", R3(64, 64, 64), {32, 8, 4}, KRT_LIMIT_SHAPE},
         {"krt_rule_3d", R3(97, 89, 31), {32, 8, 4}, KRT_LIMIT_SHAPE},
+        {"krt_rule_3d", R3(3, 5, 7000), {8, 8, 16}, KRT_LIMIT_SHAPE},
+    };
+    check_rows(&r, table, sizeof table / sizeof table[0]);
+    close_rules(&r);
+}
+
+/* On a CPU device with min_groups left at 0, small ranges are not split: every range gets the kernel's one
+ * size (one masked group when the range is smaller), and a range larger than a group is reshaped only where
+ * a dimension is narrower than the tile. */
+Test(launch_rules, cpu_default_does_not_split_small_ranges)
+{
+    rules r = open_rules(0);
+    const row table[] = {
+        {"krt_rule_plain", R1(1), {4096, 1, 1}, KRT_LIMIT_NONE},
+        {"krt_rule_plain", R1(100), {4096, 1, 1}, KRT_LIMIT_NONE},
+        {"krt_rule_plain", R1(4096), {4096, 1, 1}, KRT_LIMIT_NONE},
+        {"krt_rule_plain", R1(65000), {4096, 1, 1}, KRT_LIMIT_KERNEL_MAX},
+        {"krt_rule_barrier_arg", R1(5), {8, 1, 1}, KRT_LIMIT_NONE},
+        {"krt_rule_barrier_arg", R1(100), {8, 1, 1}, KRT_LIMIT_BARRIER},
+        {"krt_rule_barrier_static", R1(10000), {1024, 1, 1}, KRT_LIMIT_BARRIER},
+        {"krt_rule_2d", R2(1, 1), {64, 16, 1}, KRT_LIMIT_NONE},
+        {"krt_rule_2d", R2(30, 20), {64, 16, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(32, 32), {64, 16, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(249, 249), {64, 16, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(1000, 3), {256, 4, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(5, 3000), {8, 128, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_3d", R3(2, 2, 2), {32, 8, 4}, KRT_LIMIT_NONE},
         {"krt_rule_3d", R3(3, 5, 7000), {8, 8, 16}, KRT_LIMIT_SHAPE},
     };
     check_rows(&r, table, sizeof table / sizeof table[0]);
@@ -250,39 +277,42 @@ static int sweep_2d(krt_kernel *k)
     return s.n;
 }
 
-/* The goal of issue 11: at most 12 shapes per kernel in each sweep. The exact counts follow from the size set
- * {8, ..., 4096}: 10 sizes in 1-D without a barrier (8 with static __local and a barrier: 8..1024; 1 for a
+/* The goal of issue 11: at most 12 shapes per kernel in each sweep. On the CPU device's default every range of
+ * a kernel gets one shape (n x n for n = 32 is 1024 items, one group: no reshaping). With min_groups 16 the
+ * exact counts follow from the size set {8, ..., 4096}: 10 sizes in 1-D without a barrier (8 with static __local and a barrier: 8..1024; 1 for a
  * barrier kernel). In 2-D, n x n with min_groups 16 gives the strips 8x1 (n <= 11), 16x1, 32x1, then 32x2
  * (n = 32, whose x cannot take 64), 64x1, 64x2, 64x4, 64x8 and the tile 64x16 (n >= 128): 9. */
 Test(launch_rules, few_shapes_over_the_sweeps)
 {
-    rules r = open_rules(0);
+    /* min_groups 0: the CPU device's default (no split); 16: set by the caller. */
     const struct {
+        uint32_t min_groups;
         const char *kernel;
         int want_1d, want_2d;
     } table[] = {
-        {"krt_rule_plain", 10, 0},
-        {"krt_rule_barrier_arg", 1, 0},
-        {"krt_rule_barrier_static", 8, 0},
-        {"krt_rule_2d", 0, 9},
+        {0, "krt_rule_plain", 1, 0},          {0, "krt_rule_barrier_arg", 1, 0},
+        {0, "krt_rule_barrier_static", 1, 0}, {0, "krt_rule_2d", 0, 1},
+        {16, "krt_rule_plain", 10, 0},        {16, "krt_rule_barrier_arg", 1, 0},
+        {16, "krt_rule_barrier_static", 8, 0}, {16, "krt_rule_2d", 0, 9},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        rules r = open_rules(table[i].min_groups);
         krt_kernel *k = kt_kernel(r.m, table[i].kernel);
         premise(&r, k);
         if (table[i].want_1d) {
             int n = sweep_1d(k);
-            cr_assert_eq(n, table[i].want_1d, "%s: %d shapes over the 1-D sweep, expected %d", table[i].kernel, n,
-                         table[i].want_1d);
+            cr_assert_eq(n, table[i].want_1d, "%s, min_groups %u: %d shapes over the 1-D sweep, expected %d",
+                         table[i].kernel, table[i].min_groups, n, table[i].want_1d);
             cr_assert_leq(n, 12);
         }
         if (table[i].want_2d) {
             int n = sweep_2d(k);
-            cr_assert_eq(n, table[i].want_2d, "%s: %d shapes over the n x n sweep, expected %d", table[i].kernel, n,
-                         table[i].want_2d);
+            cr_assert_eq(n, table[i].want_2d, "%s, min_groups %u: %d shapes over the n x n sweep, expected %d",
+                         table[i].kernel, table[i].min_groups, n, table[i].want_2d);
             cr_assert_leq(n, 12);
         }
+        close_rules(&r);
     }
-    close_rules(&r);
 }
 
 /* ---- the launch runs what the rule says, tails masked ---- */

@@ -403,6 +403,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
     ctx->trace = krt__log_enabled(&ctx->log, KRT_LOG_TRACE);
     ctx->spill_budget = d.spill_budget;
     ctx->min_groups = d.min_groups;
+    ctx->min_groups_default = !desc || desc->min_groups == 0;
     ctx->flags = d.flags;
 
     if ((r = choose_device(d.device, &ref)) != KRT_SUCCESS)

@@ -128,6 +128,7 @@ struct krt_context {
     krt_device_info info;
     size_t spill_budget;
     uint32_t min_groups;
+    int min_groups_default; /* the caller left min_groups 0: on a CPU device, no small-range split */
     uint32_t flags;
     krt__log log;
     int trace;
@@ -329,6 +330,7 @@ typedef struct krt__config_input {
     int uses_barrier;      /* a work-group barrier in the kernel's call tree */
     int uses_static_local; /* static __local memory (reflected, or the driver's localMemSize > 0) */
     uint32_t tuned[3];     /* a measured group for this range class (krt_kernel_tune, wisdom); 0 = none */
+    int no_split;          /* min_groups left to its default on a CPU device: small ranges are not split */
 } krt__config_input;
 
 /* The spill-aware cap: gs * spill within budget, else the largest power of two that fits (at least 1). */

@@ -279,12 +279,12 @@ static uint32_t pow2_ceil(uint64_t v)
 
 /* Spreads total (= base * 2^k) over the dimensions as described above. Each dimension grows by doubling, so
  * every dimension stays a power of two (x: base times a power of two). */
-static void spread(const krt__config_input *in, uint32_t base, uint64_t total, uint32_t g[3])
+static void spread(const krt__config_input *in, uint32_t base, uint64_t total, int fit_range, uint32_t g[3])
 {
     uint32_t dims = in->dims;
     uint64_t cap[3], soft[3];
     for (uint32_t d = 0; d < 3; d++) {
-        uint64_t lim = d < dims ? pow2_ceil(in->size[d]) : 1;
+        uint64_t lim = d >= dims ? 1 : fit_range ? pow2_ceil(in->size[d]) : UINT32_MAX;
         if (d == 0 && lim < base)
             lim = base;
         if (lim > in->dev_max[d])
@@ -403,19 +403,23 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
     }
 
     /* 6. Small ranges: at least min_groups groups, the group taken from the same set (rounded down, so the
-     * count is at least min_groups; never below the base). */
+     * count is at least min_groups; never below the base). Not on a CPU device unless the caller set
+     * min_groups: there a masked work-item costs a comparison in the work-group's loop, while each new group
+     * size costs PoCL a work-group function compile (about 0.4 s on a cold cache, docs/performance.md "lu"),
+     * more than a small range runs. */
     uint64_t n = 1;
     for (uint32_t d = 0; d < in->dims; d++)
         n = in->size[d] && n > UINT64_MAX / in->size[d] ? UINT64_MAX : n * in->size[d];
     uint32_t min_groups = in->min_groups ? in->min_groups : 1;
     uint64_t want = ceil_div(n, min_groups);
-    if (want < aim && set_floor(&set, want) < aim) {
+    if (!in->no_split && want < aim && set_floor(&set, want) < aim) {
         aim = set_floor(&set, want);
         limit = KRT_LIMIT_MIN_GROUPS;
     }
 
-    /* 7. The shape. */
-    spread(in, set.base, aim, out->group);
+    /* 7. The shape: a range smaller than the group keeps the shape (one masked group), a larger one is
+     * reshaped where a dimension of it is narrower than the tile. */
+    spread(in, set.base, aim, n > aim, out->group);
     if (in->dims >= 2 && limit != KRT_LIMIT_MIN_GROUPS && limit != KRT_LIMIT_BARRIER &&
         (uint64_t)out->group[0] * out->group[1] * out->group[2] < set.top && limit != KRT_LIMIT_SHAPE)
         limit = KRT_LIMIT_SHAPE;
@@ -455,6 +459,7 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t d
     in->spill_budget = k->ctx->spill_budget;
     in->min_groups = k->ctx->min_groups;
     in->device_cpu = k->ctx->dev->props.type == ZE_DEVICE_TYPE_CPU;
+    in->no_split = in->device_cpu && k->ctx->min_groups_default;
     in->uses_barrier = k->refl->uses_barrier;
     in->uses_static_local = k->refl->uses_static_local || p->local_mem_size > 0;
 }
