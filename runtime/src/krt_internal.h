@@ -119,6 +119,23 @@ typedef struct krt__event_pool {
     struct krt__event_pool *next;
 } krt__event_pool;
 
+/* wisdom.c: one measured configuration (see wisdom.c for the file format). */
+typedef struct krt__wisdom_entry {
+    char *device;            /* device name */
+    uint32_t driver_version;
+    uint64_t module_hash;    /* krt__module_hash */
+    char *kernel;
+    uint32_t dims;
+    uint32_t cls[3];         /* range class: each dimension rounded up to a power of two; 1 beyond dims */
+    uint32_t group[3];
+    double ns;               /* measured wall time per launch */
+} krt__wisdom_entry;
+
+typedef struct krt__wisdom_set {
+    krt__wisdom_entry *entries;
+    uint32_t count, cap;
+} krt__wisdom_set;
+
 struct krt_context {
     ze_driver_handle_t driver;
     ze_device_handle_t device;
@@ -147,6 +164,13 @@ struct krt_context {
     atomic_uint_fast64_t free_generation;
 
     krt_module *builtin;     /* the embedded fill kernels, built on first use */
+
+    /* Wisdom (wisdom.c): guarded by wisdom_lock, taken after a kernel's lock and never before it. The
+     * generation grows with every change, so a kernel drops configurations memoized before it. */
+    pthread_mutex_t wisdom_lock;
+    krt__wisdom_set wisdom;
+    atomic_uint_fast64_t wisdom_generation;
+    char *wisdom_path;       /* KRT_WISDOM: loaded at creation, saved at destroy */
 };
 
 /* ---- memory.c -------------------------------------------------------------------------------------- */
@@ -214,6 +238,7 @@ struct krt_module {
     krt_kernel **kernels; /* memoized per kernel index, created on first krt_kernel_get */
     int builtin;
     krt_module *next;
+    uint64_t spirv_hash;  /* krt__module_hash of the SPIR-V, build options and specialization constants */
 };
 
 /* A kernel argument slot: the value the driver holds for the argument, so that an unchanged value is not set
@@ -269,6 +294,7 @@ struct krt_kernel {
     uint32_t config_cap, config_count;
     krt__config_entry *last_config;
     krt_launch_config unmemoized; /* KRT_CONTEXT_FLAG_NO_MEMO: the configuration of the current launch */
+    uint64_t wisdom_generation;   /* the context's wisdom generation the memo was filled under */
     /* The last static group size checked, so that repeating it costs a comparison. */
     int static_valid;
     uint32_t static_group[3];
@@ -347,6 +373,17 @@ void krt__config_memo_free(krt_kernel *kernel);
 /* The check of a caller's static group size. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
                                   const uint32_t group[3], const krt_launch_config **out);
+
+/* ---- wisdom.c ---------------------------------------------------------------------------------------- */
+
+uint64_t krt__module_hash(const void *words, size_t size, const char *build_options,
+                          const krt_spec_constant *spec, uint32_t num_spec);
+/* The measured group for this kernel and range's class on the context's device, if any (1), else 0. Takes
+ * wisdom_lock; the caller may hold the kernel's lock. */
+int krt__wisdom_find(krt_kernel *kernel, uint32_t dims, const uint64_t size[3], uint32_t group[3]);
+/* At context creation (after the device is known) and destruction: the lock, and KRT_WISDOM. */
+void krt__wisdom_init(krt_context *ctx);
+void krt__wisdom_fini(krt_context *ctx);
 
 /* ---- queue.c / event.c ----------------------------------------------------------------------------- */
 

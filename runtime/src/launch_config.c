@@ -460,6 +460,8 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t d
     in->min_groups = k->ctx->min_groups;
     in->device_cpu = k->ctx->dev->props.type == ZE_DEVICE_TYPE_CPU;
     in->no_split = in->device_cpu && k->ctx->min_groups_default;
+    if (!in->required[0])
+        krt__wisdom_find(k, dims, in->size, in->tuned);
     in->uses_barrier = k->refl->uses_barrier;
     in->uses_static_local = k->refl->uses_static_local || p->local_mem_size > 0;
 }
@@ -567,6 +569,13 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
         return KRT_SUCCESS;
     }
 
+    /* New wisdom (a tuning, a load) since the memo was filled: the memo may hold what the rule chose where
+     * wisdom now decides. One relaxed load on the warm path. */
+    uint64_t gen = atomic_load_explicit(&k->ctx->wisdom_generation, memory_order_relaxed);
+    if (k->wisdom_generation != gen) {
+        krt__config_memo_free(k);
+        k->wisdom_generation = gen;
+    }
     /* Warm path: the last configuration, then the table. No driver call, no allocation. */
     krt__config_entry *e = k->last_config;
     if (e && key_equal(&e->key, &key)) {

@@ -209,6 +209,7 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     }
     m->ctx = ctx;
     m->builtin = builtin;
+    m->spirv_hash = krt__module_hash(words, size, d->build_options, d->spec_constants, d->num_spec_constants);
     pthread_mutex_init(&m->lock, NULL);
     /* Validation first, so that reflection sees only modules that passed it (under the default policies) and
      * the message is the validator's diagnostic. Reflection is bounded on its own as well, for
