@@ -350,8 +350,8 @@ static int tune_module(const char *path, const char *device, const char *only, c
     snprintf(rs, sizeof rs, "%llu x %llu x %llu", (unsigned long long)range->size[0],
              (unsigned long long)(range->dims > 1 ? range->size[1] : 1),
              (unsigned long long)(range->dims > 2 ? range->size[2] : 1));
-    printf("%s: tuning over %s, %u samples per candidate, stand-in arguments (wall time per launch, us)\n", path, rs,
-           samples);
+    printf("%s: tuning over %s, %u sample%s per candidate, stand-in arguments (wall time per launch, us)\n", path,
+           rs, samples, samples == 1 ? "" : "s");
     printf("%-24s %-16s %10s %-16s %10s %7s %10s\n", "kernel", "rule group", "rule us", "tuned group", "tuned us",
            "speedup", "candidates");
     int status = 0, found = 0;
