@@ -448,6 +448,12 @@ krt_result krt_kernel_tune(krt_kernel *kernel, const krt_launch_desc *desc, cons
                 uint64_t items = (uint64_t)x * y * z;
                 if (items > bound || (x == rg[0] && y == rg[1] && z == rg[2]))
                     continue;
+                /* A group whose __local arguments would not fit the device is not a candidate. */
+                uint64_t local = props.local_mem_size;
+                if (t.local_bytes_per_item)
+                    local += items * t.local_bytes_per_item * kernel->refl->local_args;
+                if (ctx->info.max_shared_local_memory && local > ctx->info.max_shared_local_memory)
+                    continue;
                 uint32_t g[3] = { x, y, z };
                 double ns;
                 if ((r = time_group(kernel, desc, &t, g, args, &ns)) != KRT_SUCCESS)
