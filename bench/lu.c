@@ -44,7 +44,7 @@ static int child(uint32_t n, int dynamic)
             a[(size_t)i * n + j] = i == j ? (float)n : 1.0f / (float)(1 + i + j);
 
     /* The shapes the sequence launches, read before timing: the same lookups the launches make. */
-    uint32_t shapes[64][2];
+    static uint32_t shapes[8192][2];
     int nshapes = 0;
     for (uint32_t step = 0; step + 1 < n; step++) {
         uint32_t m = n - step - 1;
@@ -55,7 +55,7 @@ static int child(uint32_t n, int dynamic)
         int seen = 0;
         for (int s = 0; s < nshapes; s++)
             seen |= shapes[s][0] == g0 && shapes[s][1] == g1;
-        if (!seen && nshapes < 64) {
+        if (!seen && nshapes < 8192) {
             shapes[nshapes][0] = g0;
             shapes[nshapes][1] = g1;
             nshapes++;
