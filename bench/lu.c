@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
     const char *out = bench_opt_str(argc, argv, "out", "build/bench");
     if (samples < 1 || samples > 32)
         bench_die("--samples must be 1..32");
+    mkdir(out, 0777); /* an existing directory is fine; a failure shows when the table is written */
 
     /* rows: static cold, dynamic cold, static warm, dynamic warm */
     double med[2][2];
