@@ -2,23 +2,23 @@
  * launch_config.c: the group size krt chooses when the caller gives none, and its memo per (kernel, ndrange).
  *
  * The rule, in order (docs/design.md explains each step):
- *   1. a reqd_work_group_size is obeyed exactly (it wins over a work_group_size_hint);
+ *   1. a reqd_work_group_size is obeyed exactly (it wins over everything below);
  *   2. the bound: the kernel's max group size from ZE_extension_kernel_max_group_size_properties, else the
  *      device's maxTotalGroupSize;
  *   3. the spill-aware cap: if spill > 0 and bound * spill > budget, bound = max(1, prevpow2(budget / spill));
- *   4. the bound is rounded down to the kernel's preferred multiple;
- *   5. a small range is split so that it gives at least min_groups groups (the group shrinks to
- *      ceil(n / min_groups), rounded up to the preferred multiple), and a range that fits in one group is
- *      launched as one group of exactly its size;
- *   6. the group is spread over the dimensions, x first, each bounded by maxGroupSize{X,Y,Z};
- *   7. each dimension is balanced: the same number of groups, with the smallest group (kept a multiple of
- *      the preferred multiple in x) that still covers the range, which shrinks the masked tail.
- * A kernel with a work_group_size_hint takes the hint's shape instead of steps 4-7 (compute_hinted), still
- * bounded by steps 2-3, the per-dimension maxima, the range and min_groups.
- * No group is larger than its dimension of the range. krt_launch_config.max_group_size reports the bound of
- * step 2, before the spill cap.
- * The group never collapses to 1 to make a range divide evenly: ceil(n / g) groups are launched and the kernel
- * guards the work-items past the end.
+ *   4. a measured group (krt_kernel_tune, wisdom) for this kernel and range class, when it fits the limits;
+ *      then a work_group_size_hint takes the hint's shape instead of steps 5-8 (compute_hinted);
+ *   5. the size set: base * 2^k (base = the preferred multiple) up to the largest within the bound; every
+ *      group the rule gives comes from it, so a kernel meets few shapes whatever its ranges;
+ *   6. what the kernel and device ask for: on a CPU device a barrier kernel aims at 8 (1024 with static
+ *      __local memory), a 2-D / 3-D range at a tile of 1024; else the top of the set;
+ *   7. small ranges: at least min_groups groups, the size rounded down within the set (not on a CPU device
+ *      unless the caller set min_groups);
+ *   8. the shape: 1-D the size; 2-D x up to 64 then y; 3-D x up to 32, y up to 8, then z; a range larger
+ *      than one group is reshaped where a dimension is narrower than the tile, a smaller one keeps it.
+ * krt_launch_config.max_group_size reports the bound of step 2, before the spill cap.
+ * The group is never cut to the range: ceil(n / g) groups are launched and the kernel guards the work-items
+ * past the end.
  */
 #include "krt_internal.h"
 
