@@ -18,7 +18,10 @@
  * that krt's choice in the table is the measured one (limit "tuned"): the table then shows how well wisdom from
  * one tuning run holds up against the sweep in the same run.
  *
- * Usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--tune] [--out DIR]
+ * First, a table of how many distinct groups krt chooses per kernel over range sweeps (count_shapes), with the
+ * context's default min_groups and with 16; --shapes-only stops after it.
+ *
+ * Usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--tune] [--shapes-only] [--out DIR]
  */
 #include "bench_util.h"
 
@@ -405,12 +408,85 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
     return 0;
 }
 
+/* The distinct groups krt chooses for one kernel over the sweeps of issue 11: every 1-D range 1..2^20 (each
+ * size up to 8192, then steps of n / 4096 + 1, and 2^20) for a 1-D kernel, every n x n for n in 1..1024 for a
+ * 2-D one, n x n x n for n in 1..128 for a 3-D one. Configuration lookups only, nothing is launched. */
+static int count_shapes(krt_kernel *k, int dims)
+{
+    static uint32_t seen[4096][3];
+    int n = 0;
+    uint64_t last = dims == 1 ? (1u << 20) : dims == 2 ? 1024 : 128;
+    for (uint64_t v = 1; v <= last;) {
+        krt_ndrange r = {(uint32_t)dims, {v, dims > 1 ? v : 1, dims > 2 ? v : 1}};
+        krt_launch_config c;
+        KRT_CHECK(krt_launch_config_get(k, &r, &c));
+        int found = 0;
+        for (int i = 0; i < n && !found; i++)
+            found = !memcmp(seen[i], c.group, sizeof seen[i]);
+        if (!found && n < 4096)
+            memcpy(seen[n++], c.group, sizeof seen[0]);
+        if (v == last)
+            break;
+        v += dims == 1 && v > 8192 ? v / 4096 + 1 : 1;
+        if (v > last)
+            v = last;
+    }
+    return n;
+}
+
+/* The shape counts for every kernel of the table, with the context's default min_groups and with 16. */
+static void shapes_table(const char *out, const char *only)
+{
+    enum { COLS = 4 };
+    const char *cells[(sizeof specs / sizeof specs[0] + 1) * COLS];
+    char buf[sizeof specs / sizeof specs[0]][3][32];
+    cells[0] = "kernel";
+    cells[1] = "sweep";
+    cells[2] = "shapes (default)";
+    cells[3] = "shapes (min_groups 16)";
+    int rows = 1;
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        const spec *s = &specs[si];
+        if (only && !strstr(s->kernel, only))
+            continue;
+        int counts[2];
+        for (int m = 0; m < 2; m++) {
+            krt_context_desc cd = {.min_groups = m ? 16 : 0};
+            krt_context *ctx;
+            KRT_CHECK(krt_context_create(&cd, &ctx));
+            krt_module *mod;
+            krt_module_desc md = {.path = bench_path(s->bench_only ? bench_kernel_dir() : bench_example_kernel_dir(),
+                                                     s->file)};
+            KRT_CHECK(krt_module_create(ctx, &md, &mod));
+            krt_kernel *k;
+            KRT_CHECK(krt_kernel_get(mod, s->kernel, &k));
+            counts[m] = count_shapes(k, s->dims);
+            krt_module_destroy(mod);
+            krt_context_destroy(ctx);
+        }
+        const char **row = cells + rows * COLS;
+        row[0] = s->kernel;
+        row[1] = s->dims == 1 ? "1..2^20" : s->dims == 2 ? "n x n, n = 1..1024" : "n x n x n, n = 1..128";
+        snprintf(buf[rows - 1][0], 32, "%d", counts[0]);
+        snprintf(buf[rows - 1][1], 32, "%d", counts[1]);
+        row[2] = buf[rows - 1][0];
+        row[3] = buf[rows - 1][1];
+        rows++;
+    }
+    bench_table_emit(out, "groupsize_shapes.md",
+                     "groupsize: distinct groups krt chooses per kernel over the range sweeps (configuration "
+                     "lookups only; goal: at most 12)",
+                     COLS, rows, cells);
+}
+
 static const char usage[] =
-    "usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--tune] [--out DIR]\n"
+    "usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--tune] [--shapes-only]\n"
+    "                 [--out DIR]\n"
     "--tune: krt_kernel_tune each case first (with --samples), so that krt's choice is the tuned group.\n"
+    "--shapes-only: print the table of shapes krt chooses over the range sweeps, then stop.\n"
     "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_KERNELS (build/kernels),\n"
     "KRT_BENCH_KERNELS (build/bench/kernels).\n";
-static const char *const known_opts[] = {"samples", "final", "only", "quick", "out", "tune", NULL};
+static const char *const known_opts[] = {"samples", "final", "only", "quick", "out", "tune", "shapes-only", NULL};
 
 int main(int argc, char **argv)
 {
@@ -430,6 +506,10 @@ int main(int argc, char **argv)
     KRT_CHECK(krt_context_device_info(ctx, &dev));
     printf("groupsize: device %s, max group %u (%u x %u x %u)\n", dev.name, dev.max_group_size, dev.max_group[0],
            dev.max_group[1], dev.max_group[2]);
+
+    shapes_table(out, only);
+    if (bench_opt_flag(argc, argv, "shapes-only"))
+        return 0;
 
     static result res[64];
     int nres = 0;
