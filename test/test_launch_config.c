@@ -334,7 +334,7 @@ Test(launch_config, whole_range_in_one_group)
 
 /* ---- dimensions ---- */
 
-/* The 3-D tile on a CPU device (docs/design.md): 1024 items, x up to 32, y up to 8, z the rest. ze_pocl's
+/* The 3-D tile on a CPU device (docs/design.md): 1024 items, x up to 64, y up to 4, z the rest. ze_pocl's
  * figures (preferred multiple 8, maximum 4096) are the premise of the expected shape. */
 Test(launch_config, spreading_over_3d)
 {
@@ -345,7 +345,7 @@ Test(launch_config, spreading_over_3d)
     cr_assert_eq(o.dev.type, KRT_DEVICE_TYPE_CPU, "the test runs on ze_pocl's CPU device");
     cr_assert(c.max_group_size == 4096 && c.preferred_multiple == 8, "premise: max %u, multiple %u",
               c.max_group_size, c.preferred_multiple);
-    cr_assert(c.group[0] == 32 && c.group[1] == 8 && c.group[2] == 4, "(64,64,64) gave (%u,%u,%u), expected (32,8,4)",
+    cr_assert(c.group[0] == 64 && c.group[1] == 4 && c.group[2] == 4, "(64,64,64) gave (%u,%u,%u), expected (64,4,4)",
               c.group[0], c.group[1], c.group[2]);
     cr_assert_eq(c.limit, KRT_LIMIT_SHAPE);
     /* Every item runs once. */

@@ -10,11 +10,11 @@
  *      then a work_group_size_hint takes the hint's shape instead of steps 5-8 (compute_hinted);
  *   5. the size set: base * 2^k (base = the preferred multiple) up to the largest within the bound; every
  *      group the rule gives comes from it, so a kernel meets few shapes whatever its ranges;
- *   6. what the kernel and device ask for: on a CPU device a barrier kernel aims at 8 (1024 with static
+ *   6. what the kernel and device ask for: on a CPU device a barrier kernel aims at 8 (512 with static
  *      __local memory), a 2-D / 3-D range at a tile of 1024; else the top of the set;
  *   7. small ranges: at least min_groups groups, the size rounded down within the set (not on a CPU device
  *      unless the caller set min_groups);
- *   8. the shape: 1-D the size; 2-D x up to 64 then y; 3-D x up to 32, y up to 8, then z; a range larger
+ *   8. the shape: 1-D the size; 2-D x up to 64 then y; 3-D x up to 64, y up to 4, then z; a range larger
  *      than one group is reshaped where a dimension is narrower than the tile, a smaller one keeps it.
  * krt_launch_config.max_group_size reports the bound of step 2, before the spill cap.
  * The group is never cut to the range: ceil(n / g) groups are launched and the kernel guards the work-items
@@ -266,8 +266,8 @@ static uint32_t set_floor(const size_set *set, uint64_t x)
  * goes back to x, then y. A square-ish tile keeps a stencil's neighbouring rows in the same group, where the
  * former x-first rule gave 1000 x 4 strips. The same tile on every device type: 64 contiguous items in x also
  * keep a GPU's loads coalesced. */
-static const uint32_t TILE_X[4] = { 0, 0, 64, 32 };
-static const uint32_t TILE_Y[4] = { 0, 0, 0, 8 };
+static const uint32_t TILE_X[4] = { 0, 0, 64, 64 };
+static const uint32_t TILE_Y[4] = { 0, 0, 0, 4 };
 
 static uint32_t pow2_ceil(uint64_t v)
 {
@@ -392,7 +392,7 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
          * the values live across a barrier kept per work-item: a big group makes every pass long. Small groups,
          * unless the kernel keeps static __local memory, whose set-up and flush per group (a histogram's
          * bins) want groups large enough to amortise them. docs/performance.md has the measurements. */
-        aim = set_floor(&set, in->uses_static_local ? 1024 : 8);
+        aim = set_floor(&set, in->uses_static_local ? 512 : 8);
         if (aim < set.top)
             limit = KRT_LIMIT_BARRIER;
     } else if (in->dims >= 2 && in->device_cpu) {
