@@ -23,7 +23,7 @@ BENCH_SCALING_ARGS ?= --launches 5000 --repeats 3 --callgrind-launches 1000
 BENCH_LU_ARGS      ?= --n 100 --samples 1
 else
 BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
-BENCH_GROUP_ARGS   ?= --samples 3 --final 7
+BENCH_GROUP_ARGS   ?= --samples 3 --final 15
 BENCH_MODULE_ARGS  ?= --cold 5 --cold-nocache 2 --warm 20
 BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 2000
 BENCH_LU_ARGS      ?= --n 250 --samples 5
