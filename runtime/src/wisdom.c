@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define WISDOM_HEADER "krt-wisdom 1"
+#define WISDOM_LINE 2048 /* the longest line the reader takes, newline included */
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
@@ -188,7 +189,7 @@ static krt_result read_wisdom(const char *path, krt__wisdom_set *set)
     FILE *f = fopen(path, "r");
     if (!f)
         return krt__fail(KRT_ERROR_IO, "cannot open wisdom file %s: %s", path, strerror(errno));
-    char line[2048];
+    char line[WISDOM_LINE];
     unsigned lineno = 0;
     int ended = 0;
     krt_result r = KRT_SUCCESS;
@@ -285,8 +286,10 @@ krt_result krt_wisdom_save(krt_context *ctx, const char *path)
     uint32_t written = 0;
     for (uint32_t i = 0; i < ctx->wisdom.count; i++) {
         const krt__wisdom_entry *e = &ctx->wisdom.entries[i];
-        /* A name with a tab or newline could not be read back: such an entry is not written. */
-        if (strpbrk(e->device, "\t\n") || strpbrk(e->kernel, "\t\n"))
+        /* A name with a tab or newline, or a line longer than the reader's buffer, could not be read back: such
+         * an entry is not written (it would make the whole file unreadable). */
+        if (strpbrk(e->device, "\t\n") || strpbrk(e->kernel, "\t\n") ||
+            strlen(e->device) + strlen(e->kernel) > WISDOM_LINE - 160)
             continue;
         fprintf(f, "%s\t%x\t%016llx\t%s\t%u\t%ux%ux%u\t%ux%ux%u\t%.1f\n", e->device, e->driver_version,
                 (unsigned long long)e->module_hash, e->kernel, e->dims, e->cls[0], e->cls[1], e->cls[2], e->group[0],
