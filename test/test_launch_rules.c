@@ -168,19 +168,19 @@ Test(launch_rules, barrier_kernels_on_the_cpu)
     close_rules(&r);
 }
 
-/* 2-D and 3-D on the CPU device: a tile of 256 in 2-D (x up to 32), 1024 in 3-D (x up to 64, y up to 4), with
+/* 2-D and 3-D on the CPU device: a tile of 1024 (x up to 64 in 2-D; x up to 64 and y up to 4 in 3-D), with
  * what a dimension's range (rounded up to a power of two) cannot take moved to the next, then back to x. */
 Test(launch_rules, tiles_in_two_and_three_dimensions)
 {
     rules r = open_rules(16);
     const row table[] = {
-        {"krt_rule_2d", R2(1000, 1000), {32, 8, 1}, KRT_LIMIT_SHAPE},
-        {"krt_rule_2d", R2(1024, 1024), {32, 8, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(1000, 1000), {64, 16, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(1024, 1024), {64, 16, 1}, KRT_LIMIT_SHAPE},
         {"krt_rule_2d", R2(1, 1), {8, 1, 1}, KRT_LIMIT_NONE},
         {"krt_rule_2d", R2(30, 20), {32, 1, 1}, KRT_LIMIT_MIN_GROUPS},
-        {"krt_rule_2d", R2(1000, 3), {32, 4, 1}, KRT_LIMIT_MIN_GROUPS},
-        {"krt_rule_2d", R2(5, 3000), {8, 32, 1}, KRT_LIMIT_SHAPE},
-        {"krt_rule_2d", R2(100000, 2), {128, 2, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(1000, 3), {64, 2, 1}, KRT_LIMIT_MIN_GROUPS},
+        {"krt_rule_2d", R2(5, 3000), {8, 64, 1}, KRT_LIMIT_MIN_GROUPS},
+        {"krt_rule_2d", R2(100000, 2), {512, 2, 1}, KRT_LIMIT_SHAPE},
         {"krt_rule_3d", R3(64, 64, 64), {64, 4, 4}, KRT_LIMIT_SHAPE},
         {"krt_rule_3d", R3(97, 89, 31), {64, 4, 4}, KRT_LIMIT_SHAPE},
         {"krt_rule_3d", R3(3, 5, 7000), {8, 4, 32}, KRT_LIMIT_SHAPE},
@@ -203,12 +203,12 @@ Test(launch_rules, cpu_default_does_not_split_small_ranges)
         {"krt_rule_barrier_arg", R1(5), {8, 1, 1}, KRT_LIMIT_NONE},
         {"krt_rule_barrier_arg", R1(100), {8, 1, 1}, KRT_LIMIT_BARRIER},
         {"krt_rule_barrier_static", R1(10000), {512, 1, 1}, KRT_LIMIT_BARRIER},
-        {"krt_rule_2d", R2(1, 1), {32, 8, 1}, KRT_LIMIT_NONE},
-        {"krt_rule_2d", R2(30, 20), {32, 8, 1}, KRT_LIMIT_SHAPE},
-        {"krt_rule_2d", R2(16, 16), {32, 8, 1}, KRT_LIMIT_SHAPE},
-        {"krt_rule_2d", R2(249, 249), {32, 8, 1}, KRT_LIMIT_SHAPE},
-        {"krt_rule_2d", R2(1000, 3), {64, 4, 1}, KRT_LIMIT_SHAPE},
-        {"krt_rule_2d", R2(5, 3000), {8, 32, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(1, 1), {64, 16, 1}, KRT_LIMIT_NONE},
+        {"krt_rule_2d", R2(30, 20), {64, 16, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(32, 32), {64, 16, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(249, 249), {64, 16, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(1000, 3), {256, 4, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_2d", R2(5, 3000), {8, 128, 1}, KRT_LIMIT_SHAPE},
         {"krt_rule_3d", R3(2, 2, 2), {64, 4, 4}, KRT_LIMIT_NONE},
         {"krt_rule_3d", R3(3, 5, 7000), {8, 4, 32}, KRT_LIMIT_SHAPE},
     };
@@ -224,8 +224,7 @@ Test(launch_rules, min_groups_one)
         {"krt_rule_plain", R1(100), {64, 1, 1}, KRT_LIMIT_MIN_GROUPS},
         {"krt_rule_plain", R1(4096), {4096, 1, 1}, KRT_LIMIT_NONE},
         {"krt_rule_plain", R1(3), {8, 1, 1}, KRT_LIMIT_NONE},
-        {"krt_rule_2d", R2(20, 20), {32, 8, 1}, KRT_LIMIT_SHAPE},
-        {"krt_rule_2d", R2(12, 12), {16, 8, 1}, KRT_LIMIT_MIN_GROUPS},
+        {"krt_rule_2d", R2(20, 20), {32, 8, 1}, KRT_LIMIT_MIN_GROUPS},
     };
     check_rows(&r, table, sizeof table / sizeof table[0]);
     close_rules(&r);
@@ -283,7 +282,7 @@ static int sweep_2d(krt_kernel *k)
  * a kernel gets one shape (n x n for n = 32 is 1024 items, one group: no reshaping). With min_groups 16 the
  * exact counts follow from the size set {8, ..., 4096}: 10 sizes in 1-D without a barrier (7 with static __local and a barrier: 8..512; 1 for a
  * barrier kernel). In 2-D, n x n with min_groups 16 gives the strips 8x1 (n <= 11), 16x1, 32x1, then 32x2
- * (n = 32..45), 32x4 and the tile 32x8 (n >= 64): 6. */
+ * (n = 32, whose x cannot take 64), 64x1, 64x2, 64x4, 64x8 and the tile 64x16 (n >= 128): 9. */
 Test(launch_rules, few_shapes_over_the_sweeps)
 {
     /* min_groups 0: the CPU device's default (no split); 16: set by the caller. */
@@ -295,7 +294,7 @@ Test(launch_rules, few_shapes_over_the_sweeps)
         {0, "krt_rule_plain", 1, 0},          {0, "krt_rule_barrier_arg", 1, 0},
         {0, "krt_rule_barrier_static", 1, 0}, {0, "krt_rule_2d", 0, 1},
         {16, "krt_rule_plain", 10, 0},        {16, "krt_rule_barrier_arg", 1, 0},
-        {16, "krt_rule_barrier_static", 7, 0}, {16, "krt_rule_2d", 0, 6},
+        {16, "krt_rule_barrier_static", 7, 0}, {16, "krt_rule_2d", 0, 9},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         rules r = open_rules(table[i].min_groups);

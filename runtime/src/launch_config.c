@@ -11,10 +11,10 @@
  *   5. the size set: base * 2^k (base = the preferred multiple) up to the largest within the bound; every
  *      group the rule gives comes from it, so a kernel meets few shapes whatever its ranges;
  *   6. what the kernel and device ask for: on a CPU device a barrier kernel aims at 8 (512 with static
- *      __local memory), a 2-D range at a tile of 256, a 3-D one at 1024; else the top of the set;
+ *      __local memory), a 2-D / 3-D range at a tile of 1024; else the top of the set;
  *   7. small ranges: at least min_groups groups, the size rounded down within the set (not on a CPU device
  *      unless the caller set min_groups);
- *   8. the shape: 1-D the size; 2-D x up to 32 then y; 3-D x up to 64, y up to 4, then z; a range larger
+ *   8. the shape: 1-D the size; 2-D x up to 64 then y; 3-D x up to 64, y up to 4, then z; a range larger
  *      than one group is reshaped where a dimension is narrower than the tile, a smaller one keeps it.
  * krt_launch_config.max_group_size reports the bound of step 2, before the spill cap.
  * The group is never cut to the range: ceil(n / g) groups are launched and the kernel guards the work-items
@@ -264,9 +264,9 @@ static uint32_t set_floor(const size_set *set, uint64_t x)
  * multiple), then y up to TILE_Y[dims], then z takes the rest; whatever a dimension cannot take (the device's
  * per-dimension maximum, or the range rounded up to a power of two) goes to the next, and what is left after z
  * goes back to x, then y. A square-ish tile keeps a stencil's neighbouring rows in the same group, where the
- * former x-first rule gave 1000 x 4 strips. The same shape on every device type: 32 or 64 contiguous items in x
- * also keep a GPU's loads coalesced (a warp is 32). */
-static const uint32_t TILE_X[4] = { 0, 0, 32, 64 };
+ * former x-first rule gave 1000 x 4 strips. The same tile on every device type: 64 contiguous items in x also
+ * keep a GPU's loads coalesced. */
+static const uint32_t TILE_X[4] = { 0, 0, 64, 64 };
 static const uint32_t TILE_Y[4] = { 0, 0, 0, 4 };
 
 static uint32_t pow2_ceil(uint64_t v)
@@ -396,9 +396,8 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
         if (aim < set.top)
             limit = KRT_LIMIT_BARRIER;
     } else if (in->dims >= 2 && in->device_cpu) {
-        /* A tile on the CPU: 256 (32 x 8) in 2-D, 1024 (64 x 4 x 4) in 3-D, measured against the 4096-item
-         * strips of the former rule for the 2-D and 3-D example kernels (docs/performance.md). */
-        aim = set_floor(&set, in->dims == 2 ? 256 : 1024);
+        /* A tile of 1024 on the CPU: measured against 4096 strips for the 2-D and 3-D example kernels. */
+        aim = set_floor(&set, 1024);
         if (aim < set.top)
             limit = KRT_LIMIT_SHAPE;
     }
