@@ -280,8 +280,8 @@ static int sweep_2d(krt_kernel *k)
 
 /* The goal of issue 11: at most 12 shapes per kernel in each sweep. On the CPU device's default every range of
  * a kernel gets one shape (n x n for n = 32 is 1024 items, one group: no reshaping). With min_groups 16 the
- * exact counts follow from the size set {8, ..., 4096}: 10 sizes in 1-D without a barrier (7 with static __local and a barrier: 8..512; 1 for a
- * barrier kernel). In 2-D, n x n with min_groups 16 gives the strips 8x1 (n <= 11), 16x1, 32x1, then 32x2
+ * exact counts follow from the size set {8, ..., 4096}: 10 sizes in 1-D without a barrier (7 with static
+ * __local and a barrier: 8..512; 1 for a barrier kernel). In 2-D, n x n with min_groups 16 gives the strips 8x1 (n <= 11), 16x1, 32x1, then 32x2
  * (n = 32, whose x cannot take 64), 64x1, 64x2, 64x4, 64x8 and the tile 64x16 (n >= 128): 9. */
 Test(launch_rules, few_shapes_over_the_sweeps)
 {
