@@ -8,7 +8,7 @@ BENCH_OUT       := $(BUILD)/bench
 BENCH_ZE_CFLAGS := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
 BENCH_ZE_LIBS   := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
 BENCH_CL_LIBS   := $(shell $(PKG_CONFIG) --libs OpenCL 2>/dev/null || echo -lOpenCL)
-BENCH_PROGS     := launch_overhead groupsize module_load scaling
+BENCH_PROGS     := launch_overhead groupsize module_load scaling lu
 BENCH_BINS      := $(addprefix $(BENCH_OUT)/,$(BENCH_PROGS))
 BENCH_KSRCS     := $(wildcard bench/kernels/*.cl)
 BENCH_KSPVS     := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/%.spv,$(BENCH_KSRCS))
@@ -20,11 +20,13 @@ BENCH_LAUNCH_ARGS  ?= --launches 10000 --repeats 3 --callgrind-launches 1000
 BENCH_GROUP_ARGS   ?= --quick --samples 1 --final 3
 BENCH_MODULE_ARGS  ?= --cold 2 --cold-nocache 1 --warm 5
 BENCH_SCALING_ARGS ?= --launches 5000 --repeats 3 --callgrind-launches 1000
+BENCH_LU_ARGS      ?= --n 100 --samples 1
 else
 BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
-BENCH_GROUP_ARGS   ?= --samples 3 --final 7
+BENCH_GROUP_ARGS   ?= --samples 3 --final 15
 BENCH_MODULE_ARGS  ?= --cold 5 --cold-nocache 2 --warm 20
 BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 2000
+BENCH_LU_ARGS      ?= --n 250 --samples 5
 endif
 
 .PHONY: bench-build bench-only
@@ -62,5 +64,6 @@ bench-only: bench-build
 	$(BENCH_ENV) $(BENCH_OUT)/scaling --out $(BENCH_OUT) $(BENCH_SCALING_ARGS) && \
 	$(BENCH_ENV) $(BENCH_OUT)/module_load --out $(BENCH_OUT) $(BENCH_MODULE_ARGS) && \
 	$(BENCH_ENV) $(BENCH_OUT)/groupsize --out $(BENCH_OUT) $(BENCH_GROUP_ARGS) && \
+	$(BENCH_ENV) $(BENCH_OUT)/lu --out $(BENCH_OUT) $(BENCH_LU_ARGS) && \
 	sh bench/plot.sh $(BENCH_OUT) && \
 	echo "bench: done in $$(( $$(date +%s) - start )) s; CSV files and plots in $(BENCH_OUT)/"

@@ -14,7 +14,14 @@
  * median, because on a machine shared with other work the noise only ever adds time, and it hits a sample
  * of the best size and one of krt's size alike.
  *
- * Usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--out DIR]
+ * With --tune, each case is first tuned by krt_kernel_tune (the same candidates, --samples samples each), so
+ * that krt's choice in the table is the measured one (limit "tuned"): the table then shows how well wisdom from
+ * one tuning run holds up against the sweep in the same run.
+ *
+ * First, a table of how many distinct groups krt chooses per kernel over range sweeps (count_shapes), with the
+ * context's default min_groups and with 16; --shapes-only stops after it.
+ *
+ * Usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--tune] [--shapes-only] [--out DIR]
  */
 #include "bench_util.h"
 
@@ -272,17 +279,12 @@ typedef struct result {
     char kernel[64], range[32], krt_group[32], best_group[32], limit[32];
     int ncand;
     double t_krt, t_best, ratio;
+    double tune_s; /* --tune: seconds krt_kernel_tune took */
 } result;
 
-static const char *limit_name(krt_limit l)
-{
-    static const char *const n[] = {"range", "static", "required", "kernel max", "device max",
-                                    "local memory", "spill", "min groups"};
-    return (unsigned)l < sizeof n / sizeof n[0] ? n[l] : "?";
-}
-
 static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_ndrange *range,
-                   const krt_device_info *dev, int samples, int finals, int quick, FILE *sweep, result *res)
+                   const krt_device_info *dev, int samples, int finals, int quick, int tune, FILE *sweep,
+                   result *res)
 {
     job j;
     memset(&j, 0, sizeof j);
@@ -291,6 +293,16 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
     KRT_CHECK(krt_kernel_get(mod, s->kernel, &j.kernel));
     setup_job(&j, s);
 
+    if (tune) {
+        /* Wisdom from one tuning run (krt_kernel_tune), then the same sweep: krt's choice is the tuned group. */
+        krt_launch_desc td = {.range = *range, .args = j.args, .num_args = j.num_args};
+        krt_tune_desc t = {.samples = (uint32_t)samples,
+                           .local_bytes_per_item = j.local_arg >= 0 ? (uint32_t)j.local_bytes_per_item : 0};
+        krt_tune_result tr;
+        uint64_t t0 = bench_now_ns();
+        KRT_CHECK(krt_kernel_tune(j.kernel, &td, &t, &tr));
+        res->tune_s = (double)(bench_now_ns() - t0) / 1e9;
+    }
     krt_launch_config cfg;
     KRT_CHECK(krt_launch_config_get(j.kernel, range, &cfg));
     krt_kernel_properties props;
@@ -385,7 +397,7 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
     fmt_range(res->range, sizeof res->range, range);
     fmt_group(res->krt_group, sizeof res->krt_group, kg, dims);
     fmt_group(res->best_group, sizeof res->best_group, c[best].g, dims);
-    snprintf(res->limit, sizeof res->limit, "%s", limit_name(cfg.limit));
+    snprintf(res->limit, sizeof res->limit, "%s", krt_limit_name(cfg.limit));
     res->ncand = valid;
     res->t_krt = c[ki].final;
     res->t_best = c[best].final;
@@ -396,11 +408,85 @@ static int run_job(krt_context *ctx, krt_module *mod, const spec *s, const krt_n
     return 0;
 }
 
+/* The distinct groups krt chooses for one kernel over the sweeps of issue 11: every 1-D range 1..2^20 (each
+ * size up to 8192, then steps of n / 4096 + 1, and 2^20) for a 1-D kernel, every n x n for n in 1..1024 for a
+ * 2-D one, n x n x n for n in 1..128 for a 3-D one. Configuration lookups only, nothing is launched. */
+static int count_shapes(krt_kernel *k, int dims)
+{
+    static uint32_t seen[4096][3];
+    int n = 0;
+    uint64_t last = dims == 1 ? (1u << 20) : dims == 2 ? 1024 : 128;
+    for (uint64_t v = 1; v <= last;) {
+        krt_ndrange r = {(uint32_t)dims, {v, dims > 1 ? v : 1, dims > 2 ? v : 1}};
+        krt_launch_config c;
+        KRT_CHECK(krt_launch_config_get(k, &r, &c));
+        int found = 0;
+        for (int i = 0; i < n && !found; i++)
+            found = !memcmp(seen[i], c.group, sizeof seen[i]);
+        if (!found && n < 4096)
+            memcpy(seen[n++], c.group, sizeof seen[0]);
+        if (v == last)
+            break;
+        v += dims == 1 && v > 8192 ? v / 4096 + 1 : 1;
+        if (v > last)
+            v = last;
+    }
+    return n;
+}
+
+/* The shape counts for every kernel of the table, with the context's default min_groups and with 16. */
+static void shapes_table(const char *out, const char *only)
+{
+    enum { COLS = 4 };
+    const char *cells[(sizeof specs / sizeof specs[0] + 1) * COLS];
+    char buf[sizeof specs / sizeof specs[0]][3][32];
+    cells[0] = "kernel";
+    cells[1] = "sweep";
+    cells[2] = "shapes (default)";
+    cells[3] = "shapes (min_groups 16)";
+    int rows = 1;
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        const spec *s = &specs[si];
+        if (only && !strstr(s->kernel, only))
+            continue;
+        int counts[2];
+        for (int m = 0; m < 2; m++) {
+            krt_context_desc cd = {.min_groups = m ? 16 : 0};
+            krt_context *ctx;
+            KRT_CHECK(krt_context_create(&cd, &ctx));
+            krt_module *mod;
+            krt_module_desc md = {.path = bench_path(s->bench_only ? bench_kernel_dir() : bench_example_kernel_dir(),
+                                                     s->file)};
+            KRT_CHECK(krt_module_create(ctx, &md, &mod));
+            krt_kernel *k;
+            KRT_CHECK(krt_kernel_get(mod, s->kernel, &k));
+            counts[m] = count_shapes(k, s->dims);
+            krt_module_destroy(mod);
+            krt_context_destroy(ctx);
+        }
+        const char **row = cells + rows * COLS;
+        row[0] = s->kernel;
+        row[1] = s->dims == 1 ? "1..2^20" : s->dims == 2 ? "n x n, n = 1..1024" : "n x n x n, n = 1..128";
+        snprintf(buf[rows - 1][0], 32, "%d", counts[0]);
+        snprintf(buf[rows - 1][1], 32, "%d", counts[1]);
+        row[2] = buf[rows - 1][0];
+        row[3] = buf[rows - 1][1];
+        rows++;
+    }
+    bench_table_emit(out, "groupsize_shapes.md",
+                     "groupsize: distinct groups krt chooses per kernel over the range sweeps (configuration "
+                     "lookups only; goal: at most 12)",
+                     COLS, rows, cells);
+}
+
 static const char usage[] =
-    "usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--out DIR]\n"
+    "usage: groupsize [--samples N] [--final N] [--only SUBSTRING] [--quick] [--tune] [--shapes-only]\n"
+    "                 [--out DIR]\n"
+    "--tune: krt_kernel_tune each case first (with --samples), so that krt's choice is the tuned group.\n"
+    "--shapes-only: print the table of shapes krt chooses over the range sweeps, then stop.\n"
     "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_KERNELS (build/kernels),\n"
     "KRT_BENCH_KERNELS (build/bench/kernels).\n";
-static const char *const known_opts[] = {"samples", "final", "only", "quick", "out", NULL};
+static const char *const known_opts[] = {"samples", "final", "only", "quick", "out", "tune", "shapes-only", NULL};
 
 int main(int argc, char **argv)
 {
@@ -409,6 +495,7 @@ int main(int argc, char **argv)
     int finals = (int)bench_opt_long(argc, argv, "final", 7);
     const char *only = bench_opt_str(argc, argv, "only", NULL);
     int quick = bench_opt_flag(argc, argv, "quick");
+    int tune = bench_opt_flag(argc, argv, "tune");
     const char *out = bench_opt_str(argc, argv, "out", "build/bench");
     if (samples < 1 || samples > 32 || finals < 1 || finals > 32)
         bench_die("bad options");
@@ -419,6 +506,10 @@ int main(int argc, char **argv)
     KRT_CHECK(krt_context_device_info(ctx, &dev));
     printf("groupsize: device %s, max group %u (%u x %u x %u)\n", dev.name, dev.max_group_size, dev.max_group[0],
            dev.max_group[1], dev.max_group[2]);
+
+    shapes_table(out, only);
+    if (bench_opt_flag(argc, argv, "shapes-only"))
+        return 0;
 
     static result res[64];
     int nres = 0;
@@ -436,7 +527,7 @@ int main(int argc, char **argv)
             if ((int)ranges[ri].dims != s->dims)
                 continue;
             fprintf(stderr, "groupsize: %s ...\n", s->kernel);
-            run_job(ctx, mod, s, &ranges[ri], &dev, samples, finals, quick, sweep, &res[nres]);
+            run_job(ctx, mod, s, &ranges[ri], &dev, samples, finals, quick, tune, sweep, &res[nres]);
             nres++;
         }
         krt_module_destroy(mod);
@@ -484,8 +575,17 @@ int main(int argc, char **argv)
                      "groupsize: kernel time with krt's choice against the best swept group size (fastest of the "
                      "interleaved final samples, wall time per launch)",
                      COLS, nres + 1, cells);
+    int met5 = 0;
+    double tune_total = 0;
+    for (int r = 0; r < nres; r++) {
+        met5 += res[r].ratio <= 1.05;
+        tune_total += res[r].tune_s;
+    }
     printf("\ngoal: krt within 10%% of the best everywhere: %d of %d cases met, worst ratio %.3f\n", met, nres,
            worst);
+    if (tune)
+        printf("goal (tuned): within 5%% of the best everywhere: %d of %d cases met; tuning took %.1f s in all\n",
+               met5, nres, tune_total);
     free(cells);
     free(buf);
     return 0;

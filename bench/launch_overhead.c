@@ -140,7 +140,9 @@ typedef struct krt_case {
 
 static void krt_setup(krt_case *c, uint32_t flags, int static_group)
 {
-    krt_context_desc cd = {.flags = flags};
+    /* min_groups 16: krt's dynamic choice for the range is then 64, the static case's group, so that (b), (c)
+     * and (d) run the same kernel work (on a CPU device the default would give one masked group of 4096). */
+    krt_context_desc cd = {.flags = flags, .min_groups = 16};
     KRT_CHECK(krt_context_create(&cd, &c->ctx));
     krt_module_desc md = {.path = bench_path(bench_kernel_dir(), "bench_launch.spv")};
     KRT_CHECK(krt_module_create(c->ctx, &md, &c->module));

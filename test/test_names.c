@@ -42,8 +42,9 @@ static const char *scalar_type_of(int v)
 Test(names, limits)
 {
     static const char *const expected[] = { "range",        "static", "required",   "kernel-max", "device-max",
-                                            "local-memory", "spill",  "min-groups", "hint" };
-    cr_assert_eq(sizeof expected / sizeof expected[0], (size_t)KRT_LIMIT_HINT + 1);
+                                            "local-memory", "spill",  "min-groups", "hint",       "barrier",
+                                            "shape",        "tuned" };
+    cr_assert_eq(sizeof expected / sizeof expected[0], (size_t)KRT_LIMIT_TUNED + 1);
     assert_names("krt_limit", limit_of, expected, (int)(sizeof expected / sizeof expected[0]));
 }
 

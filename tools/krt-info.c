@@ -10,6 +10,11 @@
  *   --device D            a device kind (cpu, gpu, cpu:1), index or name substring, as KRT_DEVICE;
  *                         without a file, only that device is listed
  *   --kernel NAME         only this kernel
+ *   krt-info --tune [options] file.spv
+ *                         krt_kernel_tune for each kernel over --ndrange (default 1048576) with stand-in
+ *                         arguments (tune_kernel says which), printing the rule's group and time against the
+ *                         fastest candidate's; --samples N per candidate (default 3), --wisdom FILE saves the
+ *                         wisdom (KRT_WISDOM=FILE does too, at exit)
  *
  * Exit status: 0 when everything could be answered; 1 when the file is missing, not SPIR-V or rejected, or
  * no device is usable; 2 on a usage error.
@@ -232,6 +237,145 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
     return 0;
 }
 
+/* --tune: krt_kernel_tune with stand-in arguments. Each global or constant pointer gets a zeroed shared buffer of
+ * 64 bytes per work-item of the range; integer scalars get the range's sizes in order (x, y, z, then 1), so a
+ * kernel that guards with its size arguments stays in bounds; floating scalars 0.5; __local arguments 16 bytes
+ * per work-item of the candidate group. Kernels with struct or other arguments are skipped. */
+static int tune_kernel(krt_context *ctx, krt_module *module, const char *name, const krt_ndrange *range,
+                       uint32_t samples)
+{
+    krt_kernel_info info;
+    krt_kernel *kernel;
+    krt_result r = krt_module_kernel_info(module, name, &info);
+    if (r == KRT_SUCCESS)
+        r = krt_kernel_get(module, name, &kernel);
+    if (r != KRT_SUCCESS)
+        return fail(name, r);
+    if (info.num_args > 32) {
+        printf("%-24s skipped: %u arguments\n", name, info.num_args);
+        return 0;
+    }
+    uint64_t items = range->size[0] * (range->dims > 1 ? range->size[1] : 1) * (range->dims > 2 ? range->size[2] : 1);
+    krt_arg args[32];
+    void *bufs[32];
+    unsigned char values[32][16];
+    uint32_t nbufs = 0, ints = 0;
+    int status = 0;
+    memset(values, 0, sizeof values);
+    for (uint32_t i = 0; i < info.num_args && status == 0; i++) {
+        krt_arg_info a;
+        if ((r = krt_module_arg_info(module, name, i, &a)) != KRT_SUCCESS)
+            return fail(name, r);
+        if (a.kind == KRT_ARG_GLOBAL_POINTER || a.kind == KRT_ARG_CONSTANT_POINTER) {
+            krt_alloc_desc ad = { .kind = KRT_MEMORY_SHARED };
+            size_t bytes = (size_t)(items * 64);
+            if ((r = krt_alloc(ctx, bytes, &ad, &bufs[nbufs])) != KRT_SUCCESS) {
+                status = fail(name, r);
+                break;
+            }
+            memset(bufs[nbufs], 0, bytes);
+            args[i] = (krt_arg){ &bufs[nbufs], sizeof(void *) };
+            nbufs++;
+        } else if (a.kind == KRT_ARG_LOCAL_POINTER) {
+            args[i] = KRT_ARG_LOCAL(16);
+        } else if (a.kind == KRT_ARG_SCALAR && a.size <= sizeof values[i]) {
+            if (a.vector_width == 1 && a.type >= KRT_TYPE_INT8 && a.type <= KRT_TYPE_INT64) {
+                uint64_t v = ints < range->dims ? range->size[ints] : 1;
+                ints++;
+                memcpy(values[i], &v, a.size); /* little-endian: the low bytes */
+            } else if (a.vector_width == 1 && a.type == KRT_TYPE_FLOAT32) {
+                float f = 0.5f;
+                memcpy(values[i], &f, sizeof f);
+            } else if (a.vector_width == 1 && a.type == KRT_TYPE_FLOAT64) {
+                double f = 0.5;
+                memcpy(values[i], &f, sizeof f);
+            }
+            args[i] = (krt_arg){ values[i], a.size };
+        } else {
+            printf("%-24s skipped: argument %u is a %s\n", name, i, krt_arg_kind_name(a.kind));
+            for (uint32_t b = 0; b < nbufs; b++)
+                krt_free(ctx, bufs[b]);
+            return 0;
+        }
+    }
+    if (status == 0) {
+        krt_launch_desc d = { .range = *range, .args = args, .num_args = info.num_args };
+        krt_tune_desc t = { .samples = samples, .local_bytes_per_item = 16 };
+        krt_tune_result res;
+        r = krt_kernel_tune(kernel, &d, &t, &res);
+        if (r != KRT_SUCCESS) {
+            status = fail(name, r);
+        } else if (res.candidates == 0) {
+            printf("%-24s %-16s nothing to tune: required size %u x %u x %u\n", name, "",
+                   res.group[0], res.group[1], res.group[2]);
+        } else {
+            char rg[48], tg[48];
+            snprintf(rg, sizeof rg, "%ux%ux%u", res.rule_group[0], res.rule_group[1], res.rule_group[2]);
+            snprintf(tg, sizeof tg, "%ux%ux%u", res.group[0], res.group[1], res.group[2]);
+            printf("%-24s %-16s %10.1f %-16s %10.1f %7.3f %10u\n", name, rg, res.rule_ns / 1e3, tg,
+                   res.best_ns / 1e3, res.rule_ns / res.best_ns, res.candidates);
+        }
+    }
+    for (uint32_t b = 0; b < nbufs; b++)
+        krt_free(ctx, bufs[b]);
+    return status;
+}
+
+static int tune_module(const char *path, const char *device, const char *only, const krt_ndrange *range,
+                       uint32_t samples, const char *wisdom)
+{
+    krt_context_desc cdesc = { .device = device };
+    krt_context *ctx = NULL;
+    krt_result r = krt_context_create(&cdesc, &ctx);
+    if (r != KRT_SUCCESS)
+        return fail("cannot create a context", r);
+    krt_module_desc mdesc = { .path = path };
+    krt_module *module = NULL;
+    if ((r = krt_module_create(ctx, &mdesc, &module)) != KRT_SUCCESS) {
+        fail(path, r);
+        krt_context_destroy(ctx);
+        return 1;
+    }
+    uint32_t n = 0;
+    const char **names = NULL;
+    r = krt_module_kernel_names(module, NULL, &n);
+    if (r == KRT_SUCCESS && (names = calloc(n ? n : 1, sizeof *names)) != NULL)
+        r = krt_module_kernel_names(module, names, &n);
+    if (r != KRT_SUCCESS || !names) {
+        free(names);
+        krt_context_destroy(ctx);
+        return fail(path, r != KRT_SUCCESS ? r : KRT_ERROR_OUT_OF_HOST_MEMORY);
+    }
+    char rs[96];
+    snprintf(rs, sizeof rs, "%llu x %llu x %llu", (unsigned long long)range->size[0],
+             (unsigned long long)(range->dims > 1 ? range->size[1] : 1),
+             (unsigned long long)(range->dims > 2 ? range->size[2] : 1));
+    printf("%s: tuning over %s, %u sample%s per candidate, stand-in arguments (wall time per launch, us)\n", path,
+           rs, samples, samples == 1 ? "" : "s");
+    printf("%-24s %-16s %10s %-16s %10s %7s %10s\n", "kernel", "rule group", "rule us", "tuned group", "tuned us",
+           "speedup", "candidates");
+    int status = 0, found = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (only && strcmp(only, names[i]) != 0)
+            continue;
+        found = 1;
+        status |= tune_kernel(ctx, module, names[i], range, samples);
+    }
+    if (only && !found) {
+        fprintf(stderr, "%s: %s has no kernel '%s'\n", prog, path, only);
+        status = 1;
+    }
+    if (wisdom && status == 0) {
+        if ((r = krt_wisdom_save(ctx, wisdom)) != KRT_SUCCESS)
+            status = fail(wisdom, r);
+        else
+            printf("wisdom saved to %s\n", wisdom);
+    }
+    free(names);
+    krt_context_destroy(ctx);
+    return status;
+}
+
 static int show_module(const char *path, const char *device, const char *only, const krt_ndrange *range)
 {
     krt_context_desc cdesc = { .device = device };
@@ -284,16 +428,20 @@ static int usage(void)
             "usage: %s                       list drivers, devices, limits and extensions\n"
             "       %s [options] file.spv    list the module's kernels, arguments, properties and the\n"
             "                                launch configuration krt would choose\n"
-            "options: --ndrange X[xY[xZ]]  --device cpu|gpu|INDEX|NAME  --kernel NAME\n",
-            prog, prog);
+            "       %s --tune [options] file.spv   time every candidate group of each kernel over the\n"
+            "                                range (stand-in arguments) and print the rule's and the best\n"
+            "options: --ndrange X[xY[xZ]]  --device cpu|gpu|INDEX|NAME  --kernel NAME\n"
+            "         --samples N (--tune; default 3)  --wisdom FILE (--tune: save the wisdom there)\n",
+            prog, prog, prog);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    const char *path = NULL, *device = NULL, *only = NULL;
+    const char *path = NULL, *device = NULL, *only = NULL, *wisdom = NULL;
     krt_ndrange range;
-    int have_range = 0;
+    int have_range = 0, tune = 0;
+    long samples = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -310,6 +458,17 @@ int main(int argc, char **argv)
             device = argv[++i];
         } else if (strcmp(a, "--kernel") == 0 && i + 1 < argc) {
             only = argv[++i];
+        } else if (strcmp(a, "--tune") == 0) {
+            tune = 1;
+        } else if (strcmp(a, "--wisdom") == 0 && i + 1 < argc) {
+            wisdom = argv[++i];
+        } else if (strcmp(a, "--samples") == 0 && i + 1 < argc) {
+            char *end;
+            samples = strtol(argv[++i], &end, 10);
+            if (*end || samples < 1 || samples > 1000) {
+                fprintf(stderr, "%s: --samples wants 1..1000, not '%s'\n", prog, argv[i]);
+                return 2;
+            }
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage();
         } else if (!path) {
@@ -319,6 +478,12 @@ int main(int argc, char **argv)
         }
     }
     if (!path)
-        return list_devices(device);
+        return tune || wisdom ? usage() : list_devices(device);
+    if (tune) {
+        krt_ndrange def = { .dims = 1, .size = { 1048576 } };
+        return tune_module(path, device, only, have_range ? &range : &def, (uint32_t)samples, wisdom);
+    }
+    if (wisdom)
+        return usage();
     return show_module(path, device, only, have_range ? &range : NULL);
 }

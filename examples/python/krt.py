@@ -37,7 +37,8 @@ class _ArgInfo(ctypes.Structure):
 
 class _KernelInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("num_args", ctypes.c_uint32),
-                ("required_group", ctypes.c_uint32 * 3), ("group_hint", ctypes.c_uint32 * 3)]
+                ("required_group", ctypes.c_uint32 * 3), ("group_hint", ctypes.c_uint32 * 3),
+                ("uses_barrier", ctypes.c_int), ("uses_static_local", ctypes.c_int), ("local_args", ctypes.c_uint32)]
 
 
 class _Arg(ctypes.Structure):

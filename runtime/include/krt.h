@@ -386,6 +386,10 @@ typedef struct krt_kernel_info {
     uint32_t num_args;
     uint32_t required_group[3]; /* reqd_work_group_size, or 0,0,0 */
     uint32_t group_hint[3];     /* work_group_size_hint, or 0,0,0; krt_launch_config_get aims at it */
+    /* Read from the kernel's call tree in the SPIR-V; the launch configuration uses them (docs/design.md). */
+    int uses_barrier;           /* 1: a work-group barrier (OpControlBarrier) or collective at Workgroup scope */
+    int uses_static_local;      /* 1: static __local memory (a Workgroup variable) */
+    uint32_t local_args;        /* number of __local pointer arguments */
 } krt_kernel_info;
 
 /* Reflection straight from the SPIR-V, without building a kernel. Strings live as long as the module.
@@ -456,10 +460,14 @@ typedef enum krt_limit {
     KRT_LIMIT_SPILL = 6,         /* the spill-aware cap: group * spill within the budget */
     KRT_LIMIT_MIN_GROUPS = 7,    /* shrunk so a small range still gives min_groups groups */
     KRT_LIMIT_HINT = 8,          /* the kernel's work_group_size_hint, used as it is (see krt_launch_config_get) */
+    KRT_LIMIT_BARRIER = 9,       /* a barrier kernel on a CPU device: small groups (docs/design.md) */
+    KRT_LIMIT_SHAPE = 10,        /* the 2-D / 3-D tile of the device type: a squarer group than the bound */
+    KRT_LIMIT_TUNED = 11,        /* measured by krt_kernel_tune or loaded from wisdom */
 } krt_limit;
 
 /* The limit's short name, as the KRT_TRACE line and krt's tools print it, in enum order: "range", "static",
- * "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups", "hint"; "unknown" for a value
+ * "required", "kernel-max", "device-max", "local-memory", "spill", "min-groups", "hint", "barrier", "shape",
+ * "tuned"; "unknown" for a value
  * not in the enum. The string is static. */
 KRT_API const char *krt_limit_name(krt_limit limit);
 
@@ -521,6 +529,56 @@ KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);
 /* Convenience: launch and wait for the queue. Same results as krt_launch, plus those of
  * krt_queue_synchronize. */
 KRT_API krt_result krt_launch_sync(krt_kernel *kernel, const krt_launch_desc *desc);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Measured tuning and wisdom (opt in)
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct krt_tune_desc {
+    uint32_t samples; /* timed launches per candidate, the fastest counts; 0 = 3 */
+    /* For kernels with __local arguments whose size follows the group (a reduction's scratch): bytes per
+     * work-item, so each candidate's __local arguments get items * local_bytes_per_item. 0 = the sizes in
+     * desc->args are used for every candidate, which the caller promises are valid for any group size. */
+    uint32_t local_bytes_per_item;
+} krt_tune_desc;
+
+typedef struct krt_tune_result {
+    uint32_t group[3];     /* the fastest group; the kernel's required size when it has one */
+    uint32_t rule_group[3]; /* what the rule chose before tuning */
+    double best_ns;        /* wall time per launch (launch to completion) of the fastest */
+    double rule_ns;        /* the same for the rule's choice */
+    uint32_t candidates;   /* groups timed; 0 when there was nothing to tune (a required size) */
+} krt_tune_result;
+
+/* Times candidate group sizes for desc's range with desc's arguments and keeps the fastest as wisdom for this
+ * kernel and range class; later dynamic launches of the kernel over ranges of the same class use it
+ * (KRT_LIMIT_TUNED). The caller promises that the launch may be repeated (each candidate runs 1 + samples
+ * times) and that its arguments stay valid until the call returns. The candidates: every group whose size in
+ * each dimension is a power of two up to the range rounded up to one (and the device's per-dimension limit),
+ * with a total within the kernel's bound (after the spill cap), plus the rule's own choice. A range class is,
+ * per dimension, the size rounded up to a power of two. desc->group must be all 0. A kernel with a
+ * reqd_work_group_size has nothing to tune: KRT_SUCCESS, candidates 0, nothing stored. Waits for the queue
+ * first. Thread-safe; two threads tuning at once both succeed, and the last to finish sets the entry.
+ * Results: as krt_launch and krt_queue_synchronize, plus KRT_ERROR_INVALID_ARGUMENT (NULL kernel, desc or
+ * out; a static group in desc). */
+KRT_API krt_result krt_kernel_tune(krt_kernel *kernel, const krt_launch_desc *desc, const krt_tune_desc *tune,
+                                   krt_tune_result *out);
+
+/* Writes the context's wisdom to path as text (docs/api.md has the format): every entry tuned or loaded,
+ * including those of other devices and modules, keyed by device name, driver version, a hash of the module's
+ * SPIR-V (with its build options and specialization constants), the kernel and the range class. The file is
+ * written beside path and renamed over it, so a reader never sees a partial file.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_IO. */
+KRT_API krt_result krt_wisdom_save(krt_context *ctx, const char *path);
+/* Reads wisdom from path and adds its entries (an entry with the same key replaces the context's). Entries of
+ * another device, driver version or module are kept (and saved again) but never used here. A file that does
+ * not parse (a wrong header, a malformed line, a missing or wrong end line) is ignored as a whole, with a
+ * KRT_LOG_WARNING naming the line: KRT_ERROR_IO, and the context's wisdom is unchanged. A usable entry whose
+ * group no longer fits the kernel's limits is ignored at launch (the rule decides).
+ * KRT_WISDOM=path in the environment loads path at krt_context_create (a missing file is not an error; any
+ * other failure is the warning above) and saves to it at krt_context_destroy.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_IO; KRT_ERROR_OUT_OF_HOST_MEMORY. */
+KRT_API krt_result krt_wisdom_load(krt_context *ctx, const char *path);
 
 #ifdef __cplusplus
 }

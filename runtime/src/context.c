@@ -403,6 +403,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
     ctx->trace = krt__log_enabled(&ctx->log, KRT_LOG_TRACE);
     ctx->spill_budget = d.spill_budget;
     ctx->min_groups = d.min_groups;
+    ctx->min_groups_default = !desc || desc->min_groups == 0;
     ctx->flags = d.flags;
 
     if ((r = choose_device(d.device, &ref)) != KRT_SUCCESS)
@@ -420,6 +421,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
         goto fail;
     if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS)
         goto fail;
+    krt__wisdom_init(ctx);
     krt__logf(&ctx->log, KRT_LOG_INFO, "context on %s (driver %s), max group %u, extension max group size: %s",
               ctx->info.name, ctx->info.driver_name, ctx->info.max_group_size,
               ctx->drv->has_max_group_size_ext ? "yes" : "no");
@@ -456,6 +458,7 @@ void krt_context_destroy(krt_context *ctx)
     krt__alloc_set_free_all(ctx);
     pthread_mutex_unlock(&ctx->lock);
     zeContextDestroy(ctx->ze);
+    krt__wisdom_fini(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 

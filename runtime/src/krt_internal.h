@@ -119,6 +119,23 @@ typedef struct krt__event_pool {
     struct krt__event_pool *next;
 } krt__event_pool;
 
+/* wisdom.c: one measured configuration (see wisdom.c for the file format). */
+typedef struct krt__wisdom_entry {
+    char *device;            /* device name */
+    uint32_t driver_version;
+    uint64_t module_hash;    /* krt__module_hash */
+    char *kernel;
+    uint32_t dims;
+    uint32_t cls[3];         /* range class: each dimension rounded up to a power of two; 1 beyond dims */
+    uint32_t group[3];
+    double ns;               /* measured wall time per launch */
+} krt__wisdom_entry;
+
+typedef struct krt__wisdom_set {
+    krt__wisdom_entry *entries;
+    uint32_t count, cap;
+} krt__wisdom_set;
+
 struct krt_context {
     ze_driver_handle_t driver;
     ze_device_handle_t device;
@@ -128,6 +145,7 @@ struct krt_context {
     krt_device_info info;
     size_t spill_budget;
     uint32_t min_groups;
+    int min_groups_default; /* the caller left min_groups 0: on a CPU device, no small-range split */
     uint32_t flags;
     krt__log log;
     int trace;
@@ -146,6 +164,13 @@ struct krt_context {
     atomic_uint_fast64_t free_generation;
 
     krt_module *builtin;     /* the embedded fill kernels, built on first use */
+
+    /* Wisdom (wisdom.c): guarded by wisdom_lock, taken after a kernel's lock and never before it. The
+     * generation grows with every change, so a kernel drops configurations memoized before it. */
+    pthread_mutex_t wisdom_lock;
+    krt__wisdom_set wisdom;
+    atomic_uint_fast64_t wisdom_generation;
+    char *wisdom_path;       /* KRT_WISDOM: loaded at creation, saved at destroy */
 };
 
 /* ---- memory.c -------------------------------------------------------------------------------------- */
@@ -167,6 +192,11 @@ typedef struct krt__kernel_refl {
     krt_arg_info *args;
     uint32_t required_group[3];
     uint32_t group_hint[3];
+    /* For the launch configuration, over the kernel's call tree: a work-group barrier or collective, a use of
+     * static __local memory (a module-scope Workgroup variable), and the number of __local arguments. */
+    int uses_barrier;
+    int uses_static_local;
+    uint32_t local_args;
 } krt__kernel_refl;
 
 /* A specialization constant the module declares: its SpecId and the bytes its type takes (0: unsized). */
@@ -208,6 +238,7 @@ struct krt_module {
     krt_kernel **kernels; /* memoized per kernel index, created on first krt_kernel_get */
     int builtin;
     krt_module *next;
+    uint64_t spirv_hash;  /* krt__module_hash of the SPIR-V, build options and specialization constants */
 };
 
 /* A kernel argument slot: the value the driver holds for the argument, so that an unchanged value is not set
@@ -263,6 +294,7 @@ struct krt_kernel {
     uint32_t config_cap, config_count;
     krt__config_entry *last_config;
     krt_launch_config unmemoized; /* KRT_CONTEXT_FLAG_NO_MEMO: the configuration of the current launch */
+    uint64_t wisdom_generation;   /* the context's wisdom generation the memo was filled under */
     /* The last static group size checked, so that repeating it costs a comparison. */
     int static_valid;
     uint32_t static_group[3];
@@ -319,6 +351,12 @@ typedef struct krt__config_input {
     /* context */
     size_t spill_budget;
     uint32_t min_groups;
+    /* what the rule reads of the kernel and device (docs/design.md, "The launch configuration") */
+    int device_cpu;        /* the device type is CPU */
+    int uses_barrier;      /* a work-group barrier in the kernel's call tree */
+    int uses_static_local; /* static __local memory (reflected, or the driver's localMemSize > 0) */
+    uint32_t tuned[3];     /* a measured group for this range class (krt_kernel_tune, wisdom); 0 = none */
+    int no_split;          /* min_groups left to its default on a CPU device: small ranges are not split */
 } krt__config_input;
 
 /* The spill-aware cap: gs * spill within budget, else the largest power of two that fits (at least 1). */
@@ -335,6 +373,17 @@ void krt__config_memo_free(krt_kernel *kernel);
 /* The check of a caller's static group size. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
                                   const uint32_t group[3], const krt_launch_config **out);
+
+/* ---- wisdom.c ---------------------------------------------------------------------------------------- */
+
+uint64_t krt__module_hash(const void *words, size_t size, const char *build_options,
+                          const krt_spec_constant *spec, uint32_t num_spec);
+/* The measured group for this kernel and range's class on the context's device, if any (1), else 0. Takes
+ * wisdom_lock; the caller may hold the kernel's lock. */
+int krt__wisdom_find(krt_kernel *kernel, uint32_t dims, const uint64_t size[3], uint32_t group[3]);
+/* At context creation (after the device is known) and destruction: the lock, and KRT_WISDOM. */
+void krt__wisdom_init(krt_context *ctx);
+void krt__wisdom_fini(krt_context *ctx);
 
 /* ---- queue.c / event.c ----------------------------------------------------------------------------- */
 

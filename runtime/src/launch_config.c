@@ -2,23 +2,23 @@
  * launch_config.c: the group size krt chooses when the caller gives none, and its memo per (kernel, ndrange).
  *
  * The rule, in order (docs/design.md explains each step):
- *   1. a reqd_work_group_size is obeyed exactly (it wins over a work_group_size_hint);
+ *   1. a reqd_work_group_size is obeyed exactly (it wins over everything below);
  *   2. the bound: the kernel's max group size from ZE_extension_kernel_max_group_size_properties, else the
  *      device's maxTotalGroupSize;
  *   3. the spill-aware cap: if spill > 0 and bound * spill > budget, bound = max(1, prevpow2(budget / spill));
- *   4. the bound is rounded down to the kernel's preferred multiple;
- *   5. a small range is split so that it gives at least min_groups groups (the group shrinks to
- *      ceil(n / min_groups), rounded up to the preferred multiple), and a range that fits in one group is
- *      launched as one group of exactly its size;
- *   6. the group is spread over the dimensions, x first, each bounded by maxGroupSize{X,Y,Z};
- *   7. each dimension is balanced: the same number of groups, with the smallest group (kept a multiple of
- *      the preferred multiple in x) that still covers the range, which shrinks the masked tail.
- * A kernel with a work_group_size_hint takes the hint's shape instead of steps 4-7 (compute_hinted), still
- * bounded by steps 2-3, the per-dimension maxima, the range and min_groups.
- * No group is larger than its dimension of the range. krt_launch_config.max_group_size reports the bound of
- * step 2, before the spill cap.
- * The group never collapses to 1 to make a range divide evenly: ceil(n / g) groups are launched and the kernel
- * guards the work-items past the end.
+ *   4. a measured group (krt_kernel_tune, wisdom) for this kernel and range class, when it fits the limits;
+ *      then a work_group_size_hint takes the hint's shape instead of steps 5-8 (compute_hinted);
+ *   5. the size set: base * 2^k (base = the preferred multiple) up to the largest within the bound; every
+ *      group the rule gives comes from it, so a kernel meets few shapes whatever its ranges;
+ *   6. what the kernel and device ask for: on a CPU device a barrier kernel aims at 8 (512 with static
+ *      __local memory), a 2-D / 3-D range at a tile of 1024; else the top of the set;
+ *   7. small ranges: at least min_groups groups, the size rounded down within the set (not on a CPU device
+ *      unless the caller set min_groups);
+ *   8. the shape: 1-D the size; 2-D x up to 64 then y; 3-D x up to 64, y up to 4, then z; a range larger
+ *      than one group is reshaped where a dimension is narrower than the tile, a smaller one keeps it.
+ * krt_launch_config.max_group_size reports the bound of step 2, before the spill cap.
+ * The group is never cut to the range: ceil(n / g) groups are launched and the kernel guards the work-items
+ * past the end.
  */
 #include "krt_internal.h"
 
@@ -48,8 +48,9 @@ uint32_t krt__spill_cap(uint32_t group_size, uint32_t spill, size_t budget)
 
 /* The one table of limit names: the trace line, krt-info, the examples and the Python binding all print these. */
 static const char *const limit_names[] = { "range",        "static", "required",   "kernel-max", "device-max",
-                                           "local-memory", "spill",  "min-groups", "hint" };
-_Static_assert(sizeof limit_names / sizeof limit_names[0] == KRT_LIMIT_HINT + 1,
+                                           "local-memory", "spill",  "min-groups", "hint",       "barrier",
+                                           "shape",        "tuned" };
+_Static_assert(sizeof limit_names / sizeof limit_names[0] == KRT_LIMIT_TUNED + 1,
                "one name per krt_limit value");
 
 const char *krt_limit_name(krt_limit limit)
@@ -240,6 +241,78 @@ static krt_result compute_hinted(const krt__config_input *in, uint32_t bound, kr
     return finish(in, out);
 }
 
+/* The sizes a dynamic launch may get, per kernel and device: base * 2^k for k = 0, 1, ... up to the top.
+ * base is the preferred multiple (1 when unknown or larger than the bound); the top is the largest such size
+ * within the bound and, for a 1-D range, maxGroupSizeX. Every group total the rule produces is one of these,
+ * whatever the range, so that a sequence of ranges reuses a few shapes and a backend that compiles per group
+ * size (PoCL's work-group functions, a JIT GPU driver) compiles a few times. */
+typedef struct size_set {
+    uint32_t base, top;
+} size_set;
+
+/* The largest member of the set not above x, or base when x is below it. */
+static uint32_t set_floor(const size_set *set, uint64_t x)
+{
+    if (x <= set->base)
+        return set->base;
+    if (x >= set->top)
+        return set->top;
+    return set->base * krt__prev_pow2(x / set->base);
+}
+
+/* The 2-D and 3-D tile: x is given up to TILE_X[dims] items (at least the base, which carries the preferred
+ * multiple), then y up to TILE_Y[dims], then z takes the rest; whatever a dimension cannot take (the device's
+ * per-dimension maximum, or the range rounded up to a power of two) goes to the next, and what is left after z
+ * goes back to x, then y. A square-ish tile keeps a stencil's neighbouring rows in the same group, where the
+ * former x-first rule gave 1000 x 4 strips. The same tile on every device type: 64 contiguous items in x also
+ * keep a GPU's loads coalesced. */
+static const uint32_t TILE_X[4] = { 0, 0, 64, 64 };
+static const uint32_t TILE_Y[4] = { 0, 0, 0, 4 };
+
+static uint32_t pow2_ceil(uint64_t v)
+{
+    uint32_t p = 1;
+    while (p < v && p < (1u << 31))
+        p <<= 1;
+    return p;
+}
+
+/* Spreads total (= base * 2^k) over the dimensions as described above. Each dimension grows by doubling, so
+ * every dimension stays a power of two (x: base times a power of two). */
+static void spread(const krt__config_input *in, uint32_t base, uint64_t total, int fit_range, uint32_t g[3])
+{
+    uint32_t dims = in->dims;
+    uint64_t cap[3], soft[3];
+    for (uint32_t d = 0; d < 3; d++) {
+        uint64_t lim = d >= dims ? 1 : fit_range ? pow2_ceil(in->size[d]) : UINT32_MAX;
+        if (d == 0 && lim < base)
+            lim = base;
+        if (lim > in->dev_max[d])
+            lim = in->dev_max[d] ? in->dev_max[d] : 1;
+        cap[d] = lim;
+        soft[d] = lim;
+    }
+    if (dims >= 2) {
+        soft[0] = TILE_X[dims] > base ? TILE_X[dims] : base;
+        if (soft[0] > cap[0])
+            soft[0] = cap[0];
+        if (dims == 3 && TILE_Y[3] < soft[1])
+            soft[1] = TILE_Y[3];
+    }
+    g[0] = base <= cap[0] ? base : 1;
+    g[1] = g[2] = 1;
+    uint64_t left = total / g[0];
+    /* First pass within the tile, second pass within the hard caps. */
+    for (int pass = 0; pass < 2 && left > 1; pass++) {
+        const uint64_t *lim = pass == 0 ? soft : cap;
+        for (uint32_t d = 0; d < dims && left > 1; d++)
+            while (left > 1 && (uint64_t)g[d] * 2 <= lim[d]) {
+                g[d] *= 2;
+                left /= 2;
+            }
+    }
+}
+
 krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *out)
 {
     krt_result r = check_local_memory(in);
@@ -283,53 +356,78 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
         bound = capped;
         limit = KRT_LIMIT_SPILL;
     }
+    if (in->tuned[0]) {
+        /* A measured group (krt_kernel_tune, or wisdom for this device, module and range class): used as it
+         * is when it is still within the limits, which wisdom from an older driver need not be. */
+        uint64_t total = 1;
+        int ok = 1;
+        for (uint32_t d = 0; d < 3; d++) {
+            uint32_t t = d < in->dims ? in->tuned[d] : 1;
+            ok &= t >= 1 && t <= in->dev_max[d];
+            total *= t ? t : 1;
+            out->group[d] = t ? t : 1;
+        }
+        if (ok && total <= bound) {
+            out->limit = KRT_LIMIT_TUNED;
+            return finish(in, out);
+        }
+        memset(out->group, 0, sizeof out->group);
+    }
     if (in->hint[0])
         return compute_hinted(in, bound, limit, out);
 
-    /* 4. The preferred multiple. */
-    if (pm > 1 && bound >= pm)
-        bound = bound / pm * pm;
+    /* 4. The size set. */
+    size_set set = { pm > 1 && pm <= bound ? pm : 1, 0 };
+    uint32_t top_bound = in->dims == 1 && in->dev_max[0] < bound ? in->dev_max[0] : bound;
+    if (top_bound < set.base)
+        set.base = 1;
+    set.top = set.base * krt__prev_pow2(top_bound / set.base);
+    if (in->dims == 1 && in->dev_max[0] < bound && set.top < set.base * krt__prev_pow2(bound / set.base))
+        limit = KRT_LIMIT_DEVICE_MAX;
 
-    /* 5. Small ranges. */
+    /* 5. What the kernel and the device ask for. */
+    uint64_t aim = set.top;
+    if (in->device_cpu && in->uses_barrier) {
+        /* On a CPU a work-group runs on one core as loops over its work-items, split at each barrier, with
+         * the values live across a barrier kept per work-item: a big group makes every pass long. Small groups,
+         * unless the kernel keeps static __local memory, whose set-up and flush per group (a histogram's
+         * bins) want groups large enough to amortise them. docs/performance.md has the measurements. */
+        aim = set_floor(&set, in->uses_static_local ? 512 : 8);
+        if (aim < set.top)
+            limit = KRT_LIMIT_BARRIER;
+    } else if (in->dims >= 2 && in->device_cpu) {
+        /* A tile of 1024 on the CPU: measured against 4096 strips for the 2-D and 3-D example kernels. */
+        aim = set_floor(&set, 1024);
+        if (aim < set.top)
+            limit = KRT_LIMIT_SHAPE;
+    }
+
+    /* 6. Small ranges: at least min_groups groups, the group taken from the same set (rounded down, so the
+     * count is at least min_groups; never below the base). Not on a CPU device unless the caller set
+     * min_groups: there a masked work-item costs a comparison in the work-group's loop, while each new group
+     * size costs PoCL a work-group function compile (about 0.4 s on a cold cache, docs/performance.md "lu"),
+     * more than a small range runs. */
     uint64_t n = 1;
     for (uint32_t d = 0; d < in->dims; d++)
-        n *= in->size[d];
-    uint64_t g = bound;
+        n = in->size[d] && n > UINT64_MAX / in->size[d] ? UINT64_MAX : n * in->size[d];
     uint32_t min_groups = in->min_groups ? in->min_groups : 1;
     uint64_t want = ceil_div(n, min_groups);
-    if (pm > 1 && pm <= bound)
-        want = round_up(want, pm);
-    if (want < g) {
-        g = want;
+    if (!in->no_split && want < aim && set_floor(&set, want) < aim) {
+        aim = set_floor(&set, want);
         limit = KRT_LIMIT_MIN_GROUPS;
     }
-    int fits = n <= g;
-    if (fits)
-        limit = KRT_LIMIT_NONE;
 
-    /* 6 and 7. Spread over the dimensions, x first, then balance each dimension. */
-    uint64_t rem = fits ? n : g;
-    for (uint32_t d = 0; d < in->dims; d++) {
-        uint64_t s = in->size[d];
-        uint64_t cap = rem < in->dev_max[d] ? rem : in->dev_max[d];
-        if (cap < rem && !fits && d == 0 && in->dims == 1)
-            limit = KRT_LIMIT_DEVICE_MAX;
-        uint64_t gd = s;
-        if (gd > cap)
-            gd = cap;
-        if (gd == 0)
-            gd = 1;
-        if (!fits) {
-            uint64_t count = ceil_div(s, gd);
-            uint64_t balanced = ceil_div(s, count);
-            if (d == 0 && pm > 1 && pm <= gd)
-                balanced = round_up(balanced, pm);
-            if (balanced < gd)
-                gd = balanced;
-        }
-        out->group[d] = (uint32_t)gd;
-        rem = rem / gd ? rem / gd : 1;
-    }
+    /* 7. The shape: a range smaller than the group keeps the shape (one masked group), a larger one is
+     * reshaped where a dimension of it is narrower than the tile. */
+    spread(in, set.base, aim, n > aim, out->group);
+    if (in->dims >= 2 && limit != KRT_LIMIT_MIN_GROUPS && limit != KRT_LIMIT_BARRIER &&
+        (uint64_t)out->group[0] * out->group[1] * out->group[2] < set.top && limit != KRT_LIMIT_SHAPE)
+        limit = KRT_LIMIT_SHAPE;
+    int one = 1;
+    for (uint32_t d = 0; d < in->dims; d++)
+        one &= out->group[d] >= in->size[d];
+    if (one)
+        limit = KRT_LIMIT_NONE;
     out->limit = limit;
     return finish(in, out);
 }
@@ -360,6 +458,12 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t d
     in->spill_mem_size = p->spill_mem_size;
     in->spill_budget = k->ctx->spill_budget;
     in->min_groups = k->ctx->min_groups;
+    in->device_cpu = k->ctx->dev->props.type == ZE_DEVICE_TYPE_CPU;
+    in->no_split = in->device_cpu && k->ctx->min_groups_default;
+    if (!in->required[0])
+        krt__wisdom_find(k, dims, in->size, in->tuned);
+    in->uses_barrier = k->refl->uses_barrier;
+    in->uses_static_local = k->refl->uses_static_local || p->local_mem_size > 0;
 }
 
 static uint64_t key_hash(const krt__config_key *key)
@@ -465,6 +569,13 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
         return KRT_SUCCESS;
     }
 
+    /* New wisdom (a tuning, a load) since the memo was filled: the memo may hold what the rule chose where
+     * wisdom now decides. One relaxed load on the warm path. */
+    uint64_t gen = atomic_load_explicit(&k->ctx->wisdom_generation, memory_order_relaxed);
+    if (k->wisdom_generation != gen) {
+        krt__config_memo_free(k);
+        k->wisdom_generation = gen;
+    }
     /* Warm path: the last configuration, then the table. No driver call, no allocation. */
     krt__config_entry *e = k->last_config;
     if (e && key_equal(&e->key, &key)) {

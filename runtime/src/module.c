@@ -209,6 +209,7 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     }
     m->ctx = ctx;
     m->builtin = builtin;
+    m->spirv_hash = krt__module_hash(words, size, d->build_options, d->spec_constants, d->num_spec_constants);
     pthread_mutex_init(&m->lock, NULL);
     /* Validation first, so that reflection sees only modules that passed it (under the default policies) and
      * the message is the validator's diagnostic. Reflection is bounded on its own as well, for
@@ -355,6 +356,9 @@ void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
     out->num_args = kr->num_args;
     memcpy(out->required_group, kr->required_group, sizeof out->required_group);
     memcpy(out->group_hint, kr->group_hint, sizeof out->group_hint);
+    out->uses_barrier = kr->uses_barrier;
+    out->uses_static_local = kr->uses_static_local;
+    out->local_args = kr->local_args;
 }
 
 krt_result krt_module_kernel_info(krt_module *module, const char *kernel_name, krt_kernel_info *out)

@@ -40,6 +40,12 @@ enum {
     OP_FUNCTION_PARAMETER = 55,
     OP_FUNCTION_END = 56,
     OP_DECORATE = 71,
+    OP_FUNCTION_CALL = 57,
+    OP_VARIABLE = 59,
+    OP_CONTROL_BARRIER = 224,
+    OP_GROUP_ALL = 261, /* OpGroupAll .. OpGroupSMax: work-group collectives, a barrier each */
+    OP_GROUP_SMAX = 271,
+    SCOPE_WORKGROUP = 2,
 
     /* SPIR-V's universal limit on the id bound (specification section 2.17), which SPIRV-Tools' validator
      * also enforces. */
@@ -81,6 +87,9 @@ typedef struct id_info {
 } id_info;
 
 enum { ID_BYVAL = 1, ID_PACKED = 2, ID_SPEC = 4 };
+/* What the launch configuration wants to know of a function (flags on the function's id) and of a module-scope
+ * variable: a work-group barrier or collective, a use of Workgroup (static __local) storage. */
+enum { ID_FN_BARRIER = 8, ID_FN_LOCAL = 16, ID_WORKGROUP_VAR = 32 };
 
 typedef struct entry {
     uint32_t function;
@@ -104,6 +113,8 @@ typedef struct parse_state {
     uint32_t *params, num_params, cap_params; /* parameter result ids, grouped per entry */
     uint32_t *spec_ids, num_spec_ids, cap_spec_ids; /* result ids of specialization constants */
     uint32_t current_entry;                   /* index + 1 of the entry whose OpFunction is open; 0 = none */
+    uint32_t current_function;                /* id of the open OpFunction (any function); 0 = none */
+    uint32_t *calls, num_calls, cap_calls;    /* (caller, callee) pairs of OpFunctionCall */
     uint32_t pointer_size;
     int fp16, fp64, int64_atomics;
     int oom;
@@ -299,6 +310,90 @@ static spv_result_t set_layout(parse_state *s, id_info *t)
     return SPV_SUCCESS;
 }
 
+/* A scope operand that is a known constant other than Workgroup (a subgroup barrier) does not count; an
+ * unknown one does, since a barrier missed would give a barrier kernel large groups. */
+static int workgroup_scope(const parse_state *s, uint32_t scope_id)
+{
+    const id_info *c = id_find(s, scope_id);
+    if (c->op != OP_CONSTANT)
+        return 1;
+    return c->a == SCOPE_WORKGROUP;
+}
+
+/* Inside a function body: marks the function for a work-group barrier or collective and for a use of a
+ * module-scope Workgroup variable, and records calls, so that build() can give each kernel the union over
+ * its call tree. Returns -1 when out of memory. */
+static int note_function_use(parse_state *s, const spv_parsed_instruction_t *inst)
+{
+    id_info *fn = id_get(s, s->current_function); /* entered by its OpFunction */
+    if (!fn)
+        return 0;
+    uint16_t op = inst->opcode;
+    if (op == OP_CONTROL_BARRIER && inst->num_operands >= 1 && workgroup_scope(s, word(inst, 0)))
+        fn->flags |= ID_FN_BARRIER;
+    else if (op >= OP_GROUP_ALL && op <= OP_GROUP_SMAX && inst->num_operands >= 3 &&
+             workgroup_scope(s, word(inst, 2)))
+        fn->flags |= ID_FN_BARRIER;
+    else if (op == OP_FUNCTION_CALL && inst->num_operands >= 3) {
+        if (!push_u32(&s->calls, &s->num_calls, &s->cap_calls, word(inst, 2)) ||
+            !push_u32(&s->calls, &s->num_calls, &s->cap_calls, s->current_function))
+            return -1;
+    }
+    for (uint16_t i = 0; i < inst->num_operands; i++)
+        if (inst->operands[i].type == SPV_OPERAND_TYPE_ID &&
+            (id_find(s, inst->words[inst->operands[i].offset])->flags & ID_WORKGROUP_VAR))
+            fn->flags |= ID_FN_LOCAL;
+    return 0;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The call tree's union: a caller gets its callees' flags. The (callee, caller) pairs are sorted by callee;
+ * a worklist of functions whose flags grew visits each one's callers, so each function enters the list at
+ * most once per flag: linear in the calls (after the sort) whatever the module, recursion included (which
+ * only an unvalidated module can have). Returns 0 when out of memory. */
+static int propagate_calls(parse_state *s)
+{
+    uint32_t n = s->num_calls / 2;
+    if (n == 0)
+        return 1;
+    qsort(s->calls, n, 2 * sizeof *s->calls, cmp_call);
+    uint32_t *work = malloc((size_t)s->num_calls * 2 * sizeof *work + sizeof *work);
+    if (!work)
+        return 0;
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < n; i++) /* every callee with a flag starts the list (duplicates are harmless) */
+        if (id_find(s, s->calls[2 * i])->flags & (ID_FN_BARRIER | ID_FN_LOCAL))
+            work[top++] = s->calls[2 * i];
+    while (top) {
+        uint32_t callee = work[--top];
+        uint16_t add = id_find(s, callee)->flags & (ID_FN_BARRIER | ID_FN_LOCAL);
+        /* The first pair of this callee, by binary search. */
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (s->calls[2 * mid] < callee)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t i = lo; i < n && s->calls[2 * i] == callee; i++) {
+            id_info *caller = id_get(s, s->calls[2 * i + 1]);
+            if (caller && (caller->flags & add) != add) {
+                caller->flags |= add;
+                if (top < s->num_calls * 2)
+                    work[top++] = s->calls[2 * i + 1];
+            }
+        }
+    }
+    free(work);
+    return 1;
+}
+
 static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
 {
     parse_state *s = user;
@@ -309,13 +404,16 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         return refuse(s, "result id %%%u is not below the header's id bound %u", rid, s->bound);
     id_info *id = NULL;
     /* Only ids reflection keeps are entered in the table: typeless results (types, labels, imports), the
-     * parameters and constants. */
+     * parameters and constants, functions, and module-scope variables (static __local memory is one). */
     if (rid && (!inst->type_id || inst->opcode == OP_FUNCTION_PARAMETER || inst->opcode == OP_CONSTANT ||
                 inst->opcode == OP_SPEC_CONSTANT || inst->opcode == OP_SPEC_CONSTANT_TRUE ||
-                inst->opcode == OP_SPEC_CONSTANT_FALSE || inst->opcode == OP_FUNCTION)) {
+                inst->opcode == OP_SPEC_CONSTANT_FALSE || inst->opcode == OP_FUNCTION ||
+                (inst->opcode == OP_VARIABLE && !s->current_function))) {
         if (!(id = id_get(s, rid)))
             return too_many_ids(s, rid);
     }
+    if (s->current_function && note_function_use(s, inst) < 0)
+        goto oom;
     switch (inst->opcode) {
     case OP_NAME: {
         id_info *t = id_get(s, word(inst, 0));
@@ -445,7 +543,12 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         if (!push_u32(&s->spec_ids, &s->num_spec_ids, &s->cap_spec_ids, rid))
             goto oom;
         break;
+    case OP_VARIABLE:
+        if (!s->current_function && inst->num_operands >= 3 && word(inst, 2) == SC_WORKGROUP && id)
+            id->flags |= ID_WORKGROUP_VAR;
+        break;
     case OP_FUNCTION: {
+        s->current_function = rid;
         uint32_t k = id->entry;
         s->current_entry = k;
         if (k) {
@@ -466,6 +569,7 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         break;
     case OP_FUNCTION_END:
         s->current_entry = 0;
+        s->current_function = 0;
         break;
     default:
         /* Any other instruction defining a typed value. Types not listed above (images, samplers, events,
@@ -572,6 +676,7 @@ static void state_free(parse_state *s)
     free(s->members);
     free(s->params);
     free(s->spec_ids);
+    free(s->calls);
 }
 
 /* Everything the reflection keeps goes into one allocation of strings plus the arrays, so that the module
@@ -583,6 +688,8 @@ static krt_result build(parse_state *s, krt__reflection *out)
             return krt__fail(KRT_ERROR_INVALID_MODULE,
                              "kernel %s has an entry point but no function body (truncated module?)",
                              s->entries[k].name);
+    if (!propagate_calls(s))
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the module's reflection");
     size_t strings = 0;
     uint32_t total_args = 0;
     for (uint32_t k = 0; k < s->num_entries; k++) {
@@ -620,9 +727,12 @@ static krt_result build(parse_state *s, krt__reflection *out)
         kr->args = next_arg;
         memcpy(kr->required_group, e->local, sizeof e->local);
         memcpy(kr->group_hint, e->hint, sizeof e->hint);
+        kr->uses_barrier = (id_find(s, e->function)->flags & ID_FN_BARRIER) != 0;
+        kr->uses_static_local = (id_find(s, e->function)->flags & ID_FN_LOCAL) != 0;
         for (uint32_t i = 0; i < e->num_params; i++) {
             uint32_t pid = s->params[e->first_param + i];
             describe_arg(s, pid, &next_arg[i]);
+            kr->local_args += next_arg[i].kind == KRT_ARG_LOCAL_POINTER;
             const char *n = id_find(s, pid)->name ? id_find(s, pid)->name : "";
             len = strlen(n) + 1;
             memcpy(str, n, len);

@@ -108,3 +108,11 @@ uint64_t kt_prevpow2(uint64_t x)
         p *= 2;
     return p;
 }
+
+uint64_t kt_nextpow2(uint64_t x)
+{
+    uint64_t p = 1;
+    while (p < x)
+        p *= 2;
+    return p;
+}

@@ -61,5 +61,7 @@ void kt_assert_usable(krt_context *ctx);
 
 /* Greatest power of two <= x, for x >= 1. */
 uint64_t kt_prevpow2(uint64_t x);
+/* Least power of two >= x. */
+uint64_t kt_nextpow2(uint64_t x);
 
 #endif

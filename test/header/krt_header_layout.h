@@ -20,6 +20,8 @@
     X(sizeof(krt_module_desc)) X(offsetof(krt_module_desc, path)) X(offsetof(krt_module_desc, validation)) \
     X(sizeof(krt_arg_info)) X(offsetof(krt_arg_info, name))                                                \
     X(sizeof(krt_kernel_info)) X(offsetof(krt_kernel_info, group_hint))                                    \
+    X(offsetof(krt_kernel_info, uses_barrier)) X(offsetof(krt_kernel_info, local_args)) X(KRT_LIMIT_TUNED)  \
+    X(sizeof(krt_tune_desc)) X(sizeof(krt_tune_result)) X(offsetof(krt_tune_result, candidates))           \
     X(sizeof(krt_kernel_properties)) X(offsetof(krt_kernel_properties, spill_mem_size))                    \
     X(sizeof(krt_arg)) X(offsetof(krt_arg, size))                                                          \
     X(sizeof(krt_ndrange)) X(offsetof(krt_ndrange, size))                                                  \
