@@ -406,6 +406,12 @@ static int show_module(const char *path, const char *device, const char *only, c
         return fail(path, r != KRT_SUCCESS ? r : KRT_ERROR_OUT_OF_HOST_MEMORY);
     }
     printf("%s: %u kernel%s, built for %s\n", path, n, n == 1 ? "" : "s", d.name);
+    /* The load's warnings (a module accepted despite a structured-order rule), which would otherwise reach
+     * only a logger. */
+    krt_module_info minfo;
+    if (krt_module_info_get(module, &minfo) == KRT_SUCCESS)
+        for (uint32_t w = 0; w < minfo.num_warnings; w++)
+            printf("  warning: %s\n", minfo.warnings[w]);
     int status = 0, found = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (only && strcmp(only, names[i]) != 0)
