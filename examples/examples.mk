@@ -52,6 +52,7 @@ EXAMPLE_TESTS = \
     'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
     'sh test/follow-docs.sh $(BUILD)' \
     'sh test/krt-cc.sh $(BUILD)' \
+    '$(PYTHON) test/python/test_binding.py' \
     '$(BINDIR)/krt-info' \
     '$(BINDIR)/krt-info --device cpu' \
     'KRT_DEVICE=cpu $(BINDIR)/vadd 1000' \
