@@ -39,8 +39,7 @@ static double reduce(krt_context *ctx, krt_kernel *kernel, const void *in, uint3
     /* Both launches go to the default queue, which is in order: pass 2 starts after pass 1 without a wait. */
     EX_CHECK(krt_launch(kernel, &pass1));
     EX_CHECK(krt_launch(kernel, &pass2));
-    EX_CHECK(krt_memcpy(ctx, NULL, result, sum, elem));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, result, sum, elem));
     double ms = ex_ms_since(t0);
 
     printf("  pass 1: %u items, group %u, %u partial sums (decided by %s)\n", n, c.group[0], groups,

@@ -135,8 +135,7 @@ int main(void)
     t0 = ex_now_ns();
     EX_CHECK(krt_launch_sync(vadd, &launch));
     double ms = ex_ms_since(t0);
-    EX_CHECK(krt_memcpy(ctx, NULL, c, dc, bytes));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, c, dc, bytes));
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < n; i++)
         wrong += c[i] != a[i] + b[i];

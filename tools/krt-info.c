@@ -410,8 +410,15 @@ static int show_module(const char *path, const char *device, const char *only, c
      * only a logger. */
     krt_module_info minfo;
     if (krt_module_info_get(module, &minfo) == KRT_SUCCESS)
-        for (uint32_t w = 0; w < minfo.num_warnings; w++)
-            printf("  warning: %s\n", minfo.warnings[w]);
+        for (uint32_t w = 0; w < minfo.num_warnings; w++) {
+            /* The validator's diagnostic spans lines (the message, then the instruction): indent the rest. */
+            const char *line = minfo.warnings[w];
+            printf("  warning: ");
+            for (const char *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1)
+                if (nl > line)
+                    printf("%.*s\n           ", (int)(nl - line), line);
+            printf("%s\n", line);
+        }
     int status = 0, found = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (only && strcmp(only, names[i]) != 0)
