@@ -413,11 +413,15 @@ static int show_module(const char *path, const char *device, const char *only, c
         for (uint32_t w = 0; w < minfo.num_warnings; w++) {
             /* The validator's diagnostic spans lines (the message, then the instruction): indent the rest. */
             const char *line = minfo.warnings[w];
-            printf("  warning: ");
-            for (const char *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1)
-                if (nl > line)
-                    printf("%.*s\n           ", (int)(nl - line), line);
-            printf("%s\n", line);
+            const char *lead = "  warning: ";
+            while (*line) {
+                size_t len = strcspn(line, "\n");
+                if (len > 0) {
+                    printf("%s%.*s\n", lead, (int)len, line);
+                    lead = "           ";
+                }
+                line += len + (line[len] == '\n');
+            }
         }
     int status = 0, found = 0;
     for (uint32_t i = 0; i < n; i++) {
