@@ -525,3 +525,25 @@ Test(module_info, stderr_logger_prints_load_warnings, .init = cr_redirect_stderr
     krt_module_destroy(o2);
     krt_context_destroy(ctx);
 }
+
+/* KRT_TRACE=1 with no logger installs the stderr logger, which prints the load warning too. Criterion runs
+ * each test in its own process, so the variable stays in this one. */
+Test(module_info, trace_env_prints_load_warnings, .init = cr_redirect_stderr)
+{
+    cr_assert_eq(setenv("KRT_TRACE", "1", 1), 0);
+    krt_context *ctx = kt_context(NULL);
+    krt_module *o2 = kt_module(ctx, "o2/krt_o2_loopmerge");
+    krt_module_info info;
+    KT_OK(krt_module_info_get(o2, &info));
+    cr_assert_geq(info.num_warnings, 1u);
+    fflush(stderr);
+    static char text[1 << 16];
+    size_t got = fread(text, 1, sizeof text - 1, cr_get_redirected_stderr());
+    text[got] = '\0';
+    char want[1100];
+    snprintf(want, sizeof want, "krt warning: %s\n", info.warnings[0]);
+    krt_module_destroy(o2);
+    krt_context_destroy(ctx);
+    unsetenv("KRT_TRACE");
+    cr_assert(strstr(text, want) != NULL, "stderr \"%s\" lacks \"%s\"", text, want);
+}
