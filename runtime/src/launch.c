@@ -111,11 +111,14 @@ static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
                 const char *c = krt_arg_type_name(a->type);
                 arg_label(k, i, label, sizeof label);
                 describe_reflected(info, what, sizeof what);
+                int untyped_only = info->kind == KRT_ARG_STRUCT ||
+                                   (info->kind == KRT_ARG_SCALAR &&
+                                    (info->vector_width > 1 || info->type == KRT_TYPE_FLOAT16 ||
+                                     info->type == KRT_TYPE_BOOL || info->type == KRT_TYPE_NONE));
                 return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s is %s but a%s %s was passed%s", label, what,
                                  c[0] == 'i' ? "n" : "", c,
-                                 info->kind == KRT_ARG_SCALAR || info->kind == KRT_ARG_STRUCT
-                                     ? " (pass a value of the kernel's type, or its bytes in an untyped krt_arg)"
-                                     : "");
+                                 untyped_only ? " (no C type matches it: pass its bytes untyped, { .value, .size })"
+                                              : "");
             }
         }
         if (a->size != info->size) {
