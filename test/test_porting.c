@@ -1,6 +1,7 @@
 /* The API as a porting user meets it (issue 10): typed scalar arguments checked against the reflected type
  * (every pair of C type and kernel argument type of test/kernels/krt_typed.cl), the rvalue helpers, static
  * groups larger than the range, the blocking copy, and a module's load warnings. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -546,4 +547,84 @@ Test(module_info, trace_env_prints_load_warnings, .init = cr_redirect_stderr)
     krt_context_destroy(ctx);
     unsetenv("KRT_TRACE");
     cr_assert(strstr(text, want) != NULL, "stderr \"%s\" lacks \"%s\"", text, want);
+}
+
+/* Four threads launch one kernel at once, each alternating a correct launch and one whose float argument
+ * carries an int32_t tag with the same bytes: the shared warm-launch record must never let the mistyped one
+ * through, nor refuse a correct one, and every correct launch must land. */
+
+enum { TT_THREADS = 4, TT_ROUNDS = 60, TT_N = 257 };
+
+typedef struct {
+    krt_context *ctx;
+    krt_kernel *k;
+    float *x;
+    float *y[TT_THREADS];
+    int wrong_ok[TT_THREADS], right_failed[TT_THREADS];
+    pthread_barrier_t start;
+} tt_shared;
+
+typedef struct {
+    tt_shared *s;
+    int t;
+} tt_arg;
+
+static void *tt_worker(void *p)
+{
+    tt_arg *a = p;
+    tt_shared *s = a->s;
+    float alpha = 1.0f;
+    int32_t alpha_bits;
+    memcpy(&alpha_bits, &alpha, 4);
+    int32_t n = TT_N;
+    krt_arg right[4] = {KRT_ARG(s->y[a->t]), KRT_ARG(s->x), KRT_ARG(alpha), KRT_ARG(n)};
+    krt_arg wrong[4] = {KRT_ARG(s->y[a->t]), KRT_ARG(s->x), KRT_ARG(alpha_bits), KRT_ARG(n)};
+    krt_launch_desc dr = kt_desc1(TT_N, right, 4), dw = kt_desc1(TT_N, wrong, 4);
+    pthread_barrier_wait(&s->start);
+    for (int r = 0; r < TT_ROUNDS; r++) {
+        if (krt_launch_sync(s->k, &dr) != KRT_SUCCESS)
+            s->right_failed[a->t]++;
+        if (krt_launch(s->k, &dw) != KRT_ERROR_INVALID_KERNEL_ARGUMENT)
+            s->wrong_ok[a->t]++;
+    }
+    return NULL;
+}
+
+Test(typed, threads_share_the_warm_record)
+{
+    tt_shared s;
+    memset(&s, 0, sizeof s);
+    s.ctx = kt_context(NULL);
+    krt_module *m = kt_module(s.ctx, "krt_typed");
+    s.k = kt_kernel(m, "krt_typed_axpy");
+    s.x = kt_alloc(s.ctx, TT_N * sizeof(float), KRT_MEMORY_SHARED);
+    for (int i = 0; i < TT_N; i++)
+        s.x[i] = (float)(i % 5);
+    for (int t = 0; t < TT_THREADS; t++) {
+        s.y[t] = kt_alloc(s.ctx, TT_N * sizeof(float), KRT_MEMORY_SHARED);
+        for (int i = 0; i < TT_N; i++)
+            s.y[t][i] = (float)t;
+    }
+    pthread_barrier_init(&s.start, NULL, TT_THREADS);
+    pthread_t th[TT_THREADS];
+    tt_arg args[TT_THREADS];
+    for (int t = 0; t < TT_THREADS; t++) {
+        args[t] = (tt_arg){&s, t};
+        cr_assert_eq(pthread_create(&th[t], NULL, tt_worker, &args[t]), 0);
+    }
+    for (int t = 0; t < TT_THREADS; t++)
+        pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&s.start);
+    KT_OK(krt_context_synchronize(s.ctx));
+    for (int t = 0; t < TT_THREADS; t++) {
+        cr_assert_eq(s.right_failed[t], 0, "thread %d: %d correct launches failed", t, s.right_failed[t]);
+        cr_assert_eq(s.wrong_ok[t], 0, "thread %d: %d mistyped launches were not refused", t, s.wrong_ok[t]);
+        for (int i = 0; i < TT_N; i++)
+            cr_assert_eq(s.y[t][i], (float)t + TT_ROUNDS * s.x[i], "thread %d: y[%d] = %f", t, i, (double)s.y[t][i]);
+    }
+    for (int t = 0; t < TT_THREADS; t++)
+        KT_OK(krt_free(s.ctx, s.y[t]));
+    KT_OK(krt_free(s.ctx, s.x));
+    krt_module_destroy(m);
+    krt_context_destroy(s.ctx);
 }
