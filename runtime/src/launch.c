@@ -75,6 +75,23 @@ static void describe_reflected(const krt_arg_info *info, char *buf, size_t size)
     }
 }
 
+/* The message of a typed argument whose C type is not the reflected one. Out of line and cold: it formats,
+ * and the launch path that inlines check_arg should not pay for it. */
+__attribute__((cold, noinline)) static krt_result type_mismatch(const krt_kernel *k, uint32_t i, const krt_arg *a)
+{
+    const krt_arg_info *info = &k->refl->args[i];
+    char label[160], what[64];
+    const char *c = krt_arg_type_name(a->type);
+    arg_label(k, i, label, sizeof label);
+    describe_reflected(info, what, sizeof what);
+    int untyped_only = info->kind == KRT_ARG_STRUCT ||
+                       (info->kind == KRT_ARG_SCALAR && (info->vector_width > 1 || info->type == KRT_TYPE_FLOAT16 ||
+                                                         info->type == KRT_TYPE_BOOL || info->type == KRT_TYPE_NONE));
+    return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s is %s but a%s %s was passed%s", label, what,
+                     c[0] == 'i' ? "n" : "", c,
+                     untyped_only ? " (no C type matches it: pass its bytes untyped, { .value, .size })" : "");
+}
+
 /* Checks argument i against its reflected kind, C type (when typed) and size, without touching the driver. */
 static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
 {
@@ -106,20 +123,8 @@ static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
                                  "%s was passed with type tag %u, which is not a krt_arg_type", label,
                                  (unsigned)a->type);
             }
-            if (!type_matches(info, a->type)) {
-                char what[64];
-                const char *c = krt_arg_type_name(a->type);
-                arg_label(k, i, label, sizeof label);
-                describe_reflected(info, what, sizeof what);
-                int untyped_only = info->kind == KRT_ARG_STRUCT ||
-                                   (info->kind == KRT_ARG_SCALAR &&
-                                    (info->vector_width > 1 || info->type == KRT_TYPE_FLOAT16 ||
-                                     info->type == KRT_TYPE_BOOL || info->type == KRT_TYPE_NONE));
-                return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s is %s but a%s %s was passed%s", label, what,
-                                 c[0] == 'i' ? "n" : "", c,
-                                 untyped_only ? " (no C type matches it: pass its bytes untyped, { .value, .size })"
-                                              : "");
-            }
+            if (!type_matches(info, a->type))
+                return type_mismatch(k, i, a);
         }
         if (a->size != info->size) {
             arg_label(k, i, label, sizeof label);
@@ -313,8 +318,8 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     pthread_mutex_lock(&k->lock);
     /* Warm path: the same argument sizes and bytes as the last launch that set them all, and no krt_free since
      * its pointers were checked. Nothing per argument is checked or set again; the outcome is the one the full
-     * checks below would give. */
-    int warm = !nomemo && k->warm_valid &&
+     * checks below would give. (KRT_CONTEXT_FLAG_NO_MEMO never records, so warm_valid is 0 there.) */
+    int warm = k->warm_valid &&
                atomic_load_explicit(&ctx->free_generation, memory_order_acquire) == k->warm_generation &&
                warm_match(k, d->args, d->num_args);
     if (warm) {
