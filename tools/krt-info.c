@@ -274,7 +274,7 @@ static int tune_kernel(krt_context *ctx, krt_module *module, const char *name, c
                 break;
             }
             memset(bufs[nbufs], 0, bytes);
-            args[i] = (krt_arg){ &bufs[nbufs], sizeof(void *) };
+            args[i] = (krt_arg){ .value = &bufs[nbufs], .size = sizeof(void *), .type = KRT_ARG_TYPE_POINTER };
             nbufs++;
         } else if (a.kind == KRT_ARG_LOCAL_POINTER) {
             args[i] = KRT_ARG_LOCAL(16);
@@ -290,7 +290,7 @@ static int tune_kernel(krt_context *ctx, krt_module *module, const char *name, c
                 double f = 0.5;
                 memcpy(values[i], &f, sizeof f);
             }
-            args[i] = (krt_arg){ values[i], a.size };
+            args[i] = (krt_arg){ .value = values[i], .size = a.size }; /* bytes from reflection: untyped */
         } else {
             printf("%-24s skipped: argument %u is a %s\n", name, i, krt_arg_kind_name(a.kind));
             for (uint32_t b = 0; b < nbufs; b++)
