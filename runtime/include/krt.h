@@ -587,11 +587,13 @@ typedef struct krt_launch_config {
  * a multiple of the group size, the last groups contain work-items past the end of the range; the kernel must
  * guard them, by passing the range as an argument and returning early (kernels/include/krt_kernel.h has
  * helpers). krt never shrinks the group size to 1 to make a prime range divide evenly.
- * That partial last group is allowed because it overshoots by less than one group, in a dimension the kernel
- * guards. A static group larger than the range in a dimension is refused (KRT_ERROR_INVALID_GROUP_SIZE, naming
- * the dimension), as OpenCL refuses it: it would launch whole rows the range does not have (a range {256, 1},
- * which is 2-D, with a group {32, 8} runs 8 rows for 1), which kernels that guard only x compute into. krt's
- * own choice never exceeds the range.
+ * A static group, the caller's own shape (as a ported OpenCL program gives it), must fit the range: one larger
+ * than the range in a dimension is refused (KRT_ERROR_INVALID_GROUP_SIZE, naming the dimension), as OpenCL
+ * refuses it. It would launch whole rows the range does not have (a range {256, 1}, which is 2-D, with a group
+ * {32, 8} runs 8 rows for 1), and kernels written for OpenCL's bounds often guard only the dimensions they
+ * expect to be ragged. A range that is not a multiple of the static group stays allowed: its last group is
+ * partial, the masked launch above. krt's own choice may exceed the range (it keeps one shape across ranges,
+ * see docs/design.md), which is why a kernel launched without a static group must guard every dimension.
  *
  * A kernel's work_group_size_hint(x,y,z) is a soft preference: when the kernel has no reqd_work_group_size
  * (which always wins) and the caller gives no group size, krt aims at the hint's shape instead of the largest
