@@ -105,7 +105,7 @@ static void setup_job(job *j, const spec *s)
     uint64_t n = nx * ny * nz;
     j->local_arg = -1;
     const char *k = s->kernel;
-#define PTR(i, p) (j->args[i] = (krt_arg){&j->bufs[p], sizeof(void *)})
+#define PTR(i, p) (j->args[i] = (krt_arg){&j->bufs[p], sizeof(void *), KRT_ARG_TYPE_POINTER})
     if (!strcmp(k, "vadd")) {
         fill_floats(alloc_buf(j, n * 4, 0), n);
         fill_floats(alloc_buf(j, n * 4, 0), n);

@@ -52,12 +52,14 @@ EXAMPLE_TESTS = \
     'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
     'sh test/follow-docs.sh $(BUILD)' \
     'sh test/krt-cc.sh $(BUILD)' \
+    '$(PYTHON) test/python/test_binding.py' \
     '$(BINDIR)/krt-info' \
     '$(BINDIR)/krt-info --device cpu' \
     'KRT_DEVICE=cpu $(BINDIR)/vadd 1000' \
     '$(BINDIR)/krt-info --device no-such-device >$(BUILD)/no-device.txt 2>&1; test $$? -eq 1 && grep -q "the devices are: 0 " $(BUILD)/no-device.txt' \
     $(foreach s,$(KERNEL_SPVS),'$(BINDIR)/krt-info $(s)') \
     '$(BINDIR)/krt-info --ndrange 1000x3 $(BUILD)/kernels/heat.spv' \
+    '$(BINDIR)/krt-info $(BUILD)/test-kernels/o2/krt_o2_loopmerge.spv | grep -q "^  warning: SPIR-V block order"' \
     '$(BINDIR)/krt-info Makefile; test $$? -eq 1' \
     'head -c 100 $(BUILD)/kernels/vadd.spv >$(BUILD)/truncated.spv && $(BINDIR)/krt-info $(BUILD)/truncated.spv; test $$? -eq 1' \
     '$(BINDIR)/krt-info $(BUILD)/no-such-file.spv; test $$? -eq 1'

@@ -78,8 +78,7 @@ int main(int argc, char **argv)
         EX_CHECK(krt_launch(step, &launch));
         host_ns += ex_now_ns() - l0;
     }
-    EX_CHECK(krt_memcpy(ctx, NULL, field, d[steps % 2], bytes));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, field, d[steps % 2], bytes));
     double ms = ex_ms_since(t0);
     printf("%u steps on %u x %u: %.2f ms (%.1f us per step; krt_launch host cost %.2f us per call)\n", steps, w,
            h, ms, ms * 1e3 / steps, (double)host_ns / 1e3 / steps);

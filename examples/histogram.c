@@ -30,8 +30,7 @@ static int run(krt_context *ctx, krt_kernel *kernel, const char *name, const uin
     uint64_t t0 = ex_now_ns();
     EX_CHECK(krt_memfill(ctx, NULL, dbins, &zero, sizeof zero, sizeof bins));
     EX_CHECK(krt_launch(kernel, &launch));
-    EX_CHECK(krt_memcpy(ctx, NULL, bins, dbins, sizeof bins));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, bins, dbins, sizeof bins));
     double ms = ex_ms_since(t0);
 
     int wrong = 0;

@@ -93,8 +93,7 @@ int main(int argc, char **argv)
         t0 = ex_now_ns();
         EX_CHECK(krt_launch_sync(kernel, &l));
         double ms = ex_ms_since(t0);
-        EX_CHECK(krt_memcpy(ctx, NULL, iters, diters, pixels * sizeof(uint32_t)));
-        EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+        EX_CHECK(krt_memcpy_sync(ctx, NULL, iters, diters, pixels * sizeof(uint32_t)));
         size_t differ = 0;
         for (size_t i = 0; i < pixels; i++)
             differ += iters[i] != host[i];

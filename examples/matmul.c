@@ -33,8 +33,7 @@ static int run(krt_context *ctx, krt_kernel *kernel, const char *name, float *da
         fprintf(stderr, "matmul: out of memory\n");
         exit(2);
     }
-    EX_CHECK(krt_memcpy(ctx, NULL, cm, dc, cbytes));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, cm, dc, cbytes));
     /* The inputs lie in [0, 1), so each element of C is a sum of k terms in [0, 1); float rounding over k
      * terms stays far below 1e-4 * k, and any indexing mistake lands far above it. */
     double tol = 1e-4 * k;

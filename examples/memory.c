@@ -38,10 +38,10 @@ static void fill_inputs(float *x, float *y, uint32_t n)
 
 static krt_launch_desc saxpy_desc(krt_arg *args, const float *a, float **x, float **y, uint32_t *n, krt_queue *q)
 {
-    args[0] = (krt_arg){ a, sizeof *a };
-    args[1] = (krt_arg){ x, sizeof *x };
-    args[2] = (krt_arg){ y, sizeof *y };
-    args[3] = (krt_arg){ n, sizeof *n };
+    args[0] = KRT_ARG(*a); /* the caller's variables, typed: float, pointer, pointer, uint32_t */
+    args[1] = KRT_ARG(*x);
+    args[2] = KRT_ARG(*y);
+    args[3] = KRT_ARG(*n);
     return (krt_launch_desc){ .range = { 1, { *n } }, .args = args, .num_args = 4, .queue = q };
 }
 

@@ -116,8 +116,7 @@ int main(int argc, char **argv)
 
     uint64_t wrong = 0, checked = 0;
     for (uint32_t c = 0; c < chunks; c++) {
-        EX_CHECK(krt_memcpy(ctx, NULL, z, dz[c], (size_t)len[c] * sizeof(float)));
-        EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+        EX_CHECK(krt_memcpy_sync(ctx, NULL, z, dz[c], (size_t)len[c] * sizeof(float)));
         for (uint32_t i = 0; i < len[c]; i++, checked++)
             if (z[i] != (a * x[i] + y[i]) + x[i])
                 wrong++;

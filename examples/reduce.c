@@ -20,6 +20,12 @@ static double reduce(krt_context *ctx, krt_kernel *kernel, const void *in, uint3
     krt_ndrange range = { .dims = 1, .size = { n } };
     krt_launch_config c;
     EX_CHECK(krt_launch_config_get(kernel, &range, &c));
+    /* krt's choice may be larger than a small range (it keeps one shape for every range); a static group may
+     * not (the masked-launch contract, krt.h), and the tree reduction takes any group size. */
+    if (c.group[0] > n) {
+        c.group[0] = n;
+        c.groups[0] = 1;
+    }
     uint32_t groups = c.groups[0];
     void *partial = ex_alloc(ctx, (size_t)groups * elem);
     void *sum = ex_alloc(ctx, elem);
@@ -39,8 +45,7 @@ static double reduce(krt_context *ctx, krt_kernel *kernel, const void *in, uint3
     /* Both launches go to the default queue, which is in order: pass 2 starts after pass 1 without a wait. */
     EX_CHECK(krt_launch(kernel, &pass1));
     EX_CHECK(krt_launch(kernel, &pass2));
-    EX_CHECK(krt_memcpy(ctx, NULL, result, sum, elem));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, result, sum, elem));
     double ms = ex_ms_since(t0);
 
     printf("  pass 1: %u items, group %u, %u partial sums (decided by %s)\n", n, c.group[0], groups,

@@ -36,8 +36,7 @@ static int run(krt_context *ctx, krt_kernel *saxpy, uint32_t n)
     EX_CHECK(krt_launch_sync(saxpy, &launch));
     double ms = ex_ms_since(t0);
 
-    EX_CHECK(krt_memcpy(ctx, NULL, y, dy, bytes));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, y, dy, bytes));
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < n; i++)
         if (y[i] != expect[i])

@@ -135,8 +135,7 @@ int main(void)
     t0 = ex_now_ns();
     EX_CHECK(krt_launch_sync(vadd, &launch));
     double ms = ex_ms_since(t0);
-    EX_CHECK(krt_memcpy(ctx, NULL, c, dc, bytes));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, c, dc, bytes));
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < n; i++)
         wrong += c[i] != a[i] + b[i];
@@ -146,6 +145,15 @@ int main(void)
            vc.group[0], krt_limit_name(vc.limit));
     printf("  %.2f ms including the first launch's set-up; %u wrong elements: %s\n", ms, wrong,
            wrong ? "FAILED" : "ok");
+    /* A porting slip krt catches: KRT_ARG records each argument's C type, and krt checks it against the
+     * kernel's (vadd takes a uint n; a float of the same size would otherwise be read as its bits). */
+    float n_as_float = (float)n;
+    krt_arg slip[] = { KRT_ARG(da), KRT_ARG(db), KRT_ARG(dc), KRT_ARG(n_as_float) };
+    krt_launch_desc slipped = { .range = launch.range, .args = slip, .num_args = 4 };
+    krt_result sr = krt_launch(vadd, &slipped);
+    printf("  the count passed as a float instead: %s\n    %s\n", krt_result_name(sr), krt_last_error_message());
+    if (sr != KRT_ERROR_INVALID_KERNEL_ARGUMENT)
+        wrong++;
 
     section("4. Launch configurations krt chooses (no group size given)");
     krt_module *saxpy_module = ex_module(ctx, "saxpy.spv");

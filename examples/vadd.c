@@ -49,8 +49,7 @@ int main(int argc, char **argv)
     double second_ms = ex_ms_since(t0);
     printf("vadd of %u floats: first launch %.3f ms, second %.3f ms (launch + wait)\n", n, first_ms, second_ms);
 
-    EX_CHECK(krt_memcpy(ctx, NULL, c, dc, bytes));
-    EX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    EX_CHECK(krt_memcpy_sync(ctx, NULL, c, dc, bytes));
 
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < n; i++)

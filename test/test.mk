@@ -68,11 +68,13 @@ HEADER_CHECK_DEPS  := runtime/include/krt.h test/header/krt_header_layout.h
 
 $(BUILD)/test/header/krt_header_c%.o: test/header/krt_header.c $(HEADER_CHECK_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c$* $(HEADER_CHECK_FLAGS) -DKT_LAYOUT_FN=kt_layout_c$* -c $< -o $@
+	$(CC) -std=c$* $(HEADER_CHECK_FLAGS) -DKT_LAYOUT_FN=kt_layout_c$* -DKT_TAGS_FN=kt_tags_c$* \
+	    -DKT_HELPERS_FN=kt_helpers_c$* -c $< -o $@
 
 $(BUILD)/test/header/krt_header_cxx%.o: test/header/krt_header.cpp $(HEADER_CHECK_DEPS)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++$* $(HEADER_CHECK_FLAGS) -DKT_LAYOUT_FN=kt_layout_cxx$* -DKT_NAME_FN=kt_name_cxx$* \
+	    -DKT_TAGS_FN=kt_tags_cxx$* \
 	    -c $< -o $@
 
 $(BUILD)/test/test_header: test/test_header.c $(HEADER_CHECK_OBJS) $(TEST_KRT_COMMON) $(wildcard test/common/*.h) \

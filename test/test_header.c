@@ -42,3 +42,40 @@ Test(header, arg_macros)
     cr_assert_null(l.value);
     cr_assert_eq(l.size, 96);
 }
+
+/* KRT_ARG tags each variable by its C type in every standard: _Generic in C, overloads in C++. */
+static void check_tags(const char *what, void (*fn)(int *))
+{
+    static const int want[KT_TAG_COUNT] = {
+        KRT_ARG_TYPE_INT8,   KRT_ARG_TYPE_UINT8,  KRT_ARG_TYPE_INT16,   KRT_ARG_TYPE_UINT16,  KRT_ARG_TYPE_INT32,
+        KRT_ARG_TYPE_UINT32, KRT_ARG_TYPE_INT64,  KRT_ARG_TYPE_UINT64,  KRT_ARG_TYPE_INT64,   KRT_ARG_TYPE_UINT64,
+        KRT_ARG_TYPE_FLOAT,  KRT_ARG_TYPE_DOUBLE, KRT_ARG_TYPE_POINTER, KRT_ARG_TYPE_POINTER, KRT_ARG_TYPE_POINTER,
+        KRT_ARG_TYPE_NONE,   KRT_ARG_TYPE_INT8,   KRT_ARG_TYPE_UINT64};
+    int got[KT_TAG_COUNT];
+    memset(got, 0xab, sizeof got);
+    fn(got);
+    for (int i = 0; i < KT_TAG_COUNT; i++)
+        cr_assert_eq(got[i], want[i], "%s: KRT_ARG tag %d is %s, want %s", what, i,
+                     krt_arg_type_name((krt_arg_type)got[i]), krt_arg_type_name((krt_arg_type)want[i]));
+}
+
+Test(header, c11_arg_tags) { check_tags("C11", kt_tags_c11); }
+Test(header, c17_arg_tags) { check_tags("C17", kt_tags_c17); }
+Test(header, cxx11_arg_tags) { check_tags("C++11", kt_tags_cxx11); }
+Test(header, cxx17_arg_tags) { check_tags("C++17", kt_tags_cxx17); }
+
+static void check_helpers(const char *what, int (*fn)(int *))
+{
+    static const int want[KT_HELPER_COUNT] = {
+        KRT_ARG_TYPE_INT8,   KRT_ARG_TYPE_UINT8,  KRT_ARG_TYPE_INT16, KRT_ARG_TYPE_UINT16,
+        KRT_ARG_TYPE_INT32,  KRT_ARG_TYPE_UINT32, KRT_ARG_TYPE_INT64, KRT_ARG_TYPE_UINT64,
+        KRT_ARG_TYPE_FLOAT,  KRT_ARG_TYPE_DOUBLE, KRT_ARG_TYPE_POINTER};
+    int got[KT_HELPER_COUNT];
+    memset(got, 0xab, sizeof got);
+    cr_assert_eq(fn(got), 1, "%s: a helper's value or size is wrong", what);
+    for (int i = 0; i < KT_HELPER_COUNT; i++)
+        cr_assert_eq(got[i], want[i], "%s: helper %d is tagged %s", what, i, krt_arg_type_name((krt_arg_type)got[i]));
+}
+
+Test(header, c11_rvalue_helpers) { check_helpers("C11", kt_helpers_c11); }
+Test(header, c17_rvalue_helpers) { check_helpers("C17", kt_helpers_c17); }

@@ -342,8 +342,8 @@ Test(launch, every_argument_type)
     uint8_t uc = 250;
     uint64_t ul = 77;
     krt_arg args[] = {KRT_ARG(gf), KRT_ARG(ci), KRT_ARG_LOCAL(64), KRT_ARG(c), KRT_ARG(sh), KRT_ARG(i), KRT_ARG(l),
-                      KRT_ARG(fl), KRT_ARG(d), {v4, sizeof v4}, {i2, sizeof i2}, KRT_ARG(p), KRT_ARG(uc), KRT_ARG(ul),
-                      KRT_ARG(gu)};
+                      KRT_ARG(fl), KRT_ARG(d), {v4, sizeof v4, KRT_ARG_TYPE_NONE},
+                      {i2, sizeof i2, KRT_ARG_TYPE_NONE}, KRT_ARG(p), KRT_ARG(uc), KRT_ARG(ul), KRT_ARG(gu)};
     krt_launch_desc desc = kt_desc1(1, args, 15);
     KT_OK(krt_launch_sync(k, &desc));
     uint32_t want = (uint32_t)(1000000 - 3 - 300 + 70000 + 5000000 + 123 + 9 - 20 + 400 + 250 + 77);
@@ -363,7 +363,8 @@ Test(launch, three_component_vector)
     float v3[4] = {1.0f, 2.0f, 40.0f, 0.0f};
     int8_t c2[2] = {1, 5};
     int16_t s8[8] = {0, 0, 0, 0, 0, 0, 0, 300};
-    krt_arg args[] = {KRT_ARG(out), {v3, sizeof v3}, {c2, sizeof c2}, {s8, sizeof s8}};
+    krt_arg args[] = {KRT_ARG(out), {v3, sizeof v3, KRT_ARG_TYPE_NONE}, {c2, sizeof c2, KRT_ARG_TYPE_NONE},
+                      {s8, sizeof s8, KRT_ARG_TYPE_NONE}};
     krt_launch_desc desc = kt_desc1(1, args, 4);
     KT_OK(krt_launch_sync(k, &desc));
     cr_assert_eq(out[0], 345.0f, "got %f", (double)out[0]);
@@ -469,7 +470,7 @@ Test(launch, wrong_argument_size)
     krt_kernel *ks = kt_kernel(f.m, "krt_struct");
     krt_params p = {0};
     int64_t *out = kt_alloc(f.ctx, 64, KRT_MEMORY_SHARED);
-    krt_arg sargs[] = {KRT_ARG(out), {&p, 28}};
+    krt_arg sargs[] = {KRT_ARG(out), {&p, 28, KRT_ARG_TYPE_NONE}};
     krt_launch_desc ds = kt_desc1(1, sargs, 2);
     KT_EXPECT(krt_launch(ks, &ds), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
     sargs[1] = KRT_ARG(p);
@@ -503,7 +504,7 @@ Test(launch, wrong_argument_kind)
     dl.group[0] = 64;
     KT_EXPECT(krt_launch(gs, &dl), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
     /* A NULL value with a pointer's size where a scalar goes is a __local argument, not a scalar. */
-    krt_arg null_scalar[] = {KRT_ARG(a), KRT_ARG(a), KRT_ARG(a), {NULL, 4}};
+    krt_arg null_scalar[] = {KRT_ARG(a), KRT_ARG(a), KRT_ARG(a), {NULL, 4, KRT_ARG_TYPE_NONE}};
     d.args = null_scalar;
     KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
     vadd_ok(&f, 100);
@@ -805,8 +806,8 @@ Test(launch, every_byte_of_every_argument_counts)
     int64_t *outs[L];
     for (int i = 0; i < L; i++) {
         outs[i] = kt_alloc(f.ctx, 13 * 8, KRT_MEMORY_SHARED);
-        krt_arg args[] = {KRT_ARG(outs[i]), KRT_ARG(a[i].c), KRT_ARG(a[i].s), {a[i].v, sizeof a[i].v},
-                          KRT_ARG(a[i].p), KRT_ARG(a[i].tail)};
+        krt_arg args[] = {KRT_ARG(outs[i]), KRT_ARG(a[i].c), KRT_ARG(a[i].s),
+                          {a[i].v, sizeof a[i].v, KRT_ARG_TYPE_NONE}, KRT_ARG(a[i].p), KRT_ARG(a[i].tail)};
         krt_launch_desc d = kt_desc1(1, args, 6);
         KT_OK(krt_launch(k, &d));
     }

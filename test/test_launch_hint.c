@@ -81,7 +81,7 @@ Test(launch_hint, warm_struct_field_changed)
     } params;
     params p = {.a = 1, .b = 2.0f, .c = 3, .d = {4, 5, 6}};
     int64_t *out = kt_alloc(f.ctx, 6 * 8, KRT_MEMORY_SHARED);
-    krt_arg args[] = {KRT_ARG(out), {&p, 32}};
+    krt_arg args[] = {KRT_ARG(out), {&p, 32, KRT_ARG_TYPE_NONE}};
     krt_launch_desc d = kt_desc1(1, args, 2);
     KT_OK(krt_launch_sync(k, &d));
     KT_OK(krt_launch_sync(k, &d));
@@ -116,7 +116,7 @@ Test(launch_hint, warm_kind_mismatch_with_the_same_sizes)
     KT_OK(krt_launch_sync(k, &d));
 
     uint8_t bytes[G * 4] = {0};
-    krt_arg local_by_value[] = {KRT_ARG(in), KRT_ARG(out), {bytes, G * 4}, KRT_ARG(n)};
+    krt_arg local_by_value[] = {KRT_ARG(in), KRT_ARG(out), {bytes, G * 4, KRT_ARG_TYPE_NONE}, KRT_ARG(n)};
     krt_launch_desc d1 = d;
     d1.args = local_by_value;
     KT_EXPECT(krt_launch(k, &d1), KRT_ERROR_INVALID_KERNEL_ARGUMENT);

@@ -274,7 +274,7 @@ static int tune_kernel(krt_context *ctx, krt_module *module, const char *name, c
                 break;
             }
             memset(bufs[nbufs], 0, bytes);
-            args[i] = (krt_arg){ &bufs[nbufs], sizeof(void *) };
+            args[i] = (krt_arg){ .value = &bufs[nbufs], .size = sizeof(void *), .type = KRT_ARG_TYPE_POINTER };
             nbufs++;
         } else if (a.kind == KRT_ARG_LOCAL_POINTER) {
             args[i] = KRT_ARG_LOCAL(16);
@@ -290,7 +290,7 @@ static int tune_kernel(krt_context *ctx, krt_module *module, const char *name, c
                 double f = 0.5;
                 memcpy(values[i], &f, sizeof f);
             }
-            args[i] = (krt_arg){ values[i], a.size };
+            args[i] = (krt_arg){ .value = values[i], .size = a.size }; /* bytes from reflection: untyped */
         } else {
             printf("%-24s skipped: argument %u is a %s\n", name, i, krt_arg_kind_name(a.kind));
             for (uint32_t b = 0; b < nbufs; b++)
@@ -406,6 +406,23 @@ static int show_module(const char *path, const char *device, const char *only, c
         return fail(path, r != KRT_SUCCESS ? r : KRT_ERROR_OUT_OF_HOST_MEMORY);
     }
     printf("%s: %u kernel%s, built for %s\n", path, n, n == 1 ? "" : "s", d.name);
+    /* The load's warnings (a module accepted despite a structured-order rule), which would otherwise reach
+     * only a logger. */
+    krt_module_info minfo;
+    if (krt_module_info_get(module, &minfo) == KRT_SUCCESS)
+        for (uint32_t w = 0; w < minfo.num_warnings; w++) {
+            /* The validator's diagnostic spans lines (the message, then the instruction): indent the rest. */
+            const char *line = minfo.warnings[w];
+            const char *lead = "  warning: ";
+            while (*line) {
+                size_t len = strcspn(line, "\n");
+                if (len > 0) {
+                    printf("%s%.*s\n", lead, (int)len, line);
+                    lead = "           ";
+                }
+                line += len + (line[len] == '\n');
+            }
+        }
     int status = 0, found = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (only && strcmp(only, names[i]) != 0)

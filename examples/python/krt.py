@@ -28,6 +28,9 @@ ARG_GLOBAL_POINTER, ARG_CONSTANT_POINTER, ARG_LOCAL_POINTER, ARG_SCALAR, ARG_STR
 (TYPE_NONE, TYPE_INT8, TYPE_INT16, TYPE_INT32, TYPE_INT64, TYPE_FLOAT16, TYPE_FLOAT32, TYPE_FLOAT64,
  TYPE_BOOL) = range(9)
 MEMORY_DEVICE, MEMORY_HOST, MEMORY_SHARED = range(3)
+# krt_arg_type: the C type a launch argument is tagged with, checked by krt against the reflected type.
+(ARG_TYPE_NONE, ARG_TYPE_INT8, ARG_TYPE_UINT8, ARG_TYPE_INT16, ARG_TYPE_UINT16, ARG_TYPE_INT32, ARG_TYPE_UINT32,
+ ARG_TYPE_INT64, ARG_TYPE_UINT64, ARG_TYPE_FLOAT, ARG_TYPE_DOUBLE, ARG_TYPE_POINTER) = range(12)
 
 
 class _ArgInfo(ctypes.Structure):
@@ -42,7 +45,7 @@ class _KernelInfo(ctypes.Structure):
 
 
 class _Arg(ctypes.Structure):
-    _fields_ = [("value", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+    _fields_ = [("value", ctypes.c_void_p), ("size", ctypes.c_size_t), ("type", ctypes.c_int)]
 
 
 class _NDRange(ctypes.Structure):
@@ -74,6 +77,11 @@ class _AllocDesc(ctypes.Structure):
 
 class _Logger(ctypes.Structure):
     _fields_ = [("func", ctypes.c_void_p), ("user_data", ctypes.c_void_p), ("max_level", ctypes.c_int)]
+
+
+class _ModuleInfo(ctypes.Structure):
+    _fields_ = [("num_kernels", ctypes.c_uint32), ("num_warnings", ctypes.c_uint32),
+                ("warnings", ctypes.POINTER(ctypes.c_char_p))]
 
 
 class _ContextDesc(ctypes.Structure):
@@ -131,7 +139,8 @@ _default_queue = _fn("krt_context_default_queue", _p, _p)
 _queue_synchronize = _fn("krt_queue_synchronize", ctypes.c_int, _p)
 _alloc = _fn("krt_alloc", ctypes.c_int, _p, ctypes.c_size_t, ctypes.POINTER(_AllocDesc), ctypes.POINTER(_p))
 _free = _fn("krt_free", ctypes.c_int, _p, _p)
-_memcpy = _fn("krt_memcpy", ctypes.c_int, _p, _p, _p, _p, ctypes.c_size_t)
+_memcpy_sync = _fn("krt_memcpy_sync", ctypes.c_int, _p, _p, _p, _p, ctypes.c_size_t)
+_module_info_get = _fn("krt_module_info_get", ctypes.c_int, _p, ctypes.POINTER(_ModuleInfo))
 _module_create = _fn("krt_module_create", ctypes.c_int, _p, ctypes.POINTER(_ModuleDesc), ctypes.POINTER(_p))
 _module_destroy = _fn("krt_module_destroy", None, _p)
 _module_kernel_names = _fn("krt_module_kernel_names", ctypes.c_int, _p, ctypes.POINTER(ctypes.c_char_p),
@@ -202,15 +211,13 @@ class Buffer:
         if view.nbytes > self.nbytes:
             raise ValueError(f"{view.nbytes} bytes do not fit in a buffer of {self.nbytes}")
         source = (ctypes.c_char * view.nbytes).from_buffer_copy(view)
-        _check("krt_memcpy", _memcpy(self.context.handle, None, self.ptr, source, view.nbytes))
-        self.context.synchronize()
+        _check("krt_memcpy_sync", _memcpy_sync(self.context.handle, None, self.ptr, source, view.nbytes))
 
     def read_into(self, data):
         """Copies the start of the buffer into a writable bytes-like object and waits."""
         view = memoryview(data).cast("B")
         target = (ctypes.c_char * view.nbytes).from_buffer(view)
-        _check("krt_memcpy", _memcpy(self.context.handle, None, target, self.ptr, view.nbytes))
-        self.context.synchronize()
+        _check("krt_memcpy_sync", _memcpy_sync(self.context.handle, None, target, self.ptr, view.nbytes))
 
     def free(self):
         if self.ptr:
@@ -287,12 +294,23 @@ class Module:
     def kernel(self, name):
         return Kernel(self, name)
 
+    def warnings(self):
+        """The load's warnings (krt_module_info_get), e.g. a structured-order rule the validator tolerated."""
+        info = _ModuleInfo()
+        _check("krt_module_info_get", _module_info_get(self.handle, ctypes.byref(info)))
+        return [info.warnings[i].decode(errors="replace") for i in range(info.num_warnings)]
+
 
 # How each scalar type becomes bytes: struct format characters for the signed and the unsigned reading
 # (SPIR-V integers carry no sign, so the Python value decides).
 _SCALAR_FORMATS = {TYPE_INT8: ("b", "B"), TYPE_INT16: ("h", "H"), TYPE_INT32: ("i", "I"), TYPE_INT64: ("q", "Q"),
                    TYPE_FLOAT16: ("e", "e"), TYPE_FLOAT32: ("f", "f"), TYPE_FLOAT64: ("d", "d"),
                    TYPE_BOOL: ("?", "?")}
+# The krt_arg_type a plain scalar is passed with, signed and unsigned: krt checks it against the kernel's type,
+# so the bytes the binding packed are never taken for another type. half and bool have no C type: untyped.
+_SCALAR_ARG_TYPES = {TYPE_INT8: (ARG_TYPE_INT8, ARG_TYPE_UINT8), TYPE_INT16: (ARG_TYPE_INT16, ARG_TYPE_UINT16),
+                     TYPE_INT32: (ARG_TYPE_INT32, ARG_TYPE_UINT32), TYPE_INT64: (ARG_TYPE_INT64, ARG_TYPE_UINT64),
+                     TYPE_FLOAT32: (ARG_TYPE_FLOAT, ARG_TYPE_FLOAT), TYPE_FLOAT64: (ARG_TYPE_DOUBLE, ARG_TYPE_DOUBLE)}
 
 
 class Kernel:
@@ -312,17 +330,19 @@ class Kernel:
             self.args.append(ArgInfo(raw))
 
     def _marshal(self, index, info, value):
-        """Returns (pointer to the bytes, size) for one argument, and the object that keeps them alive."""
+        """Returns (pointer to the bytes, size, krt_arg_type) for one argument, and the object that keeps the
+        bytes alive."""
         where = f"{self.name} argument {index} ({info.name or '?'})"
+        arg_type = ARG_TYPE_NONE
         if info.kind in (ARG_GLOBAL_POINTER, ARG_CONSTANT_POINTER):
             if value is not None and not isinstance(value, Buffer):
                 raise TypeError(f"{where} is a {arg_kind_name(info.kind)}: pass a Buffer, not {type(value).__name__}")
             holder = _p(value.ptr.value if value is not None else None)
-            return ctypes.addressof(holder), ctypes.sizeof(holder), holder
+            return ctypes.addressof(holder), ctypes.sizeof(holder), ARG_TYPE_POINTER, holder
         if info.kind == ARG_LOCAL_POINTER:
             if not isinstance(value, Local):
                 raise TypeError(f"{where} is a local pointer: pass Local(bytes per group)")
-            return None, value.nbytes, None
+            return None, value.nbytes, ARG_TYPE_NONE, None
         if info.kind == ARG_SCALAR:
             signed, unsigned = _SCALAR_FORMATS[info.type]
             values = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -331,11 +351,24 @@ class Kernel:
             if len(values) != info.vector_width:
                 raise TypeError(f"{where} wants {info.vector_width} value(s), got {len(values)}")
             if info.type in (TYPE_FLOAT16, TYPE_FLOAT32, TYPE_FLOAT64):
+                # An int converts exactly as C would convert it; anything else that is not a number is refused.
+                if any(not isinstance(v, (int, float)) for v in values):
+                    raise TypeError(f"{where} is a {scalar_type_name(info.type)}: pass a float")
                 values = [float(v) for v in values]
-            elif any(not isinstance(v, (int, bool)) for v in values):
-                raise TypeError(f"{where} is an {scalar_type_name(info.type)}: pass an int")
-            fmt = signed if any(v < 0 for v in values) else unsigned
-            data = struct.pack("=" + fmt * slots, *(values + [0] * (slots - len(values))))
+            elif any(not isinstance(v, int) for v in values):
+                # A float for an int argument is refused, never truncated or reinterpreted.
+                bad = next(v for v in values if not isinstance(v, int))
+                raise TypeError(f"{where} is an {scalar_type_name(info.type)}: pass an int, not "
+                                f"{type(bad).__name__} {bad!r}")
+            negative = any(v < 0 for v in values)
+            fmt = signed if negative else unsigned
+            try:
+                data = struct.pack("=" + fmt * slots, *(values + [0] * (slots - len(values))))
+            except (struct.error, OverflowError) as e:
+                raise OverflowError(f"{where} is an {scalar_type_name(info.type)}: {values} does not fit "
+                                    f"({e})") from None
+            if info.vector_width == 1 and info.type in _SCALAR_ARG_TYPES:
+                arg_type = _SCALAR_ARG_TYPES[info.type][0 if negative else 1]
         elif info.kind == ARG_STRUCT:
             data = bytes(value)
         else:
@@ -343,7 +376,7 @@ class Kernel:
         if len(data) != info.size:
             raise TypeError(f"{where} takes {info.size} bytes, got {len(data)}")
         holder = ctypes.create_string_buffer(data, len(data))
-        return ctypes.addressof(holder), len(data), holder
+        return ctypes.addressof(holder), len(data), arg_type, holder
 
     @staticmethod
     def _ndrange(size):
@@ -365,8 +398,8 @@ class Kernel:
         args = (_Arg * max(1, len(values)))()
         keep = []
         for i, (info, value) in enumerate(zip(self.args, values)):
-            pointer, size_bytes, holder = self._marshal(i, info, value)
-            args[i].value, args[i].size = pointer, size_bytes
+            pointer, size_bytes, arg_type, holder = self._marshal(i, info, value)
+            args[i].value, args[i].size, args[i].type = pointer, size_bytes, arg_type
             keep.append(holder)
         desc = _LaunchDesc(range=self._ndrange(size), args=args, num_args=len(values))
         if group:

@@ -112,6 +112,11 @@ typedef struct krt_logger {
     krt_log_level max_level; /* lines above this level are not produced; 0 = KRT_LOG_ERROR */
 } krt_logger;
 
+/* The stderr logger that KRT_TRACE=1 installs, for a program that wants krt's lines on stderr at a level of its
+ * choosing: .logger = { krt_stderr_logger, NULL, KRT_LOG_WARNING } shows load warnings (see krt_module_info)
+ * and errors. One line per call, "krt <level>: <message>". */
+KRT_API void krt_stderr_logger(void *user_data, krt_log_level level, const char *message);
+
 /* ---------------------------------------------------------------------------------------------------------
  * Context and device
  * ------------------------------------------------------------------------------------------------------- */
@@ -231,6 +236,10 @@ KRT_API krt_result krt_free(krt_context *ctx, void *ptr);
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (also a copy past the end of a krt_alloc allocation: the
  * message gives its size; or overlapping regions: the message gives the overlap); KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size);
+/* Blocking copy: krt_memcpy, then waits until the queue has run it (and so every earlier command of the queue).
+ * When it returns KRT_SUCCESS the bytes are at dst and src may go away: a stack variable can be the source or
+ * the destination. Same results as krt_memcpy, plus those of krt_queue_synchronize. */
+KRT_API krt_result krt_memcpy_sync(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size);
 /* Queued fill of size bytes of dst with a pattern of pattern_size bytes (a power of two, 1..128; size a
  * multiple of it), done by krt's built-in fill kernel: the pattern is passed by value, nothing is
  * allocated and nothing waits. queue NULL = the context's default queue; dst must be from krt_alloc.
@@ -350,6 +359,18 @@ KRT_API void krt_module_destroy(krt_module *module);
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
 KRT_API krt_result krt_module_kernel_names(krt_module *module, const char **names, uint32_t *count);
 
+/* What krt_module_create learnt about a module beyond its kernels: how many kernels, and the warnings of the
+ * load (today: the validator's structured-order diagnostics that KRT_VALIDATION_DEFAULT accepts), the same
+ * lines the logger received as KRT_LOG_WARNING. krt-info prints them. */
+typedef struct krt_module_info {
+    uint32_t num_kernels;
+    uint32_t num_warnings;
+    const char *const *warnings; /* num_warnings lines (NULL when none); they live as long as the module */
+} krt_module_info;
+
+/* Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (module or out NULL). */
+KRT_API krt_result krt_module_info_get(krt_module *module, krt_module_info *out);
+
 typedef enum krt_arg_kind {
     KRT_ARG_GLOBAL_POINTER = 0,   /* __global T*: pass a pointer from krt_alloc */
     KRT_ARG_CONSTANT_POINTER = 1, /* __constant T*: pass a pointer from krt_alloc */
@@ -432,15 +453,92 @@ KRT_API krt_result krt_kernel_properties_get(krt_kernel *kernel, krt_kernel_prop
  * Launch
  * ------------------------------------------------------------------------------------------------------- */
 
+/* The C type of a typed kernel argument (krt_arg.type). KRT_ARG and the KRT_I32-style helpers below record it;
+ * krt_launch checks it against the reflected type: an integer matches a kernel integer of the same width
+ * whatever the sign (SPIR-V integers carry none), float matches float, double matches double, a pointer
+ * matches a global or constant pointer, and nothing typed matches a vector, a struct or half. A mismatch is
+ * KRT_ERROR_INVALID_KERNEL_ARGUMENT naming both types, e.g. "argument 3 (alpha) of gemm is float but an
+ * int32_t was passed". KRT_ARG_TYPE_NONE (0) is an untyped argument: only its size is checked, for vectors,
+ * structs, half, and embedders that marshal bytes. */
+typedef enum krt_arg_type {
+    KRT_ARG_TYPE_NONE = 0,
+    KRT_ARG_TYPE_INT8, KRT_ARG_TYPE_UINT8, KRT_ARG_TYPE_INT16, KRT_ARG_TYPE_UINT16,
+    KRT_ARG_TYPE_INT32, KRT_ARG_TYPE_UINT32, KRT_ARG_TYPE_INT64, KRT_ARG_TYPE_UINT64,
+    KRT_ARG_TYPE_FLOAT, KRT_ARG_TYPE_DOUBLE, KRT_ARG_TYPE_POINTER,
+} krt_arg_type;
+
+/* "untyped", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float",
+ * "double", "pointer", in enum order; "unknown" for a value not in the enum. The string is static. */
+KRT_API const char *krt_arg_type_name(krt_arg_type type);
+
 /* One kernel argument: size bytes at value. For a pointer argument value points at the pointer; for a
- * __local argument value is NULL and size is the number of bytes per work-group. */
+ * __local argument value is NULL and size is the number of bytes per work-group. type is the C type of the
+ * value (see krt_arg_type); 0, the default of an initializer that leaves it out, means untyped. (GCC's
+ * -Wmissing-field-initializers, part of -Wextra, flags a positional { &x, sizeof x } that leaves it out; a
+ * designated { .value = &x, .size = sizeof x } is not flagged.) */
 typedef struct krt_arg {
     const void *value;
     size_t size;
+    krt_arg_type type;
 } krt_arg;
 
-#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x) })
-#define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes) })
+/* KRT_ARG(x): the variable x by address, typed by its C type: in C11 and later through _Generic (the integer
+ * types, float, double, and pointers to them or to void, const or not), in C++ through overloads (any pointer);
+ * any other type (a struct, an array, a vector type) is passed untyped. x must be an lvalue that outlives the
+ * launch call (in C++ an rvalue does not compile). Before C11, KRT_ARG is untyped.
+ * KRT_ARG_LOCAL(bytes): a __local argument of bytes per work-group. */
+#if defined(__cplusplus)
+#define KRT_ARG(x) krt__arg_of(x)
+#define KRT_ARG_LOCAL(bytes) krt__arg_local(bytes)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x), KRT__ARG_TYPE_OF(x) })
+#define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
+#else
+#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x), KRT_ARG_TYPE_NONE })
+#define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
+#endif
+
+#if !defined(__cplusplus)
+/* Rvalue arguments (C only): typed helpers that take a value, not a variable, e.g. KRT_I32(n - k - 1),
+ * KRT_F32(alpha), KRT_PTR(buffer + offset). The value is converted to the helper's type as by assignment and
+ * stored in a compound literal, which lives until the end of the enclosing block: build the argument array in
+ * the block that launches. */
+#define KRT_I8(v) ((krt_arg){ &(int8_t){ (v) }, sizeof(int8_t), KRT_ARG_TYPE_INT8 })
+#define KRT_U8(v) ((krt_arg){ &(uint8_t){ (v) }, sizeof(uint8_t), KRT_ARG_TYPE_UINT8 })
+#define KRT_I16(v) ((krt_arg){ &(int16_t){ (v) }, sizeof(int16_t), KRT_ARG_TYPE_INT16 })
+#define KRT_U16(v) ((krt_arg){ &(uint16_t){ (v) }, sizeof(uint16_t), KRT_ARG_TYPE_UINT16 })
+#define KRT_I32(v) ((krt_arg){ &(int32_t){ (v) }, sizeof(int32_t), KRT_ARG_TYPE_INT32 })
+#define KRT_U32(v) ((krt_arg){ &(uint32_t){ (v) }, sizeof(uint32_t), KRT_ARG_TYPE_UINT32 })
+#define KRT_I64(v) ((krt_arg){ &(int64_t){ (v) }, sizeof(int64_t), KRT_ARG_TYPE_INT64 })
+#define KRT_U64(v) ((krt_arg){ &(uint64_t){ (v) }, sizeof(uint64_t), KRT_ARG_TYPE_UINT64 })
+#define KRT_F32(v) ((krt_arg){ &(float){ (v) }, sizeof(float), KRT_ARG_TYPE_FLOAT })
+#define KRT_F64(v) ((krt_arg){ &(double){ (v) }, sizeof(double), KRT_ARG_TYPE_DOUBLE })
+#define KRT_PTR(p) ((krt_arg){ &(const void *){ (p) }, sizeof(void *), KRT_ARG_TYPE_POINTER })
+#endif
+
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* KRT_ARG's type tag. An array decays to a pointer in _Generic, so a pointer type counts only when x has a
+ * pointer's size (an array of pointer size, rare as an argument, is then taken for a pointer: pass it with an
+ * untyped krt_arg). */
+#define KRT__PTR_OF_(x) (sizeof(x) == sizeof(void *) ? KRT_ARG_TYPE_POINTER : KRT_ARG_TYPE_NONE)
+#define KRT__PTR_CASES_(T, x) T *: KRT__PTR_OF_(x), const T *: KRT__PTR_OF_(x),
+#define KRT__ARG_TYPE_OF(x)                                                                                  \
+    _Generic((x),                                                                                            \
+        char: KRT_ARG_TYPE_INT8,                                                                             \
+        signed char: KRT_ARG_TYPE_INT8, unsigned char: KRT_ARG_TYPE_UINT8,                                   \
+        short: KRT_ARG_TYPE_INT16, unsigned short: KRT_ARG_TYPE_UINT16,                                      \
+        int: KRT_ARG_TYPE_INT32, unsigned int: KRT_ARG_TYPE_UINT32,                                          \
+        long: (sizeof(long) == 8 ? KRT_ARG_TYPE_INT64 : KRT_ARG_TYPE_INT32),                                 \
+        unsigned long: (sizeof(long) == 8 ? KRT_ARG_TYPE_UINT64 : KRT_ARG_TYPE_UINT32),                      \
+        long long: KRT_ARG_TYPE_INT64, unsigned long long: KRT_ARG_TYPE_UINT64,                              \
+        float: KRT_ARG_TYPE_FLOAT, double: KRT_ARG_TYPE_DOUBLE,                                              \
+        KRT__PTR_CASES_(void, x) KRT__PTR_CASES_(char, x) KRT__PTR_CASES_(signed char, x)                    \
+        KRT__PTR_CASES_(unsigned char, x) KRT__PTR_CASES_(short, x) KRT__PTR_CASES_(unsigned short, x)       \
+        KRT__PTR_CASES_(int, x) KRT__PTR_CASES_(unsigned int, x) KRT__PTR_CASES_(long, x)                    \
+        KRT__PTR_CASES_(unsigned long, x) KRT__PTR_CASES_(long long, x)                                      \
+        KRT__PTR_CASES_(unsigned long long, x) KRT__PTR_CASES_(float, x) KRT__PTR_CASES_(double, x)          \
+        default: KRT_ARG_TYPE_NONE)
+#endif
 
 /* A 1-3-D range of work-items. dims 0 means: the highest dimension whose size is not 0. Unused dimensions
  * count as 1. */
@@ -489,6 +587,13 @@ typedef struct krt_launch_config {
  * a multiple of the group size, the last groups contain work-items past the end of the range; the kernel must
  * guard them, by passing the range as an argument and returning early (kernels/include/krt_kernel.h has
  * helpers). krt never shrinks the group size to 1 to make a prime range divide evenly.
+ * A static group, the caller's own shape (as a ported OpenCL program gives it), must fit the range: one larger
+ * than the range in a dimension is refused (KRT_ERROR_INVALID_GROUP_SIZE, naming the dimension), as OpenCL
+ * refuses it. It would launch whole rows the range does not have (a range {256, 1}, which is 2-D, with a group
+ * {32, 8} runs 8 rows for 1), and kernels written for OpenCL's bounds often guard only the dimensions they
+ * expect to be ragged. A range that is not a multiple of the static group stays allowed: its last group is
+ * partial, the masked launch above. krt's own choice may exceed the range (it keeps one shape across ranges,
+ * see docs/design.md), which is why a kernel launched without a static group must guard every dimension.
  *
  * A kernel's work_group_size_hint(x,y,z) is a soft preference: when the kernel has no reqd_work_group_size
  * (which always wins) and the caller gives no group size, krt aims at the hint's shape instead of the largest
@@ -514,16 +619,18 @@ typedef struct krt_launch_desc {
 } krt_launch_desc;
 
 /* Appends a kernel launch to the queue and returns without waiting. Arguments are checked against the
- * reflected signature: count, kind and size, and every global/constant pointer must be an allocation known to
- * the driver (or NULL). Argument values are captured by the call: the caller may change them afterwards.
+ * reflected signature: count, kind, C type (typed arguments, see krt_arg_type) and size, and every
+ * global/constant pointer must be an allocation known to the driver (or NULL). Argument values are captured by
+ * the call: the caller may change them afterwards.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, args NULL with num_args > 0, num_wait > 0 with
- * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind or size, the message names the argument; or
+ * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind, C type or size, the message names the argument
+ * and, for a C type, both types; or
  * static plus argument __local memory over the device's maxSharedLocalMemory);
  * KRT_ERROR_INVALID_POINTER (a pointer argument that is not an allocation; the message names it);
  * KRT_ERROR_INVALID_NDRANGE (a zero size, or more groups than the device allows, which a range near 2^64
  * always needs);
- * KRT_ERROR_INVALID_GROUP_SIZE (a static size over the device or kernel limits, or against the kernel's
- * required size); KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
+ * KRT_ERROR_INVALID_GROUP_SIZE (a static size larger than the range in a dimension, over the device or
+ * kernel limits, or against the kernel's required size); KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
 KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);
 
 /* Convenience: launch and wait for the queue. Same results as krt_launch, plus those of
@@ -581,6 +688,48 @@ KRT_API krt_result krt_wisdom_save(krt_context *ctx, const char *path);
 KRT_API krt_result krt_wisdom_load(krt_context *ctx, const char *path);
 
 #ifdef __cplusplus
+}
+
+/* KRT_ARG in C++: one overload per C type (the fixed-width types are typedefs of these), any pointer, and an
+ * untyped fallback for everything else. The deleted rvalue overload keeps KRT_ARG(n - 1) from compiling: the
+ * temporary would die before the launch reads it. */
+extern "C++" {
+#define KRT__ARG_OVERLOAD_(T, tag)                                                                           \
+    inline krt_arg krt__arg_of(const T &x)                                                                   \
+    {                                                                                                        \
+        krt_arg a = { &x, sizeof x, (tag) };                                                                 \
+        return a;                                                                                            \
+    }
+KRT__ARG_OVERLOAD_(char, KRT_ARG_TYPE_INT8)
+KRT__ARG_OVERLOAD_(signed char, KRT_ARG_TYPE_INT8)
+KRT__ARG_OVERLOAD_(unsigned char, KRT_ARG_TYPE_UINT8)
+KRT__ARG_OVERLOAD_(short, KRT_ARG_TYPE_INT16)
+KRT__ARG_OVERLOAD_(unsigned short, KRT_ARG_TYPE_UINT16)
+KRT__ARG_OVERLOAD_(int, KRT_ARG_TYPE_INT32)
+KRT__ARG_OVERLOAD_(unsigned int, KRT_ARG_TYPE_UINT32)
+KRT__ARG_OVERLOAD_(long, sizeof(long) == 8 ? KRT_ARG_TYPE_INT64 : KRT_ARG_TYPE_INT32)
+KRT__ARG_OVERLOAD_(unsigned long, sizeof(long) == 8 ? KRT_ARG_TYPE_UINT64 : KRT_ARG_TYPE_UINT32)
+KRT__ARG_OVERLOAD_(long long, KRT_ARG_TYPE_INT64)
+KRT__ARG_OVERLOAD_(unsigned long long, KRT_ARG_TYPE_UINT64)
+KRT__ARG_OVERLOAD_(float, KRT_ARG_TYPE_FLOAT)
+KRT__ARG_OVERLOAD_(double, KRT_ARG_TYPE_DOUBLE)
+#undef KRT__ARG_OVERLOAD_
+template <typename T> inline krt_arg krt__arg_of(T *const &x)
+{
+    krt_arg a = { &x, sizeof x, KRT_ARG_TYPE_POINTER };
+    return a;
+}
+template <typename T> inline krt_arg krt__arg_of(const T &x)
+{
+    krt_arg a = { &x, sizeof x, KRT_ARG_TYPE_NONE };
+    return a;
+}
+template <typename T> krt_arg krt__arg_of(const T &&x) = delete;
+inline krt_arg krt__arg_local(size_t bytes)
+{
+    krt_arg a = { NULL, bytes, KRT_ARG_TYPE_NONE };
+    return a;
+}
 }
 #endif
 

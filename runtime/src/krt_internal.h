@@ -53,6 +53,17 @@ static inline bool krt__log_enabled(const krt__log *log, krt_log_level level)
 /* 1 when the environment variable is exactly "1" (the loader's convention). */
 int krt__env_flag(const char *name);
 
+/* The warnings of one module load, kept for krt_module_info_get. */
+typedef struct krt__warnings {
+    char **lines;
+    uint32_t count;
+} krt__warnings;
+/* Logs the line at KRT_LOG_WARNING and, when warnings is not NULL, keeps a copy (dropped if out of memory:
+ * a warning never fails a load). */
+void krt__warn(const krt__log *log, krt__warnings *warnings, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void krt__warnings_free(krt__warnings *warnings);
+
 /* ---- arena.c: scoped arena for pNext chains ------------------------------------------------------- */
 
 typedef struct krt__arena {
@@ -227,6 +238,9 @@ void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out);
 /* ---- validate.c ------------------------------------------------------------------------------------ */
 
 krt_result krt__validate(const krt__log *log, const uint32_t *words, size_t num_words, krt_validation policy);
+/* The same, keeping the warnings of an accepted module in *warnings. */
+krt_result krt__validate_warn(const krt__log *log, const uint32_t *words, size_t num_words, krt_validation policy,
+                              krt__warnings *warnings);
 
 /* ---- module.c / kernel.c --------------------------------------------------------------------------- */
 
@@ -239,6 +253,7 @@ struct krt_module {
     int builtin;
     krt_module *next;
     uint64_t spirv_hash;  /* krt__module_hash of the SPIR-V, build options and specialization constants */
+    krt__warnings warnings; /* of the load, for krt_module_info_get */
 };
 
 /* A kernel argument slot: the value the driver holds for the argument, so that an unchanged value is not set
@@ -262,6 +277,7 @@ typedef struct krt__warm_arg {
     size_t size;   /* krt_arg.size as passed */
     uint64_t word; /* the value's bytes for the WORD modes */
     uint32_t mode; /* KRT__WARM_*, fixed at kernel creation by the reflected kind and size */
+    krt_arg_type type; /* krt_arg.type as passed: a typed value is checked against the reflected type */
 } krt__warm_arg;
 
 typedef struct krt__config_key {

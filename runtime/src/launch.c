@@ -23,7 +23,76 @@ static void arg_label(const krt_kernel *k, uint32_t i, char *buf, size_t size)
         snprintf(buf, size, "argument %u of %s", i, k->refl->name);
 }
 
-/* Checks argument i against its reflected kind and size, without touching the driver. */
+static const char *const arg_type_names[] = { "untyped", "int8_t",  "uint8_t",  "int16_t", "uint16_t", "int32_t",
+                                              "uint32_t", "int64_t", "uint64_t", "float",   "double",   "pointer" };
+_Static_assert(sizeof arg_type_names / sizeof arg_type_names[0] == KRT_ARG_TYPE_POINTER + 1,
+               "one name per krt_arg_type");
+
+const char *krt_arg_type_name(krt_arg_type type)
+{
+    return (unsigned)type < sizeof arg_type_names / sizeof arg_type_names[0] ? arg_type_names[type] : "unknown";
+}
+
+/* The reflected scalar type each typed C scalar matches (KRT_TYPE_NONE for pointers and untyped). */
+static const krt_scalar_type arg_type_scalar[] = {
+    KRT_TYPE_NONE,  KRT_TYPE_INT8,  KRT_TYPE_INT8,  KRT_TYPE_INT16,   KRT_TYPE_INT16,   KRT_TYPE_INT32,
+    KRT_TYPE_INT32, KRT_TYPE_INT64, KRT_TYPE_INT64, KRT_TYPE_FLOAT32, KRT_TYPE_FLOAT64, KRT_TYPE_NONE,
+};
+_Static_assert(sizeof arg_type_scalar / sizeof arg_type_scalar[0] == KRT_ARG_TYPE_POINTER + 1,
+               "one scalar type per krt_arg_type");
+
+/* Whether a typed argument's C type is the reflected one. Integers match by width: SPIR-V carries no sign. */
+static int type_matches(const krt_arg_info *info, krt_arg_type t)
+{
+    if (t == KRT_ARG_TYPE_POINTER)
+        return info->kind == KRT_ARG_GLOBAL_POINTER || info->kind == KRT_ARG_CONSTANT_POINTER;
+    return info->kind == KRT_ARG_SCALAR && info->vector_width == 1 && info->type == arg_type_scalar[t];
+}
+
+/* The reflected type in the words of OpenCL C: "float", "double", "a 32-bit integer (int or uint)", "float4",
+ * "a global pointer", "a struct of 12 bytes". */
+static void describe_reflected(const krt_arg_info *info, char *buf, size_t size)
+{
+    static const char *const cl_names[] = { "", "char", "short", "int", "long", "half", "float", "double", "bool" };
+    switch (info->kind) {
+    case KRT_ARG_SCALAR:
+        if ((unsigned)info->type >= sizeof cl_names / sizeof cl_names[0] || info->type == KRT_TYPE_NONE)
+            snprintf(buf, size, "a scalar of %u bytes", info->size);
+        else if (info->vector_width > 1)
+            snprintf(buf, size, "%s%u", cl_names[info->type], info->vector_width);
+        else if (info->type >= KRT_TYPE_INT8 && info->type <= KRT_TYPE_INT64)
+            snprintf(buf, size, "a%s %u-bit integer (%s or u%s)", info->size == 1 ? "n" : "", info->size * 8,
+                     cl_names[info->type], cl_names[info->type]);
+        else
+            snprintf(buf, size, "%s", cl_names[info->type]);
+        return;
+    case KRT_ARG_STRUCT:
+        snprintf(buf, size, "a struct of %u bytes", info->size);
+        return;
+    default:
+        snprintf(buf, size, "a %s", krt_arg_kind_name(info->kind));
+        return;
+    }
+}
+
+/* The message of a typed argument whose C type is not the reflected one. Out of line and cold: it formats,
+ * and the launch path that inlines check_arg should not pay for it. */
+__attribute__((cold, noinline)) static krt_result type_mismatch(const krt_kernel *k, uint32_t i, const krt_arg *a)
+{
+    const krt_arg_info *info = &k->refl->args[i];
+    char label[160], what[64];
+    const char *c = krt_arg_type_name(a->type);
+    arg_label(k, i, label, sizeof label);
+    describe_reflected(info, what, sizeof what);
+    int untyped_only = info->kind == KRT_ARG_STRUCT ||
+                       (info->kind == KRT_ARG_SCALAR && (info->vector_width > 1 || info->type == KRT_TYPE_FLOAT16 ||
+                                                         info->type == KRT_TYPE_BOOL || info->type == KRT_TYPE_NONE));
+    return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT, "%s is %s but a%s %s was passed%s", label, what,
+                     c[0] == 'i' ? "n" : "", c,
+                     untyped_only ? " (no C type matches it: pass its bytes untyped, { .value, .size })" : "");
+}
+
+/* Checks argument i against its reflected kind, C type (when typed) and size, without touching the driver. */
 static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
 {
     const krt_arg_info *info = &k->refl->args[i];
@@ -46,6 +115,16 @@ static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
             return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
                              "%s is a %s but was passed as a __local size (value NULL)", label,
                              krt_arg_kind_name(info->kind));
+        }
+        if (a->type != KRT_ARG_TYPE_NONE) {
+            if ((unsigned)a->type > KRT_ARG_TYPE_POINTER) {
+                arg_label(k, i, label, sizeof label);
+                return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                                 "%s was passed with type tag %u, which is not a krt_arg_type", label,
+                                 (unsigned)a->type);
+            }
+            if (!type_matches(info, a->type))
+                return type_mismatch(k, i, a);
         }
         if (a->size != info->size) {
             arg_label(k, i, label, sizeof label);
@@ -162,29 +241,32 @@ static void trace_launch(const krt_kernel *k, const krt_launch_config *c, const 
  * Caller holds k->lock. */
 static int warm_match(const krt_kernel *k, const krt_arg *args, uint32_t n)
 {
+    /* Walked with pointers and tested in the order of frequency (pointers, 32-bit scalars, __local, the rest):
+     * this loop is most of a warm launch's cost per argument. */
     const krt__warm_arg *w = k->warm;
-    for (uint32_t i = 0; i < n; i++) {
-        const krt_arg *a = &args[i];
-        if (a->size != w[i].size)
+    const krt_arg *end = args + n;
+    for (const krt_arg *a = args; a != end; a++, w++) {
+        if (a->size != w->size || a->type != w->type)
             return 0;
-        if (w[i].mode == KRT__WARM_LOCAL) {
-            if (a->value != NULL)
-                return 0;
-            continue;
-        }
-        if (a->value == NULL)
-            return 0;
-        if (w[i].mode == KRT__WARM_WORD8) {
+        const void *v = a->value;
+        if (w->mode == KRT__WARM_WORD8) {
             uint64_t x;
-            memcpy(&x, a->value, 8);
-            if (x != w[i].word)
+            if (v == NULL)
                 return 0;
-        } else if (w[i].mode == KRT__WARM_WORD4) {
+            memcpy(&x, v, 8);
+            if (x != w->word)
+                return 0;
+        } else if (w->mode == KRT__WARM_WORD4) {
             uint32_t x;
-            memcpy(&x, a->value, 4);
-            if (x != (uint32_t)w[i].word)
+            if (v == NULL)
                 return 0;
-        } else if (memcmp(a->value, k->slots[i].value, a->size) != 0) {
+            memcpy(&x, v, 4);
+            if (x != (uint32_t)w->word)
+                return 0;
+        } else if (w->mode == KRT__WARM_LOCAL) {
+            if (v != NULL)
+                return 0;
+        } else if (v == NULL || memcmp(v, k->slots[a - args].value, a->size) != 0) {
             return 0;
         }
     }
@@ -199,6 +281,7 @@ static void warm_record(krt_kernel *k, const krt_arg *args, uint32_t n, uint32_t
     krt__warm_arg *w = k->warm;
     for (uint32_t i = 0; i < n; i++) {
         w[i].size = args[i].size;
+        w[i].type = args[i].type;
         if (w[i].mode == KRT__WARM_WORD8) {
             memcpy(&w[i].word, k->slots[i].value, 8);
         } else if (w[i].mode == KRT__WARM_WORD4) {
@@ -235,8 +318,8 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     pthread_mutex_lock(&k->lock);
     /* Warm path: the same argument sizes and bytes as the last launch that set them all, and no krt_free since
      * its pointers were checked. Nothing per argument is checked or set again; the outcome is the one the full
-     * checks below would give. */
-    int warm = !nomemo && k->warm_valid &&
+     * checks below would give. (KRT_CONTEXT_FLAG_NO_MEMO never records, so warm_valid is 0 there.) */
+    int warm = k->warm_valid &&
                atomic_load_explicit(&ctx->free_generation, memory_order_acquire) == k->warm_generation &&
                warm_match(k, d->args, d->num_args);
     if (warm) {

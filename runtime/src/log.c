@@ -23,7 +23,7 @@ static const char *level_name(krt_log_level level)
     return "log";
 }
 
-static void stderr_logger(void *user_data, krt_log_level level, const char *message)
+void krt_stderr_logger(void *user_data, krt_log_level level, const char *message)
 {
     KRT__UNUSED(user_data);
     /* One fprintf per line so that lines of concurrent threads do not interleave (stdio locks the stream). */
@@ -46,7 +46,7 @@ void krt__log_init(krt__log *log, const krt_logger *user)
         if (trace)
             log->logger.max_level = KRT_LOG_TRACE;
     } else if (trace) {
-        log->logger.func = stderr_logger;
+        log->logger.func = krt_stderr_logger;
         log->logger.max_level = KRT_LOG_TRACE;
     }
 }
@@ -61,4 +61,32 @@ void krt__logf(const krt__log *log, krt_log_level level, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     log->logger.func(log->logger.user_data, level, line);
+}
+
+void krt__warn(const krt__log *log, krt__warnings *warnings, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (krt__log_enabled(log, KRT_LOG_WARNING))
+        log->logger.func(log->logger.user_data, KRT_LOG_WARNING, line);
+    if (!warnings)
+        return;
+    char **lines = realloc(warnings->lines, (warnings->count + 1) * sizeof *lines);
+    if (!lines)
+        return;
+    warnings->lines = lines;
+    if ((lines[warnings->count] = strdup(line)) != NULL)
+        warnings->count++;
+}
+
+void krt__warnings_free(krt__warnings *warnings)
+{
+    for (uint32_t i = 0; i < warnings->count; i++)
+        free(warnings->lines[i]);
+    free(warnings->lines);
+    warnings->lines = NULL;
+    warnings->count = 0;
 }

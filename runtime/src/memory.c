@@ -273,6 +273,14 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
     return krt__ze(zr, "zeCommandListAppendMemoryCopy");
 }
 
+krt_result krt_memcpy_sync(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size)
+{
+    krt_result r = krt_memcpy(ctx, queue, dst, src, size);
+    if (r != KRT_SUCCESS)
+        return r;
+    return krt__queue_sync(queue ? queue : ctx->default_queue);
+}
+
 /* The built-in fill module, built once per context on the first fill. */
 static krt_result builtin_kernel(krt_context *ctx, const char *name, krt_kernel **out)
 {
@@ -339,7 +347,7 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
     r = builtin_kernel(ctx, name, &k);
     if (r != KRT_SUCCESS)
         return r;
-    krt_arg args[] = { KRT_ARG(dst), KRT_ARG(n), { words, sizeof words }, KRT_ARG(period) };
+    krt_arg args[] = { KRT_ARG(dst), KRT_ARG(n), { .value = words, .size = sizeof words }, KRT_ARG(period) };
     krt_launch_desc ld = { .range = { .dims = 1, .size = { n } }, .args = args, .num_args = 4, .queue = queue };
     return krt__launch(k, &ld);
 }

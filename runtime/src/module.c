@@ -214,7 +214,7 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     /* Validation first, so that reflection sees only modules that passed it (under the default policies) and
      * the message is the validator's diagnostic. Reflection is bounded on its own as well, for
      * KRT_VALIDATION_NONE: it checks the id bound first and lays out each type once. */
-    if ((r = krt__validate(&ctx->log, words, size / 4, d->validation)) != KRT_SUCCESS)
+    if ((r = krt__validate_warn(&ctx->log, words, size / 4, d->validation, &m->warnings)) != KRT_SUCCESS)
         goto fail;
     if ((r = krt__reflect(words, size / 4, &m->refl)) != KRT_SUCCESS)
         goto fail;
@@ -247,6 +247,7 @@ fail:
     if (m) {
         free(m->kernels);
         krt__reflection_free(&m->refl);
+        krt__warnings_free(&m->warnings);
         pthread_mutex_destroy(&m->lock);
         free(m);
     }
@@ -298,6 +299,7 @@ void krt__module_destroy_locked(krt_module *m)
         zeModuleDestroy(m->ze);
     free(m->kernels);
     krt__reflection_free(&m->refl);
+    krt__warnings_free(&m->warnings);
     pthread_mutex_destroy(&m->lock);
     free(m);
 }
@@ -385,5 +387,15 @@ krt_result krt_module_arg_info(krt_module *module, const char *kernel_name, uint
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
                          kernel_name, kr->num_args);
     *out = kr->args[index];
+    return KRT_SUCCESS;
+}
+
+krt_result krt_module_info_get(krt_module *module, krt_module_info *out)
+{
+    if (!module || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_info_get: %s is NULL", module ? "out" : "module");
+    out->num_kernels = module->refl.num_kernels;
+    out->num_warnings = module->warnings.count;
+    out->warnings = module->warnings.count ? (const char *const *)module->warnings.lines : NULL;
     return KRT_SUCCESS;
 }

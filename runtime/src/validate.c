@@ -273,6 +273,12 @@ static spv_result_t run_validator(spv_const_context sctx, spv_const_validator_op
 
 krt_result krt__validate(const krt__log *log, const uint32_t *words, size_t num_words, krt_validation policy)
 {
+    return krt__validate_warn(log, words, num_words, policy, NULL);
+}
+
+krt_result krt__validate_warn(const krt__log *log, const uint32_t *words, size_t num_words, krt_validation policy,
+                              krt__warnings *warnings)
+{
     if (policy == KRT_VALIDATION_NONE)
         return KRT_SUCCESS;
     spv_context sctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
@@ -297,7 +303,7 @@ krt_result krt__validate(const krt__log *log, const uint32_t *words, size_t num_
         spv_result_t sr2 = copy ? run_validator(sctx, opts, copy, num_words, &diag2) : sr;
         const char *msg2 = copy ? (diag2 && diag2->error ? diag2->error : "rejected by the SPIR-V validator") : msg;
         if (sr2 == SPV_SUCCESS || is_loop_merge_diagnostic(msg2)) {
-            krt__logf(log, KRT_LOG_WARNING,
+            krt__warn(log, warnings,
                       "SPIR-V block order breaks a structured-order rule (accepted, as drivers do): %s", first);
             sr = SPV_SUCCESS;
         } else if (copy) {

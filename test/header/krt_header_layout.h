@@ -28,7 +28,9 @@
     X(sizeof(krt_launch_config)) X(offsetof(krt_launch_config, limit)) X(offsetof(krt_launch_config, masked)) \
     X(sizeof(krt_launch_desc)) X(offsetof(krt_launch_desc, args)) X(offsetof(krt_launch_desc, wait))       \
     X(offsetof(krt_launch_desc, num_wait))                                                                 \
-    X(offsetof(krt_module_desc, source)) X(offsetof(krt_module_desc, compile_options))
+    X(offsetof(krt_module_desc, source)) X(offsetof(krt_module_desc, compile_options))                     \
+    X(offsetof(krt_arg, type)) X(KRT_ARG_TYPE_POINTER) X(sizeof(krt_module_info))                          \
+    X(offsetof(krt_module_info, warnings))
 
 #define KT_LAYOUT_COUNT_(e) +1
 enum { KT_LAYOUT_COUNT = 0 KT_LAYOUT_LIST(KT_LAYOUT_COUNT_) };
@@ -41,6 +43,18 @@ void kt_layout_c11(size_t *out);
 void kt_layout_c17(size_t *out);
 void kt_layout_cxx11(size_t *out);
 void kt_layout_cxx17(size_t *out);
+/* KRT_ARG's type tags for variables of these types, in order (C11 and later through _Generic, C++ through
+ * overloads): signed char, unsigned char, short, unsigned short, int, unsigned, long, unsigned long, long long,
+ * unsigned long long, float, double, float *, const void *, const double *, a struct, int8_t, uint64_t. */
+#define KT_TAG_COUNT 18
+void kt_tags_c11(int *out);
+void kt_tags_c17(int *out);
+void kt_tags_cxx11(int *out);
+void kt_tags_cxx17(int *out);
+/* The C compilations also fill the rvalue helpers' tags and check their values: KRT_I8 .. KRT_F64, KRT_PTR. */
+#define KT_HELPER_COUNT 11
+int kt_helpers_c11(int *out);
+int kt_helpers_c17(int *out);
 /* The C++ checks also call krt_result_name through krt.h's declarations. */
 const char *kt_name_cxx11(int code);
 const char *kt_name_cxx17(int code);
