@@ -5,6 +5,7 @@
 // per-kernel queries are wrong when a program holds several kernels.
 #include "spirv_bridge.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
@@ -32,6 +34,12 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils.h>
+#include <llvm/Transforms/Scalar.h>
+#include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/IR/CFG.h>
 #include <spirv-tools/libspirv.h>
 
 namespace {
@@ -56,17 +64,41 @@ struct Scan {
     bool in_function = false;
     uint32_t functions = 0;
     size_t pos = 5;               // word offset of the instruction being scanned
+    // Ids the translator cannot decorate (defined before the annotations): id -> defining opcode's name.
+    std::map<uint32_t, const char *> undecoratable;
+    // (entry point, execution mode, first literal of a float-controls mode) seen so far.
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> exec_modes;
 };
 
+// What the scan callbacks return for a module that is valid SPIR-V but that this device or the translator
+// cannot take (a missing capability, SPIR-V 1.5/1.6, what the translator asserts on): a build failure with
+// scan.why as the log, not an invalid binary.
+constexpr spv_result_t SPV_UNSUPPORTED = SPV_ERROR_INVALID_CAPABILITY;
+
 spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t version, uint32_t, uint32_t bound,
-                         uint32_t) {
+                         uint32_t schema) {
     Scan *s = static_cast<Scan *>(user);
     if (bound == 0 || bound > (1u << 22)) {
         s->why = "SPIR-V id bound out of range";
         return SPV_ERROR_INVALID_BINARY;
     }
-    if (version > 0x00010600u) {
-        s->why = "SPIR-V version newer than 1.6";
+    // A version word is 0 | major | minor | 0 (SPIR-V spec 2.3). The translator knows 1.0-1.4 and calls
+    // exit() on any other version, so 1.5 and 1.6 stop here: valid SPIR-V this device cannot take.
+    uint32_t major = version >> 16 & 0xff, minor = version >> 8 & 0xff;
+    if ((version & 0xff0000ffu) != 0 || major != 1 || minor > 6) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "SPIR-V header version word 0x%08x is not a SPIR-V version", version);
+        s->why = buf;
+        return SPV_ERROR_INVALID_BINARY;
+    }
+    if (minor > 4) {
+        s->why = "SPIR-V version 1." + std::to_string(minor) +
+                 " is newer than 1.4, the highest version ze_pocl's SPIR-V translator reads (spirvVersionSupported)";
+        return SPV_UNSUPPORTED;
+    }
+    // The schema word is reserved and must be 0 (SPIR-V spec 2.3); the translator calls exit() on any other.
+    if (schema != 0) {
+        s->why = "SPIR-V header schema word is " + std::to_string(schema) + "; SPIR-V requires 0";
         return SPV_ERROR_INVALID_BINARY;
     }
     s->bound = bound;
@@ -77,9 +109,64 @@ spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t versio
 // SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
 enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
 // SPIR-V opcodes the structural check needs.
+enum { OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16, OP_GROUP_DECORATE = 74,
+       OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332, OP_DECORATE_STRING = 5632,
+       OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
        DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2 };
+
+// Valid SPIR-V that libLLVMSPIRVLib asserts on (its asserts are compiled in and abort the process), and
+// that the validator lets through: an execution mode given twice for one entry point ("Found incompatible
+// execution modes"), and a decoration of an id defined before the annotations, an OpExtInstImport or an
+// OpString ("Annotations only allowed on forward"). Sets s->why and returns false for those.
+bool translator_takes(Scan *s, const spv_parsed_instruction_t *in) {
+    switch (in->opcode) {
+    case OP_STRING: s->undecoratable[in->result_id] = "an OpString"; return true;
+    case OP_EXT_INST_IMPORT: s->undecoratable[in->result_id] = "an OpExtInstImport"; return true;
+    case OP_EXECUTION_MODE:
+    case OP_EXECUTION_MODE_ID: {
+        if (in->num_words < 3) return true;
+        uint32_t mode = in->words[2];
+        // The float-controls modes (DenormPreserve ... RoundingModeRTZ) may be given once per floating-point
+        // width: their first literal is part of the key.
+        uint32_t width = (mode >= 4459 && mode <= 4463 && in->num_words >= 4) ? in->words[3] : 0;
+        if (!s->exec_modes.insert(std::make_tuple(in->words[1], mode, width)).second) {
+            s->why = "execution mode " + std::to_string(mode) + " is given twice for entry point id " +
+                     std::to_string(in->words[1]) + " at word offset " + std::to_string(s->pos) +
+                     " (the SPIR-V translator cannot take a repeated execution mode)";
+            return false;
+        }
+        return true;
+    }
+    default: break;
+    }
+    std::vector<uint32_t> targets;
+    switch (in->opcode) {
+    case OP_DECORATE:
+    case OP_MEMBER_DECORATE:
+    case OP_DECORATE_ID:
+    case OP_DECORATE_STRING:
+    case OP_MEMBER_DECORATE_STRING:
+        if (in->num_words >= 2) targets.push_back(in->words[1]);
+        break;
+    case OP_GROUP_DECORATE:
+        for (uint16_t w = 2; w < in->num_words; w++) targets.push_back(in->words[w]);
+        break;
+    case OP_GROUP_MEMBER_DECORATE:
+        for (uint16_t w = 2; w < in->num_words; w += 2) targets.push_back(in->words[w]);
+        break;
+    default: return true;
+    }
+    for (uint32_t t : targets) {
+        auto it = s->undecoratable.find(t);
+        if (it == s->undecoratable.end()) continue;
+        s->why = "decoration at word offset " + std::to_string(s->pos) + " targets id " + std::to_string(t) +
+                 ", " + it->second + " (the SPIR-V translator cannot decorate it)";
+        return false;
+    }
+    return true;
+}
 
 spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     Scan *s = static_cast<Scan *>(user);
@@ -117,6 +204,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
             }
         }
     }
+    if (!translator_takes(s, in)) return SPV_UNSUPPORTED;
     // Alignments must be powers of two; LLVM asserts on any other (the validator lets them through).
     uint32_t align_at = 0;
     switch (in->opcode) {
@@ -145,7 +233,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         if (cap == CAP_INT64_ATOMICS && !s->src->int64_atomics) missing = "Int64Atomics";
         if (missing) {
             s->why = std::string("the device does not support SPIR-V capability ") + missing;
-            return SPV_ERROR_INVALID_CAPABILITY;
+            return SPV_UNSUPPORTED;
         }
         break;
     }
@@ -425,7 +513,7 @@ int parse_ok(const zp_module_src *src, std::string &why) {
     spv_diagnostic diag = nullptr;
     spv_result_t r = spvBinaryParse(ctx, &scan, words.data(), words.size(), scan_header, scan_inst, &diag);
     int rc = ZP_BRIDGE_OK;
-    if (r == SPV_ERROR_INVALID_CAPABILITY) {
+    if (r == SPV_UNSUPPORTED) {
         why = scan.why;
         rc = ZP_BRIDGE_BUILD_FAILURE;
     } else if (r != SPV_SUCCESS) {
@@ -548,8 +636,11 @@ uint32_t arg_kind(const llvm::Function &f, const llvm::Argument &a, const llvm::
         unsigned as = ty->getPointerAddressSpace();
         size = dl.getPointerSize(as);
         if (a.hasByValAttr()) {
-            size = (uint32_t)dl.getTypeAllocSize(a.getParamByValType());
-            return ZP_ARG_BYVAL;
+            // A size the 32-bit argument size cannot hold (a valid module may declare one) would be cut to
+            // a wrong one: such an argument is unsupported instead.
+            uint64_t bytes = dl.getTypeAllocSize(a.getParamByValType()).getKnownMinSize();
+            size = bytes > UINT32_MAX ? 0 : (uint32_t)bytes;
+            return bytes > UINT32_MAX ? ZP_ARG_UNSUPPORTED : ZP_ARG_BYVAL;
         }
         llvm::Type *elem = ty->isOpaquePointerTy() ? nullptr : ty->getNonOpaquePointerElementType();
         if (elem && elem->isStructTy()) {
@@ -565,8 +656,9 @@ uint32_t arg_kind(const llvm::Function &f, const llvm::Argument &a, const llvm::
     }
     (void)f;
     if (ty->isSized()) {
-        size = (uint32_t)dl.getTypeAllocSize(ty);
-        return ZP_ARG_SCALAR;
+        uint64_t bytes = dl.getTypeAllocSize(ty).getKnownMinSize();
+        size = bytes > UINT32_MAX ? 0 : (uint32_t)bytes;
+        return bytes > UINT32_MAX ? ZP_ARG_UNSUPPORTED : ZP_ARG_SCALAR;
     }
     size = 0;
     return ZP_ARG_UNSUPPORTED;
@@ -785,6 +877,47 @@ void lower_vloadstore(llvm::Module &mod) {
     for (llvm::Function *f : dead) f->eraseFromParent();
 }
 
+// PoCL 3.1's work-group function builder (at the first launch) aborts the process ("Incoming edges to
+// non-entry block!", ParallelRegion.cc) on a kernel with a loop that can never exit, which its own clean-up
+// passes expose: a loop whose exit condition only reads memory the loop does not write becomes an endless
+// block once the load is hoisted. The same clean-up runs here on a copy of the module, and a kernel with a
+// block from which no return (or unreachable) can be reached is refused; the kernel could only hang anyway.
+// Returns the first such kernel's name, or "".
+std::string endless_loop_kernel(const llvm::Module &mod) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(mod);
+    llvm::legacy::FunctionPassManager fpm(copy.get());
+    fpm.add(llvm::createPromoteMemoryToRegisterPass());
+    fpm.add(llvm::createInstructionCombiningPass());
+    fpm.add(llvm::createEarlyCSEPass());
+    fpm.add(llvm::createLICMPass());
+    fpm.add(llvm::createSimpleLoopUnswitchLegacyPass());
+    fpm.add(llvm::createCFGSimplificationPass());
+    fpm.doInitialization();
+    for (llvm::Function &f : *copy)
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) fpm.run(f);
+    fpm.doFinalization();
+    for (llvm::Function &f : *copy) {
+        if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) continue;
+        std::set<const llvm::BasicBlock *> ends;
+        std::vector<const llvm::BasicBlock *> work;
+        for (llvm::BasicBlock &bb : f) {
+            const llvm::Instruction *t = bb.getTerminator();
+            if (!t || llvm::isa<llvm::ReturnInst>(t) || llvm::isa<llvm::UnreachableInst>(t)) {
+                ends.insert(&bb);
+                work.push_back(&bb);
+            }
+        }
+        while (!work.empty()) {
+            const llvm::BasicBlock *b = work.back();
+            work.pop_back();
+            for (const llvm::BasicBlock *p : llvm::predecessors(b))
+                if (ends.insert(p).second) work.push_back(p);
+        }
+        if (ends.size() != f.size()) return f.getName().str();
+    }
+    return "";
+}
+
 int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *bitcode_size,
               zp_module_meta *meta, std::string &log) {
     int checked = parse_ok(src, log);
@@ -818,6 +951,12 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     fix_builtins(*mod, flags);
     if (flags & ZP_BRIDGE_LOWER_VLOADSTORE) lower_vloadstore(*mod);
     make_inlinable(*mod);
+    std::string endless = endless_loop_kernel(*mod);
+    if (!endless.empty()) {
+        log = "kernel " + endless + " has a loop that, once entered, can never exit (its exit "
+              "condition reads only memory the loop does not write); PoCL's work-group compiler cannot build it";
+        return ZP_BRIDGE_BUILD_FAILURE;
+    }
     int rc = extract_meta(*mod, meta);
     if (rc != ZP_BRIDGE_OK) return rc;
 
