@@ -45,7 +45,8 @@ help:
 # Debian 12 packages; `make deps` installs only what is missing.
 DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
-                libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15
+                libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15 \
+                libclang-common-15-dev
 
 deps:
 	@sh tools/install-deps.sh $(DEB_PACKAGES)
@@ -57,6 +58,7 @@ include examples/examples.mk
 include tools/tools.mk
 include test/test.mk
 include bench/bench.mk
+include test/fuzz/fuzz.mk
 
 $(BUILD) $(LIBDIR) $(BINDIR) $(OBJDIR):
 	@mkdir -p $@

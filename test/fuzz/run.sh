@@ -1,0 +1,57 @@
+#!/bin/sh
+# Runs the module fuzzer (see test/fuzz/fuzz.mk). Environment: FUZZ_BIN, FUZZ_DIR, FUZZ_FLAGS, and the driver
+# and PoCL cache variables.
+#   run.sh smoke RUNS SEED 1   a fresh corpus from the seeds, RUNS inputs, one process: deterministic; exits 1
+#                              on any finding
+#   run.sh long SECONDS SEED JOBS   keeps build/fuzz/corpus between runs; libFuzzer's fork mode goes on past
+#                              findings (saved in build/fuzz/findings/) and the summary sorts them by where they
+#                              happened (kernel code or library), from the fuzzer's KRT_FUZZ_* lines
+set -u
+mode=$1 amount=$2 seed=$3 jobs=$4
+export POCL_CACHE_DIR="$FUZZ_DIR/pocl-cache-$mode"
+rm -rf "$POCL_CACHE_DIR"
+mkdir -p "$POCL_CACHE_DIR" "$FUZZ_DIR/findings"
+if [ "$mode" = smoke ]; then
+    corpus="$FUZZ_DIR/smoke-corpus"
+    rm -rf "$corpus" "$FUZZ_DIR/smoke-findings"
+    mkdir -p "$corpus" "$FUZZ_DIR/smoke-findings"
+    log="$FUZZ_DIR/smoke.log"
+    "$FUZZ_BIN" $FUZZ_FLAGS -seed="$seed" -runs="$amount" -artifact_prefix="$FUZZ_DIR/smoke-findings/" \
+        "$corpus" "$FUZZ_DIR/seeds" >"$log" 2>&1
+    rc=$?
+    grep -a -E "KRT_FUZZ_|ERROR: libFuzzer|stat::|Done |fuzz_module stats" "$log"
+    if [ $rc -ne 0 ] || grep -q -a "KRT_FUZZ_" "$log"; then
+        echo "fuzz smoke: FAILED (exit $rc); log $log, inputs in $FUZZ_DIR/smoke-findings/"
+        exit 1
+    fi
+    echo "fuzz smoke: passed"
+    exit 0
+fi
+corpus="$FUZZ_DIR/corpus"
+mkdir -p "$corpus"
+log="$FUZZ_DIR/long.log"
+start=$(date +%s)
+"$FUZZ_BIN" $FUZZ_FLAGS -seed="$seed" -max_total_time="$amount" -fork="$jobs" -ignore_crashes=1 \
+    -ignore_timeouts=1 -ignore_ooms=1 -artifact_prefix="$FUZZ_DIR/findings/" "$corpus" "$FUZZ_DIR/seeds" \
+    >"$log" 2>&1
+rc=$?
+end=$(date +%s)
+# Fork mode writes each job's output to its own log under fuzz-N.log next to the corpus; gather them all.
+all="$FUZZ_DIR/long-all.log"
+cat "$log" "$FUZZ_DIR"/fuzz-*.log "$corpus"/../fuzz-*.log 2>/dev/null >"$all"
+execs=$(grep -a -o "stat::number_of_executed_units: *[0-9]*" "$all" | awk '{s += $2} END {print s + 0}')
+[ "$execs" = 0 ] && execs=$(grep -a -E "^#[0-9]+" "$log" | tail -n 1 | sed 's/^#\([0-9]*\).*/\1/')
+secs=$((end - start))
+{
+    echo "fuzz: $secs s, seed $seed, $jobs job(s), exit $rc"
+    echo "inputs executed: ${execs:-0}"
+    [ "$secs" -gt 0 ] && echo "inputs per second: $(awk -v e="${execs:-0}" -v s="$secs" 'BEGIN {printf "%.2f", e / s}')"
+    echo "corpus: $(ls "$corpus" | wc -l) inputs"
+    echo "findings in kernel code (faults):   $(grep -a -c "KRT_FUZZ_FAULT.*where=kernel-code" "$all")"
+    echo "findings in kernel code (hangs):    $(grep -a -c "KRT_FUZZ_HANG" "$all")"
+    echo "findings in libraries (faults):     $(grep -a -c "KRT_FUZZ_FAULT.*where=library" "$all")"
+    echo "bad results (no message, no module): $(grep -a -c "KRT_FUZZ_BAD_RESULT" "$all")"
+    echo "libFuzzer timeouts (an input over -timeout): $(grep -a -c "ERROR: libFuzzer: timeout" "$all")"
+    echo "saved inputs: $(ls "$FUZZ_DIR/findings" | wc -l) in $FUZZ_DIR/findings/"
+    grep -a -E "KRT_FUZZ_(FAULT|HANG|BAD_RESULT)" "$all" | sort | uniq -c | sort -rn | head -20
+} | tee "$FUZZ_DIR/summary.txt"
