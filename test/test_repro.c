@@ -121,7 +121,7 @@ Test(repro, extinst_alignment, .timeout = KT_TEST_TIMEOUT)
 Test(repro, histogram_local_badcfg, .timeout = KT_TEST_TIMEOUT)
 {
     expect_refused("histogram_local_badcfg.spv", KRT_ERROR_MODULE_BUILD_FAILURE,
-                   "kernel histogram_local has a loop that, once entered, can never exit");
+                   "kernel histogram_local has a barrier and a loop that, once entered, can never exit");
 }
 
 /* One test per file of libkrt's half (reflection and API bounds), so that a failure names its file; they pass

@@ -80,7 +80,7 @@ Test(ze_robust, decorated_extinst_import_is_refused_not_abort, .timeout = ZT_TES
 Test(ze_robust, endless_loop_is_refused_before_pocl_aborts, .timeout = ZT_TEST_TIMEOUT)
 {
     expect_refused("histogram_local_badcfg.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
-                   "kernel histogram_local has a loop that, once entered, can never exit");
+                   "kernel histogram_local has a barrier and a loop that, once entered, can never exit");
 }
 
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
@@ -107,6 +107,33 @@ Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)
         if (m) ZT_OK(zeModuleDestroy(m));
     }
     free(w);
+    good_module_runs(&env);
+    zt_fini(&env);
+}
+
+/* The same class written in OpenCL C: a barrier, then a loop whose exit test reads memory the loop never writes.
+ * Without a barrier PoCL builds such kernels (they hang only once they enter the loop), and so does ze_pocl. */
+Test(ze_robust, endless_loop_after_barrier_refused_without_barrier_built, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_endless_barrier", &size);
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ZT_EXPECT(zt_module_create_il(&env, il, size, NULL, &m, &log), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert_null(m);
+    char *text = zt_build_log_string(log);
+    cr_assert(strstr(text, "kernel endless_after_barrier has a barrier and a loop that, once entered, can never exit"),
+              "build log: %s", text);
+    free(text);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+    free(il);
+    ze_module_handle_t ok = zt_module_load(&env, "ze_endless_ok");
+    uint32_t count = 0;
+    ZT_OK(zeModuleGetKernelNames(ok, &count, NULL));
+    cr_assert_eq(count, 2);
+    ZT_OK(zeModuleDestroy(ok));
     good_module_runs(&env);
     zt_fini(&env);
 }

@@ -40,6 +40,8 @@
 #include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <spirv-tools/libspirv.h>
 
 namespace {
@@ -878,11 +880,23 @@ void lower_vloadstore(llvm::Module &mod) {
 }
 
 // PoCL 3.1's work-group function builder (at the first launch) aborts the process ("Incoming edges to
-// non-entry block!", ParallelRegion.cc) on a kernel with a loop that can never exit, which its own clean-up
-// passes expose: a loop whose exit condition only reads memory the loop does not write becomes an endless
-// block once the load is hoisted. The same clean-up runs here on a copy of the module, and a kernel with a
-// block from which no return (or unreachable) can be reached is refused; the kernel could only hang anyway.
-// Returns the first such kernel's name, or "".
+// non-entry block!", ParallelRegion.cc) on some kernels with a barrier and a loop that can never exit, which
+// its own clean-up passes expose: a loop whose exit condition only reads memory the loop does not write
+// becomes an endless block once the load is hoisted. Which shapes of such a kernel abort depends on how PoCL
+// cuts it into regions between barriers (an endless loop after a barrier that follows another loop does; one
+// right after the first barrier does not), so the whole class is refused: the same clean-up runs here on a
+// copy of the module, and a kernel that calls a barrier and has a block from which no return (or unreachable)
+// can be reached is refused. Kernels without a barrier are left alone: PoCL builds them, and they hang only
+// when they enter the loop. Returns the first refused kernel's name, or "".
+bool calls_barrier(const llvm::Function &f) {
+    for (const llvm::BasicBlock &bb : f)
+        for (const llvm::Instruction &i : bb)
+            if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+                if (const llvm::Function *callee = call->getCalledFunction())
+                    if (callee->getName().contains("barrier")) return true;
+    return false;
+}
+
 std::string endless_loop_kernel(const llvm::Module &mod) {
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(mod);
     llvm::legacy::FunctionPassManager fpm(copy.get());
@@ -897,7 +911,7 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
         if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) fpm.run(f);
     fpm.doFinalization();
     for (llvm::Function &f : *copy) {
-        if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) continue;
+        if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || !calls_barrier(f)) continue;
         std::set<const llvm::BasicBlock *> ends;
         std::vector<const llvm::BasicBlock *> work;
         for (llvm::BasicBlock &bb : f) {
@@ -914,6 +928,23 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
                 if (ends.insert(p).second) work.push_back(p);
         }
         if (ends.size() != f.size()) return f.getName().str();
+        // A loop left by one block only, which runs on every iteration and whose exit test does not change
+        // inside the loop: if the first iteration stays, every one does (PoCL's passes turn it into a block
+        // with no way out).
+        llvm::DominatorTree dt(f);
+        llvm::LoopInfo li(dt);
+        for (llvm::Loop *loop : li.getLoopsInPreorder()) {
+            llvm::BasicBlock *exiting = loop->getExitingBlock();
+            if (!exiting) continue;
+            auto *br = llvm::dyn_cast<llvm::BranchInst>(exiting->getTerminator());
+            if (!br || !br->isConditional() || !loop->isLoopInvariant(br->getCondition())) continue;
+            llvm::SmallVector<llvm::BasicBlock *, 4> latches;
+            loop->getLoopLatches(latches);
+            bool every_iteration = true;
+            for (llvm::BasicBlock *latch : latches)
+                if (!dt.dominates(exiting, latch)) every_iteration = false;
+            if (every_iteration) return f.getName().str();
+        }
     }
     return "";
 }
@@ -953,8 +984,9 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     make_inlinable(*mod);
     std::string endless = endless_loop_kernel(*mod);
     if (!endless.empty()) {
-        log = "kernel " + endless + " has a loop that, once entered, can never exit (its exit "
-              "condition reads only memory the loop does not write); PoCL's work-group compiler cannot build it";
+        log = "kernel " + endless + " has a barrier and a loop that, once entered, can never exit (its exit "
+              "condition reads only memory the loop does not write); PoCL's work-group compiler cannot build such "
+              "a kernel";
         return ZP_BRIDGE_BUILD_FAILURE;
     }
     int rc = extract_meta(*mod, meta);
