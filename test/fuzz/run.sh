@@ -3,9 +3,9 @@
 # and PoCL cache variables.
 #   run.sh smoke RUNS SEED 1   a fresh corpus from the seeds, RUNS inputs, one process: deterministic; exits 1
 #                              on any finding
-#   run.sh long SECONDS SEED JOBS   keeps build/fuzz/corpus between runs; libFuzzer's fork mode goes on past
-#                              findings (saved in build/fuzz/findings/) and the summary sorts them by where they
-#                              happened (kernel code or library), from the fuzzer's KRT_FUZZ_* lines
+#   run.sh long SECONDS SEED JOBS   keeps build/fuzz/corpus between runs; goes on past findings (inputs saved in
+#                              build/fuzz/findings/, logs in build/fuzz/long-<n>.log) and the summary sorts them by
+#                              where they happened (kernel code or library), from the fuzzer's KRT_FUZZ_* lines
 set -u
 mode=$1 amount=$2 seed=$3 jobs=$4
 export POCL_CACHE_DIR="$FUZZ_DIR/pocl-cache-$mode"
@@ -29,21 +29,36 @@ if [ "$mode" = smoke ]; then
 fi
 corpus="$FUZZ_DIR/corpus"
 mkdir -p "$corpus"
-log="$FUZZ_DIR/long.log"
+rm -f "$FUZZ_DIR"/long-*.log
+# One fuzzer process at a time, restarted after each finding until the time is used up: each process's whole
+# output (libFuzzer's report and the KRT_FUZZ_* line) stays in its own log, long-<n>.log. JOBS > 1 uses
+# libFuzzer's fork mode instead, which keeps only the counts.
 start=$(date +%s)
-"$FUZZ_BIN" $FUZZ_FLAGS -seed="$seed" -max_total_time="$amount" -fork="$jobs" -ignore_crashes=1 \
-    -ignore_timeouts=1 -ignore_ooms=1 -artifact_prefix="$FUZZ_DIR/findings/" "$corpus" "$FUZZ_DIR/seeds" \
-    >"$log" 2>&1
-rc=$?
+n=0
+rc=0
+while :; do
+    left=$((amount - ($(date +%s) - start)))
+    [ "$left" -le 0 ] && break
+    n=$((n + 1))
+    if [ "$jobs" -gt 1 ]; then
+        "$FUZZ_BIN" $FUZZ_FLAGS -seed="$seed" -max_total_time="$left" -fork="$jobs" -ignore_crashes=1 \
+            -ignore_timeouts=1 -ignore_ooms=1 -artifact_prefix="$FUZZ_DIR/findings/" "$corpus" "$FUZZ_DIR/seeds" \
+            >"$FUZZ_DIR/long-$n.log" 2>&1
+        rc=$?
+        break
+    fi
+    "$FUZZ_BIN" $FUZZ_FLAGS -seed=$((seed + n - 1)) -max_total_time="$left" -artifact_prefix="$FUZZ_DIR/findings/" \
+        "$corpus" "$FUZZ_DIR/seeds" >"$FUZZ_DIR/long-$n.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && break
+done
 end=$(date +%s)
-# Fork mode writes each job's output to its own log under fuzz-N.log next to the corpus; gather them all.
 all="$FUZZ_DIR/long-all.log"
-cat "$log" "$FUZZ_DIR"/fuzz-*.log "$corpus"/../fuzz-*.log 2>/dev/null >"$all"
+cat "$FUZZ_DIR"/long-[0-9]*.log >"$all"
 execs=$(grep -a -o "stat::number_of_executed_units: *[0-9]*" "$all" | awk '{s += $2} END {print s + 0}')
-[ "$execs" = 0 ] && execs=$(grep -a -E "^#[0-9]+" "$log" | tail -n 1 | sed 's/^#\([0-9]*\).*/\1/')
 secs=$((end - start))
 {
-    echo "fuzz: $secs s, seed $seed, $jobs job(s), exit $rc"
+    echo "fuzz: $secs s, seed $seed, $jobs job(s), $n process(es), last exit $rc"
     echo "inputs executed: ${execs:-0}"
     [ "$secs" -gt 0 ] && echo "inputs per second: $(awk -v e="${execs:-0}" -v s="$secs" 'BEGIN {printf "%.2f", e / s}')"
     echo "corpus: $(ls "$corpus" | wc -l) inputs"
@@ -52,6 +67,7 @@ secs=$((end - start))
     echo "findings in libraries (faults):     $(grep -a -c "KRT_FUZZ_FAULT.*where=library" "$all")"
     echo "bad results (no message, no module): $(grep -a -c "KRT_FUZZ_BAD_RESULT" "$all")"
     echo "libFuzzer timeouts (an input over -timeout): $(grep -a -c "ERROR: libFuzzer: timeout" "$all")"
-    echo "saved inputs: $(ls "$FUZZ_DIR/findings" | wc -l) in $FUZZ_DIR/findings/"
+    echo "other deaths (exits, out-of-memory): $(grep -a -c -E "ERROR: libFuzzer: (fuzz target exited|out-of-memory)" "$all")"
+    echo "saved inputs: $(ls "$FUZZ_DIR/findings" | grep -v -c "^slow-unit") in $FUZZ_DIR/findings/ (and $(ls "$FUZZ_DIR/findings" | grep -c "^slow-unit") slow-unit-* files: inputs over 10 s, not findings)"
     grep -a -E "KRT_FUZZ_(FAULT|HANG|BAD_RESULT)" "$all" | sort | uniq -c | sort -rn | head -20
 } | tee "$FUZZ_DIR/summary.txt"
