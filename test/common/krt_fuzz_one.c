@@ -83,7 +83,10 @@ static int launch_one(kf_pool *pool, krt_kernel *k, uint64_t timeout_ns, kf_repo
                  krt_last_error_message());
         return -1;
     }
-    if (info.num_args > KF_MAX_ARGS) return 0;
+    if (info.num_args > KF_MAX_ARGS) {
+        out->skipped++;
+        return 0;
+    }
     krt_arg args[KF_MAX_ARGS];
     static unsigned char values[KF_MAX_ARGS][KF_MAX_ARG_BYTES];
     void *ptrs[KF_MAX_ARGS];
@@ -107,12 +110,16 @@ static int launch_one(kf_pool *pool, krt_kernel *k, uint64_t timeout_ns, kf_repo
             break;
         case KRT_ARG_SCALAR:
         case KRT_ARG_STRUCT:
-            if (ai.size == 0 || ai.size > KF_MAX_ARG_BYTES) return 0;
+            if (ai.size == 0 || ai.size > KF_MAX_ARG_BYTES) {
+                out->skipped++;
+                return 0;
+            }
             if (ai.kind == KRT_ARG_SCALAR) scalar_value(&ai, values[i]);
             else memset(values[i], 0, ai.size);
             args[i] = (krt_arg){values[i], ai.size};
             break;
         default:
+            out->skipped++;
             return 0; /* images, samplers: krt_launch does not take them */
         }
     }
@@ -135,7 +142,10 @@ static int launch_one(kf_pool *pool, krt_kernel *k, uint64_t timeout_ns, kf_repo
          * over the device's); only an error without one is a finding. */
         const char *m = krt_last_error_message();
         krt_event_destroy(ev);
-        if (m && m[0]) return 0;
+        if (m && m[0]) {
+            out->skipped++;
+            return 0;
+        }
         snprintf(out->detail, sizeof out->detail, "krt_launch of %s: %s without a message", info.name,
                  krt_result_name(r));
         return -1;
@@ -192,7 +202,10 @@ void kf_run_one(kf_pool *pool, const void *code, size_t size, int launch, uint64
         r = krt_kernel_get(m, names[i], &k);
         if (r != KRT_SUCCESS) {
             const char *msg = krt_last_error_message();
-            if (msg && msg[0]) continue; /* refused with a reason (a kernel PoCL cannot make) */
+            if (msg && msg[0]) { /* refused with a reason (a kernel PoCL cannot make) */
+                out->skipped++;
+                continue;
+            }
             out->outcome = KF_BAD_ERROR;
             snprintf(out->detail, sizeof out->detail, "krt_kernel_get(%s): %s without a message", names[i],
                      krt_result_name(r));

@@ -22,6 +22,8 @@ typedef struct kf_report {
     krt_result module_result; /* what krt_module_create returned */
     uint32_t kernels;         /* kernels of a loaded module */
     uint32_t launched;        /* of those, launched and completed */
+    uint32_t skipped;         /* of those, not launchable by design: an image or sampler argument, a by-value
+                                 argument over 4096 bytes, more than 64 arguments, or refused with a reason */
     char detail[512];         /* the error message, or what went wrong */
 } kf_report;
 
