@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* name: "repro/<file>" (issue 8) or "fuzz/<file>" (found by make fuzz), under test/data. */
 static void *read_repro(const char *name, size_t *size)
 {
     const char *dir = getenv("KRT_TEST_DATA");
     cr_assert(dir != NULL && dir[0] != '\0', "KRT_TEST_DATA is not set (run the tests through make)");
     char path[4096];
-    snprintf(path, sizeof path, "%s/repro/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     return zt_read_file(path, size);
 }
 
@@ -57,30 +58,36 @@ static void expect_refused(const char *file, ze_result_t want, const char *cause
 
 Test(ze_robust, spirv_1_5_is_refused_not_exit, .timeout = ZT_TEST_TIMEOUT)
 {
-    expect_refused("vadd_v15.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "SPIR-V version 1.5 is newer than 1.4");
+    expect_refused("repro/vadd_v15.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "SPIR-V version 1.5 is newer than 1.4");
 }
 
 Test(ze_robust, nonzero_schema_is_refused_not_exit, .timeout = ZT_TEST_TIMEOUT)
 {
-    expect_refused("saxpy_schema4.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "schema word is 4");
+    expect_refused("repro/saxpy_schema4.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "schema word is 4");
 }
 
 Test(ze_robust, repeated_execution_mode_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
 {
-    expect_refused("dup_execmode.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+    expect_refused("repro/dup_execmode.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
                    "execution mode 31 is given twice for entry point id 47");
 }
 
 Test(ze_robust, decorated_extinst_import_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
 {
-    expect_refused("extinst_alignment.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+    expect_refused("repro/extinst_alignment.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
                    "targets id 1, an OpExtInstImport");
 }
 
 Test(ze_robust, endless_loop_is_refused_before_pocl_aborts, .timeout = ZT_TEST_TIMEOUT)
 {
-    expect_refused("histogram_local_badcfg.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+    expect_refused("repro/histogram_local_badcfg.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
                    "kernel histogram_local has a barrier and a loop that, once entered, can never exit");
+}
+
+Test(ze_robust, name_of_extinst_import_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/matmul_name_on_extinst.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "name at word offset 598 targets id 1, an OpExtInstImport");
 }
 
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions

@@ -111,7 +111,7 @@ spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t versio
 // SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
 enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
 // SPIR-V opcodes the structural check needs.
-enum { OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16, OP_GROUP_DECORATE = 74,
+enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16, OP_GROUP_DECORATE = 74,
        OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332, OP_DECORATE_STRING = 5632,
        OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
@@ -120,8 +120,9 @@ enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_E
 
 // Valid SPIR-V that libLLVMSPIRVLib asserts on (its asserts are compiled in and abort the process), and
 // that the validator lets through: an execution mode given twice for one entry point ("Found incompatible
-// execution modes"), and a decoration of an id defined before the annotations, an OpExtInstImport or an
-// OpString ("Annotations only allowed on forward"). Sets s->why and returns false for those.
+// execution modes"), and an OpName or a decoration of an id defined before them, an OpExtInstImport or an
+// OpString ("Annotations only allowed on forward": the translator reads names as annotations too). Sets
+// s->why and returns false for those.
 bool translator_takes(Scan *s, const spv_parsed_instruction_t *in) {
     switch (in->opcode) {
     case OP_STRING: s->undecoratable[in->result_id] = "an OpString"; return true;
@@ -145,6 +146,8 @@ bool translator_takes(Scan *s, const spv_parsed_instruction_t *in) {
     }
     std::vector<uint32_t> targets;
     switch (in->opcode) {
+    case OP_NAME:
+    case OP_MEMBER_NAME:
     case OP_DECORATE:
     case OP_MEMBER_DECORATE:
     case OP_DECORATE_ID:
@@ -163,8 +166,9 @@ bool translator_takes(Scan *s, const spv_parsed_instruction_t *in) {
     for (uint32_t t : targets) {
         auto it = s->undecoratable.find(t);
         if (it == s->undecoratable.end()) continue;
-        s->why = "decoration at word offset " + std::to_string(s->pos) + " targets id " + std::to_string(t) +
-                 ", " + it->second + " (the SPIR-V translator cannot decorate it)";
+        s->why = std::string(in->opcode == OP_NAME || in->opcode == OP_MEMBER_NAME ? "name" : "decoration") +
+                 " at word offset " + std::to_string(s->pos) + " targets id " + std::to_string(t) + ", " +
+                 it->second + " (the SPIR-V translator cannot name or decorate it)";
         return false;
     }
     return true;

@@ -11,6 +11,7 @@
  * an error without a message, or success without a module, aborts with KRT_FUZZ_BAD_RESULT. libFuzzer then
  * saves the input and reports the crash as usual. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,6 +28,11 @@ static uint64_t kernel_timeout_ns = 10ull * 1000 * 1000 * 1000;
 static int do_launch = 1;
 static volatile sig_atomic_t hang_reported;
 static struct sigaction previous[32];
+/* The input being run, saved by the fatal-signal handler into $KRT_FUZZ_ARTIFACTS (when set): libFuzzer saves
+ * crashing inputs itself only for the signals it handles. */
+static const uint8_t *cur_data;
+static size_t cur_size;
+static char artifact_path[4096];
 static unsigned long long n_inputs, n_refused, n_loaded, n_kernels, n_launched;
 
 static void print_stats(void)
@@ -77,6 +83,23 @@ static void on_fatal(int sig, siginfo_t *info, void *uc_)
     say(" object=");
     say(object);
     say("\n");
+    if (artifact_path[0] && cur_data) {
+        int fd = open(artifact_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            const uint8_t *p = cur_data;
+            size_t n = cur_size;
+            while (n > 0) {
+                ssize_t w = write(fd, p, n);
+                if (w <= 0) break;
+                p += w;
+                n -= (size_t)w;
+            }
+            close(fd);
+            say("KRT_FUZZ_INPUT saved as ");
+            say(artifact_path);
+            say("\n");
+        }
+    }
     /* Hand over to libFuzzer's handler (it saves the input), or to the default action. */
     struct sigaction *prev = &previous[sig];
     if (prev->sa_flags & SA_SIGINFO) {
@@ -111,6 +134,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         exit(2);
     }
     atexit(print_stats);
+    const char *dir = getenv("KRT_FUZZ_ARTIFACTS");
+    if (dir && dir[0])
+        snprintf(artifact_path, sizeof artifact_path, "%s/fatal-%ld.spv", dir, (long)getpid());
+    return 0;
+}
+
+/* Installed at the first input, after libFuzzer has installed its own handlers (it keeps a handler it finds
+ * in place instead of its own, and then would neither report the crash nor save the input). */
+static void install_handlers(void)
+{
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;
@@ -120,7 +153,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, &previous[sigs[i]]);
     }
-    return 0;
 }
 
 /* SPIR-V-aware mutations, half of the time (libFuzzer's byte-level ones the other half): most byte flips give
@@ -184,8 +216,16 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static int installed;
+    if (!installed) {
+        install_handlers();
+        installed = 1;
+    }
     kf_report rep;
+    cur_data = data;
+    cur_size = size;
     kf_run_one(&pool, data, size, do_launch, kernel_timeout_ns, &rep);
+    cur_data = NULL;
     n_inputs++;
     n_refused += rep.outcome == KF_REFUSED;
     n_loaded += rep.outcome == KF_LOADED;

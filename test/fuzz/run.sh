@@ -9,12 +9,14 @@
 set -u
 mode=$1 amount=$2 seed=$3 jobs=$4
 export POCL_CACHE_DIR="$FUZZ_DIR/pocl-cache-$mode"
+export KRT_FUZZ_ARTIFACTS="$FUZZ_DIR/findings"
 rm -rf "$POCL_CACHE_DIR"
 mkdir -p "$POCL_CACHE_DIR" "$FUZZ_DIR/findings"
 if [ "$mode" = smoke ]; then
     corpus="$FUZZ_DIR/smoke-corpus"
     rm -rf "$corpus" "$FUZZ_DIR/smoke-findings"
     mkdir -p "$corpus" "$FUZZ_DIR/smoke-findings"
+    KRT_FUZZ_ARTIFACTS="$FUZZ_DIR/smoke-findings"
     log="$FUZZ_DIR/smoke.log"
     "$FUZZ_BIN" $FUZZ_FLAGS -seed="$seed" -runs="$amount" -artifact_prefix="$FUZZ_DIR/smoke-findings/" \
         "$corpus" "$FUZZ_DIR/seeds" >"$log" 2>&1
