@@ -90,6 +90,18 @@ Test(ze_robust, name_of_extinst_import_is_refused_not_abort, .timeout = ZT_TEST_
                    "name at word offset 598 targets id 1, an OpExtInstImport");
 }
 
+Test(ze_robust, physical32_is_refused_not_segfault, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/vadd_physical32.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "addressing model Physical32: ze_pocl's devices have 64-bit addresses");
+}
+
+Test(ze_robust, input_variable_not_builtin_is_refused_not_segfault, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/vadd_input_not_builtin.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "Input variable id 5 is not decorated BuiltIn");
+}
+
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
  * all exist in) still builds. */
 Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)

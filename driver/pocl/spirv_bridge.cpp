@@ -70,6 +70,8 @@ struct Scan {
     std::map<uint32_t, const char *> undecoratable;
     // (entry point, execution mode, first literal of a float-controls mode) seen so far.
     std::set<std::tuple<uint32_t, uint32_t, uint32_t>> exec_modes;
+    std::set<uint32_t> builtins;       // ids decorated BuiltIn
+    std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
 };
 
 // What the scan callbacks return for a module that is valid SPIR-V but that this device or the translator
@@ -116,7 +118,7 @@ enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, 
        OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
-       DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2 };
+       DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1 };
 
 // Valid SPIR-V that libLLVMSPIRVLib asserts on (its asserts are compiled in and abort the process), and
 // that the validator lets through: an execution mode given twice for one entry point ("Found incompatible
@@ -211,6 +213,10 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         }
     }
     if (!translator_takes(s, in)) return SPV_UNSUPPORTED;
+    // Builtins and Input variables, for the check after the parse (an Input variable must be a builtin).
+    if (in->opcode == OP_DECORATE && in->num_words >= 3 && in->words[2] == DEC_BUILTIN) s->builtins.insert(in->words[1]);
+    if (in->opcode == OP_VARIABLE && in->num_words >= 4 && in->words[3] == SC_INPUT && !s->in_function)
+        s->inputs.push_back(in->words[2]);
     // Alignments must be powers of two; LLVM asserts on any other (the validator lets them through).
     uint32_t align_at = 0;
     switch (in->opcode) {
@@ -230,7 +236,15 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         }
     }
     switch (in->opcode) {
-    case OP_MEMORY_MODEL: s->memory_model = true; break;
+    case OP_MEMORY_MODEL:
+        s->memory_model = true;
+        // PoCL's CPU devices have 64-bit addresses; a Physical32 module becomes 32-bit SPIR bitcode, and
+        // PoCL's build of that crashes the process (found by make fuzz).
+        if (in->num_words >= 2 && in->words[1] == 1) {
+            s->why = "addressing model Physical32: ze_pocl's devices have 64-bit addresses (Physical64)";
+            return SPV_UNSUPPORTED;
+        }
+        break;
     case OP_CAPABILITY: {
         uint32_t cap = in->words[1];
         const char *missing = nullptr;
@@ -536,7 +550,17 @@ int parse_ok(const zp_module_src *src, std::string &why) {
         why = "malformed SPIR-V: a function has no OpFunctionEnd";
         rc = ZP_BRIDGE_INVALID_BINARY;
     } else {
+        // The OpenCL environment allows the Input storage class for builtins only; the translator dereferences
+        // a null builtin for any other Input variable and crashes the process (found by make fuzz).
+        for (uint32_t id : scan.inputs) {
+            if (!scan.builtins.count(id)) {
+                why = "invalid SPIR-V: Input variable id " + std::to_string(id) + " is not decorated BuiltIn";
+                rc = ZP_BRIDGE_INVALID_BINARY;
+                break;
+            }
+        }
         for (uint32_t id : scan.used) {
+            if (rc != ZP_BRIDGE_OK) break;
             if (id >= scan.bound || !scan.defined[id]) {
                 why = "malformed SPIR-V: id " + std::to_string(id) + " is used but never defined";
                 rc = ZP_BRIDGE_INVALID_BINARY;
