@@ -64,12 +64,16 @@ secs=$((end - start))
     echo "inputs executed: ${execs:-0}"
     [ "$secs" -gt 0 ] && echo "inputs per second: $(awk -v e="${execs:-0}" -v s="$secs" 'BEGIN {printf "%.2f", e / s}')"
     echo "corpus: $(ls "$corpus" | wc -l) inputs"
-    echo "findings in kernel code (faults):   $(grep -a -c "KRT_FUZZ_FAULT.*where=kernel-code" "$all")"
-    echo "findings in kernel code (hangs):    $(grep -a -c "KRT_FUZZ_HANG" "$all")"
-    echo "findings in libraries (faults):     $(grep -a -c "KRT_FUZZ_FAULT.*where=library" "$all")"
-    echo "bad results (no message, no module): $(grep -a -c "KRT_FUZZ_BAD_RESULT" "$all")"
+    # One finding per fuzzer process: its first KRT_FUZZ_* line (several threads may fault at once).
+    firsts=$(for f in "$FUZZ_DIR"/long-[0-9]*.log; do grep -a -m 1 -E "KRT_FUZZ_(FAULT|HANG|BAD_RESULT)" "$f"; done)
+    count() { printf '%s\n' "$firsts" | grep -a -c -E "$1"; }
+    echo "findings in kernel code (faults): $(count "KRT_FUZZ_FAULT.*where=kernel-code")"
+    echo "findings in kernel code (hangs):  $(count "KRT_FUZZ_HANG")"
+    echo "findings in libraries (faults):   $(count "KRT_FUZZ_FAULT.*where=library")"
+    echo "bad results (no message, no module): $(count "KRT_FUZZ_BAD_RESULT")"
     echo "libFuzzer timeouts (an input over -timeout): $(grep -a -c "ERROR: libFuzzer: timeout" "$all")"
     echo "other deaths (exits, out-of-memory): $(grep -a -c -E "ERROR: libFuzzer: (fuzz target exited|out-of-memory)" "$all")"
     echo "saved inputs: $(ls "$FUZZ_DIR/findings" | grep -v -c "^slow-unit") in $FUZZ_DIR/findings/ (and $(ls "$FUZZ_DIR/findings" | grep -c "^slow-unit") slow-unit-* files: inputs over 10 s, not findings)"
-    grep -a -E "KRT_FUZZ_(FAULT|HANG|BAD_RESULT)" "$all" | sort | uniq -c | sort -rn | head -20
+    printf '%s\n' "$firsts" | sed 's|/pocl-cache-long/[^ ]*/\([^/]*\.so\)|/pocl-cache-long/.../\1|' | sort | uniq -c | \
+        sort -rn | head -20
 } | tee "$FUZZ_DIR/summary.txt"
