@@ -25,6 +25,8 @@ FUZZ_SMOKE_SEED ?= 8
 
 FUZZ_ZP_OBJS  := $(patsubst driver/%.c,$(FUZZ_DIR)/obj/driver/%.o,$(ZP_C_SRCS)) \
                  $(patsubst driver/%.cpp,$(FUZZ_DIR)/obj/driver/%.o,$(ZP_CXX_SRCS))
+# The driver's embedded self-check kernels are data (an assembler .incbin), taken from the normal build.
+FUZZ_ZP_OBJS  += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
 FUZZ_KRT_OBJS := $(patsubst runtime/src/%.c,$(FUZZ_DIR)/obj/runtime/%.o,$(KRT_SRCS))
 
 $(FUZZ_DIR)/obj/driver/%.o: driver/%.c $(ZP_HDRS)
