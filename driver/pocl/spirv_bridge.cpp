@@ -1011,7 +1011,7 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     fix_builtins(*mod, flags);
     if (flags & ZP_BRIDGE_LOWER_VLOADSTORE) lower_vloadstore(*mod);
     make_inlinable(*mod);
-    std::string endless = endless_loop_kernel(*mod);
+    std::string endless = (flags & ZP_BRIDGE_POCL_REGIONS) ? endless_loop_kernel(*mod) : std::string();
     if (!endless.empty()) {
         log = "kernel " + endless + " has a barrier and a loop that, once entered, can never exit (its exit "
               "condition reads only memory the loop does not write); PoCL's work-group compiler cannot build such "
