@@ -103,10 +103,10 @@ static int launch_one(kf_pool *pool, krt_kernel *k, uint64_t timeout_ns, kf_repo
         case KRT_ARG_GLOBAL_POINTER:
         case KRT_ARG_CONSTANT_POINTER:
             ptrs[i] = pool->buf[next_buf++ % KF_POOL_BUFFERS];
-            args[i] = (krt_arg){&ptrs[i], sizeof(void *)};
+            args[i] = (krt_arg){.value = &ptrs[i], .size = sizeof(void *)};
             break;
         case KRT_ARG_LOCAL_POINTER:
-            args[i] = (krt_arg){NULL, 1024};
+            args[i] = (krt_arg){.value = NULL, .size = 1024};
             break;
         case KRT_ARG_SCALAR:
         case KRT_ARG_STRUCT:
@@ -116,7 +116,7 @@ static int launch_one(kf_pool *pool, krt_kernel *k, uint64_t timeout_ns, kf_repo
             }
             if (ai.kind == KRT_ARG_SCALAR) scalar_value(&ai, values[i]);
             else memset(values[i], 0, ai.size);
-            args[i] = (krt_arg){values[i], ai.size};
+            args[i] = (krt_arg){.value = values[i], .size = ai.size}; /* untyped: bytes from reflection */
             break;
         default:
             out->skipped++;
