@@ -40,12 +40,14 @@ help:
 	@echo "make run      deps + build + run the tour on the default device"
 	@echo "make test     deps + build + run the whole test suite"
 	@echo "make bench    deps + build + run the benchmarks (not part of make test)"
+	@echo "make fuzz     deps + build + run the module fuzzer for FUZZ_TIME seconds (default 600)"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, libze_cuda, krt-info"
 
 # Debian 12 packages; `make deps` installs only what is missing.
 DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
-                libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15
+                libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15 \
+                libclang-common-15-dev
 
 deps:
 	@sh tools/install-deps.sh $(DEB_PACKAGES)
@@ -57,6 +59,7 @@ include examples/examples.mk
 include tools/tools.mk
 include test/test.mk
 include bench/bench.mk
+include test/fuzz/fuzz.mk
 
 $(BUILD) $(LIBDIR) $(BINDIR) $(OBJDIR):
 	@mkdir -p $@

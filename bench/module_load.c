@@ -248,6 +248,26 @@ static sample ze_load(void)
     return s;
 }
 
+/* One fork of the whole process and the wait for a child that exits at once. */
+static sample fork_wait(void)
+{
+    sample s = {0};
+    fflush(stdout);
+    count_start();
+    uint64_t t0 = bench_now_ns();
+    pid_t pid = fork();
+    if (pid < 0)
+        bench_die("fork failed");
+    if (pid == 0)
+        _exit(0);
+    int st;
+    waitpid(pid, &st, 0);
+    uint64_t t1 = bench_now_ns();
+    count_stop(&s.bytes, &s.calls);
+    s.ms = (double)(t1 - t0) / 1e6;
+    return s;
+}
+
 typedef struct row {
     const char *name;
     int n;
@@ -296,7 +316,7 @@ int main(int argc, char **argv)
     if (ncold < 0 || ncold > 200 || nnocache < 0 || nnocache > 200 || nwarm < 1 || nwarm > 200)
         bench_die("bad options");
 
-    row rows[5];
+    row rows[6];
     int nrows = 0;
     sample s[256];
     double cms[256];
@@ -342,12 +362,18 @@ int main(int argc, char **argv)
     for (int i = 0; i < nwarm; i++)
         s[i] = ze_load();
     rows[nrows++] = summarize("warm raw Level Zero", s, NULL, nwarm);
+    /* What containing each module build in a child process would add at the very least (issue 8, see
+     * docs/driver.md "Modules"): fork this process, with krt, ze_pocl, PoCL and LLVM loaded and PoCL's threads
+     * running, and wait for a child that exits at once. */
+    for (int i = 0; i < nwarm; i++)
+        s[i] = fork_wait();
+    rows[nrows++] = summarize("fork + wait, no build (containment floor)", s, NULL, nwarm);
     krt_context_destroy(ctx);
 
     FILE *csv = bench_csv_open(out, "module_load.csv");
     fprintf(csv, "variant,samples,context_ms,load_ms,load_min_ms,bytes_allocated,allocations,bytes_held\n");
-    const char *cells[6 * 7];
-    static char buf[6 * 7][48];
+    const char *cells[7 * 7];
+    static char buf[7 * 7][48];
     const char *hdr[7] = {"variant", "samples", "context ms", "load ms (median)", "load ms (min)",
                           "bytes allocated", "malloc calls"};
     for (int c = 0; c < 7; c++)

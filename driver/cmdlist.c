@@ -160,6 +160,16 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     return submit(hList, &c);
 }
 
+/* A range that starts in a ze_pocl allocation must end in it, as Level Zero's validation layer requires:
+ * a copy or fill past the allocation's end would write over whatever follows it. `end` is the offset from p
+ * one past the last byte touched (128 bits: region extents are products of 32-bit values). Memory that
+ * ze_pocl did not allocate cannot be checked and stays the caller's responsibility. */
+static bool fits_allocation(const void *p, unsigned __int128 end) {
+    zp_alloc_info a;
+    if (end == 0 || !zp_mem_lookup(NULL, p, &a)) return true;
+    return end <= (unsigned __int128)((uintptr_t)a.base + a.size - (uintptr_t)p);
+}
+
 ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, void *dst, const void *src, size_t size,
                                              ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                              ze_event_handle_t *phWaitEvents) {
@@ -168,6 +178,7 @@ ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, voi
     ZP_CHECK_PTR(src);
     ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
     if (res != ZE_RESULT_SUCCESS) return res;
+    if (!fits_allocation(dst, size) || !fits_allocation(src, size)) return ZE_RESULT_ERROR_INVALID_SIZE;
     uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
     if (size && d < s + size && s < d + size) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
     zp_cmd c = {.type = ZP_CMD_COPY, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents,
@@ -186,6 +197,7 @@ ze_result_t zp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hList, voi
     /* "The pattern size must be a power-of-two and less than or equal to maxMemoryFillPatternSize" (128 here).
      * The specification has no rule tying the size to the pattern size: the last repetition may be partial. */
     if (!zp_is_pow2(pattern_size) || pattern_size > 128) return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (!fits_allocation(ptr, size)) return ZE_RESULT_ERROR_INVALID_SIZE;
     zp_cmd c = {.type = ZP_CMD_FILL, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents,
                 .dst = ptr, .size = size, .pattern_size = pattern_size};
     memcpy(c.pattern, pattern, pattern_size);
@@ -291,6 +303,15 @@ ze_result_t zp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t
     return res;
 }
 
+/* One past the last byte a region copy touches, as an offset from the pointer (the host copy's addressing);
+ * 0 for an empty region. */
+static unsigned __int128 region_end(const ze_copy_region_t *r, uint32_t pitch, uint32_t slice) {
+    if (r->width == 0 || r->height == 0 || r->depth == 0) return 0;
+    typedef unsigned __int128 u128;
+    return ((u128)r->originZ + r->depth - 1) * slice + ((u128)r->originY + r->height - 1) * pitch + r->originX +
+           r->width;
+}
+
 ze_result_t zp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hList, void *dstptr,
                                                    const ze_copy_region_t *dstRegion, uint32_t dstPitch,
                                                    uint32_t dstSlicePitch, const void *srcptr,
@@ -310,6 +331,9 @@ ze_result_t zp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hLis
     if ((uint64_t)dstRegion->originX + dstRegion->width > dstPitch && (dstRegion->height > 1 || dstRegion->depth > 1))
         return ZE_RESULT_ERROR_INVALID_SIZE;
     if ((uint64_t)srcRegion->originX + srcRegion->width > srcPitch && (srcRegion->height > 1 || srcRegion->depth > 1))
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (!fits_allocation(dstptr, region_end(dstRegion, dstPitch, dstSlicePitch)) ||
+        !fits_allocation(srcptr, region_end(srcRegion, srcPitch, srcSlicePitch)))
         return ZE_RESULT_ERROR_INVALID_SIZE;
     zp_cmd c = {.type = ZP_CMD_COPY_REGION, .signal = hSignalEvent, .num_waits = numWaitEvents,
                 .waits = phWaitEvents, .dst = dstptr, .src = srcptr, .dst_region = *dstRegion,

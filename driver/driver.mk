@@ -65,4 +65,11 @@ $(ZP_PROBE): driver/tools/pocl_probe.c | $(BINDIR)
 $(ZP_SELFCHECK_TOOL): driver/tools/selfcheck_tool.c $(ZP_OBJS) | $(BINDIR)
 	$(CXX) $(ZP_CFLAGS) -x c $< -x none $(ZP_OBJS) -o $@ $(ZP_LDLIBS)
 
+# A measuring tool, not a test: what one zeModuleCreate costs (see docs/driver.md).
+ZP_MODULE_COST := $(BINDIR)/ze_pocl_module_cost
+all: $(ZP_MODULE_COST)
+$(ZP_MODULE_COST): driver/tools/module_cost.c | $(BINDIR)
+	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null) $< -o $@ \
+	    $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
+
 include driver/cuda/cuda.mk

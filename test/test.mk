@@ -19,6 +19,7 @@ TEST_BINS     := $(TEST_ZE_BINS) $(TEST_KRT_BINS)
 
 # Tests find their kernels and the driver through these.
 TEST_ENV := ZE_ENABLE_ALT_DRIVERS=$(ZE_POCL_SO) KRT_TEST_KERNELS=$(abspath $(BUILD)/test-kernels) \
+            KRT_TEST_DATA=$(abspath test/data) \
             KRT_KERNELS=$(abspath $(BUILD)/kernels) KRT_BUILD=$(abspath $(BUILD))
 VALIDATION_ENV := ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1
 # Criterion runs tests in parallel by default; two jobs match the machine.

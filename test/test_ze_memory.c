@@ -311,3 +311,80 @@ Test(ze_memory, unknown_pointer_has_no_device_and_overlaps_are_refused)
     ZT_OK(zeMemFree(env.context, s));
     zt_fini(&env);
 }
+
+/* Copies and fills are checked against the ze_pocl allocation they start in (issue 8): a range past its end is
+ * ZE_RESULT_ERROR_INVALID_SIZE at append time, on immediate and regular lists alike, for every allocation
+ * kind, and nothing is written; ranges that fit still run. */
+static void expect_bounds_refused(ze_command_list_handle_t l, unsigned char *a, unsigned char *host)
+{
+    const size_t big = 1u << 20;
+    static const uint8_t pat[4] = {1, 2, 3, 4};
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, a, host, big, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, host, a, big, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, a + 32, host, 33, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, host, a + 63, 2, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryCopy(l, a, host, SIZE_MAX, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryFill(l, a, pat, 4, big, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryFill(l, a + 60, pat, 4, 8, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryFill(l, a, pat, 1, SIZE_MAX, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_SIZE);
+    /* 8 rows of 8 bytes fit a 64-byte allocation with pitch 8; a ninth row, or pitch 16, does not. */
+    ze_copy_region_t r8 = {0, 0, 0, 8, 8, 1}, r9 = {0, 1, 0, 8, 8, 1};
+    ZT_EXPECT(zeCommandListAppendMemoryCopyRegion(l, a, &r9, 8, 64, host, &r8, 8, 64, NULL, 0, NULL),
+              ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryCopyRegion(l, host, &r8, 16, 128, a, &r8, 16, 128, NULL, 0, NULL),
+              ZE_RESULT_ERROR_INVALID_SIZE);
+    ze_copy_region_t huge = {0, 0, 0xffffffffu, 8, 8, 1};
+    ZT_EXPECT(zeCommandListAppendMemoryCopyRegion(l, a, &huge, 8, 0xffffffffu, host, &huge, 8, 0xffffffffu, NULL,
+                                                  0, NULL),
+              ZE_RESULT_ERROR_INVALID_SIZE);
+    /* What fits runs: the whole allocation, its last byte, a 64-byte region. */
+    ZT_OK(zeCommandListAppendMemoryFill(l, a, pat, 4, 64, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendMemoryCopy(l, host, a, 64, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendMemoryCopy(l, host + 64, a + 63, 1, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendMemoryCopyRegion(l, host + 128, &r8, 8, 64, a, &r8, 8, 64, NULL, 0, NULL));
+}
+
+static void check_bounds_results(const unsigned char *host)
+{
+    for (int i = 0; i < 64; i++) {
+        cr_assert_eq(host[i], 1 + i % 4, "byte %d of the allocation is %u after the fill", i, host[i]);
+        cr_assert_eq(host[128 + i], 1 + i % 4, "byte %d of the region copy is %u", i, host[128 + i]);
+    }
+    cr_assert_eq(host[64], 4);
+    /* The refused fills and copies wrote nothing past the allocation into the host buffer's guard. */
+    for (int i = 192; i < 1 << 20; i++)
+        cr_assert_eq(host[i], 0xee, "host byte %d was written by a refused command", i);
+}
+
+Test(ze_memory, copies_and_fills_past_an_allocation_are_refused, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    unsigned char *host = malloc(1u << 20);
+    cr_assert_not_null(host);
+    unsigned char *(*allocs[3])(zt_env *, size_t) = {
+        (unsigned char *(*)(zt_env *, size_t))zt_alloc_shared, (unsigned char *(*)(zt_env *, size_t))zt_alloc_device,
+        (unsigned char *(*)(zt_env *, size_t))zt_alloc_host};
+    for (int kind = 0; kind < 3; kind++) {
+        unsigned char *a = allocs[kind](&env, 64);
+        /* Immediate list. */
+        memset(host, 0xee, 1u << 20);
+        ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+        expect_bounds_refused(l, a, host);
+        zt_immediate_sync(&env, l);
+        check_bounds_results(host);
+        ZT_OK(zeCommandListDestroy(l));
+        /* Regular list on a queue. */
+        memset(host, 0xee, 1u << 20);
+        ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+        l = zt_list_create(&env);
+        expect_bounds_refused(l, a, host);
+        zt_execute_and_wait(q, l);
+        check_bounds_results(host);
+        ZT_OK(zeCommandListDestroy(l));
+        ZT_OK(zeCommandQueueDestroy(q));
+        ZT_OK(zeMemFree(env.context, a));
+    }
+    free(host);
+    zt_fini(&env);
+}

@@ -44,7 +44,7 @@ ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint
     size_t bin_size = 0;
     *out = NULL;
     *log = NULL;
-    unsigned flags = bridge | (route == ZP_ROUTE_IL ? ZP_BRIDGE_EMIT_SPIRV : 0);
+    unsigned flags = bridge | ZP_BRIDGE_POCL_REGIONS | (route == ZP_ROUTE_IL ? ZP_BRIDGE_EMIT_SPIRV : 0);
     int rc = zp_spirv_translate(src, flags, &bin, &bin_size, meta, log);
     if (rc == ZP_BRIDGE_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     if (rc == ZP_BRIDGE_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;

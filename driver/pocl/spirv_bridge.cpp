@@ -5,6 +5,7 @@
 // per-kernel queries are wrong when a program holds several kernels.
 #include "spirv_bridge.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
@@ -32,6 +34,14 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils.h>
+#include <llvm/Transforms/Scalar.h>
+#include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <spirv-tools/libspirv.h>
 
 namespace {
@@ -56,17 +66,43 @@ struct Scan {
     bool in_function = false;
     uint32_t functions = 0;
     size_t pos = 5;               // word offset of the instruction being scanned
+    // Ids the translator cannot decorate (defined before the annotations): id -> defining opcode's name.
+    std::map<uint32_t, const char *> undecoratable;
+    // (entry point, execution mode, first literal of a float-controls mode) seen so far.
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> exec_modes;
+    std::set<uint32_t> builtins;       // ids decorated BuiltIn
+    std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
 };
 
+// What the scan callbacks return for a module that is valid SPIR-V but that this device or the translator
+// cannot take (a missing capability, SPIR-V 1.5/1.6, what the translator asserts on): a build failure with
+// scan.why as the log, not an invalid binary.
+constexpr spv_result_t SPV_UNSUPPORTED = SPV_ERROR_INVALID_CAPABILITY;
+
 spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t version, uint32_t, uint32_t bound,
-                         uint32_t) {
+                         uint32_t schema) {
     Scan *s = static_cast<Scan *>(user);
     if (bound == 0 || bound > (1u << 22)) {
         s->why = "SPIR-V id bound out of range";
         return SPV_ERROR_INVALID_BINARY;
     }
-    if (version > 0x00010600u) {
-        s->why = "SPIR-V version newer than 1.6";
+    // A version word is 0 | major | minor | 0 (SPIR-V spec 2.3). The translator knows 1.0-1.4 and calls
+    // exit() on any other version, so 1.5 and 1.6 stop here: valid SPIR-V this device cannot take.
+    uint32_t major = version >> 16 & 0xff, minor = version >> 8 & 0xff;
+    if ((version & 0xff0000ffu) != 0 || major != 1 || minor > 6) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "SPIR-V header version word 0x%08x is not a SPIR-V version", version);
+        s->why = buf;
+        return SPV_ERROR_INVALID_BINARY;
+    }
+    if (minor > 4) {
+        s->why = "SPIR-V version 1." + std::to_string(minor) +
+                 " is newer than 1.4, the highest version ze_pocl's SPIR-V translator reads (spirvVersionSupported)";
+        return SPV_UNSUPPORTED;
+    }
+    // The schema word is reserved and must be 0 (SPIR-V spec 2.3); the translator calls exit() on any other.
+    if (schema != 0) {
+        s->why = "SPIR-V header schema word is " + std::to_string(schema) + "; SPIR-V requires 0";
         return SPV_ERROR_INVALID_BINARY;
     }
     s->bound = bound;
@@ -77,9 +113,68 @@ spv_result_t scan_header(void *user, spv_endianness_t, uint32_t, uint32_t versio
 // SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
 enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
 // SPIR-V opcodes the structural check needs.
+enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16,
+       OP_GROUP_DECORATE = 74, OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332,
+       OP_DECORATE_STRING = 5632, OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
-       DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2 };
+       DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1 };
+
+// Valid SPIR-V that libLLVMSPIRVLib asserts on (its asserts are compiled in and abort the process), and
+// that the validator lets through: an execution mode given twice for one entry point ("Found incompatible
+// execution modes"), and an OpName or a decoration of an id defined before them, an OpExtInstImport or an
+// OpString ("Annotations only allowed on forward": the translator reads names as annotations too). Sets
+// s->why and returns false for those.
+bool translator_takes(Scan *s, const spv_parsed_instruction_t *in) {
+    switch (in->opcode) {
+    case OP_STRING: s->undecoratable[in->result_id] = "an OpString"; return true;
+    case OP_EXT_INST_IMPORT: s->undecoratable[in->result_id] = "an OpExtInstImport"; return true;
+    case OP_EXECUTION_MODE:
+    case OP_EXECUTION_MODE_ID: {
+        if (in->num_words < 3) return true;
+        uint32_t mode = in->words[2];
+        // The float-controls modes (DenormPreserve ... RoundingModeRTZ) may be given once per floating-point
+        // width: their first literal is part of the key.
+        uint32_t width = (mode >= 4459 && mode <= 4463 && in->num_words >= 4) ? in->words[3] : 0;
+        if (!s->exec_modes.insert(std::make_tuple(in->words[1], mode, width)).second) {
+            s->why = "execution mode " + std::to_string(mode) + " is given twice for entry point id " +
+                     std::to_string(in->words[1]) + " at word offset " + std::to_string(s->pos) +
+                     " (the SPIR-V translator cannot take a repeated execution mode)";
+            return false;
+        }
+        return true;
+    }
+    default: break;
+    }
+    std::vector<uint32_t> targets;
+    switch (in->opcode) {
+    case OP_NAME:
+    case OP_MEMBER_NAME:
+    case OP_DECORATE:
+    case OP_MEMBER_DECORATE:
+    case OP_DECORATE_ID:
+    case OP_DECORATE_STRING:
+    case OP_MEMBER_DECORATE_STRING:
+        if (in->num_words >= 2) targets.push_back(in->words[1]);
+        break;
+    case OP_GROUP_DECORATE:
+        for (uint16_t w = 2; w < in->num_words; w++) targets.push_back(in->words[w]);
+        break;
+    case OP_GROUP_MEMBER_DECORATE:
+        for (uint16_t w = 2; w < in->num_words; w += 2) targets.push_back(in->words[w]);
+        break;
+    default: return true;
+    }
+    for (uint32_t t : targets) {
+        auto it = s->undecoratable.find(t);
+        if (it == s->undecoratable.end()) continue;
+        s->why = std::string(in->opcode == OP_NAME || in->opcode == OP_MEMBER_NAME ? "name" : "decoration") +
+                 " at word offset " + std::to_string(s->pos) + " targets id " + std::to_string(t) + ", " +
+                 it->second + " (the SPIR-V translator cannot name or decorate it)";
+        return false;
+    }
+    return true;
+}
 
 spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     Scan *s = static_cast<Scan *>(user);
@@ -117,6 +212,11 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
             }
         }
     }
+    if (!translator_takes(s, in)) return SPV_UNSUPPORTED;
+    // Builtins and Input variables, for the check after the parse (an Input variable must be a builtin).
+    if (in->opcode == OP_DECORATE && in->num_words >= 3 && in->words[2] == DEC_BUILTIN) s->builtins.insert(in->words[1]);
+    if (in->opcode == OP_VARIABLE && in->num_words >= 4 && in->words[3] == SC_INPUT && !s->in_function)
+        s->inputs.push_back(in->words[2]);
     // Alignments must be powers of two; LLVM asserts on any other (the validator lets them through).
     uint32_t align_at = 0;
     switch (in->opcode) {
@@ -136,7 +236,15 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         }
     }
     switch (in->opcode) {
-    case OP_MEMORY_MODEL: s->memory_model = true; break;
+    case OP_MEMORY_MODEL:
+        s->memory_model = true;
+        // PoCL's CPU devices have 64-bit addresses; a Physical32 module becomes 32-bit SPIR bitcode, and
+        // PoCL's build of that crashes the process (found by make fuzz).
+        if (in->num_words >= 2 && in->words[1] == 1) {
+            s->why = "addressing model Physical32: ze_pocl's devices have 64-bit addresses (Physical64)";
+            return SPV_UNSUPPORTED;
+        }
+        break;
     case OP_CAPABILITY: {
         uint32_t cap = in->words[1];
         const char *missing = nullptr;
@@ -145,7 +253,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         if (cap == CAP_INT64_ATOMICS && !s->src->int64_atomics) missing = "Int64Atomics";
         if (missing) {
             s->why = std::string("the device does not support SPIR-V capability ") + missing;
-            return SPV_ERROR_INVALID_CAPABILITY;
+            return SPV_UNSUPPORTED;
         }
         break;
     }
@@ -263,7 +371,8 @@ std::vector<uint32_t> normalized(const std::vector<uint32_t> &w) {
 // it came, with its hints. Since the validator no longer sees them, what it would have checked is checked
 // here: the translator casts each id to the kind it expects and aborts (assertion, bad cast) when a scope
 // names no domain or a decoration or memory operand names no scope list.
-enum { OP_NAME = 5, OP_DECORATE_ID = 332, OP_ALIAS_DOMAIN_DECL = 5911, OP_ALIAS_SCOPE_DECL = 5912,
+// (OP_NAME and OP_DECORATE_ID are declared with the translator checks above.)
+enum { OP_ALIAS_DOMAIN_DECL = 5911, OP_ALIAS_SCOPE_DECL = 5912,
        OP_ALIAS_SCOPE_LIST_DECL = 5913, DEC_ALIAS_SCOPE = 5914, DEC_NO_ALIAS = 5915,
        MEM_ALIAS_BITS = 0x30000, MEM_WITH_OPERAND = 0x2 | 0x8 | 0x10 };
 
@@ -425,7 +534,7 @@ int parse_ok(const zp_module_src *src, std::string &why) {
     spv_diagnostic diag = nullptr;
     spv_result_t r = spvBinaryParse(ctx, &scan, words.data(), words.size(), scan_header, scan_inst, &diag);
     int rc = ZP_BRIDGE_OK;
-    if (r == SPV_ERROR_INVALID_CAPABILITY) {
+    if (r == SPV_UNSUPPORTED) {
         why = scan.why;
         rc = ZP_BRIDGE_BUILD_FAILURE;
     } else if (r != SPV_SUCCESS) {
@@ -442,7 +551,17 @@ int parse_ok(const zp_module_src *src, std::string &why) {
         why = "malformed SPIR-V: a function has no OpFunctionEnd";
         rc = ZP_BRIDGE_INVALID_BINARY;
     } else {
+        // The OpenCL environment allows the Input storage class for builtins only; the translator dereferences
+        // a null builtin for any other Input variable and crashes the process (found by make fuzz).
+        for (uint32_t id : scan.inputs) {
+            if (!scan.builtins.count(id)) {
+                why = "invalid SPIR-V: Input variable id " + std::to_string(id) + " is not decorated BuiltIn";
+                rc = ZP_BRIDGE_INVALID_BINARY;
+                break;
+            }
+        }
         for (uint32_t id : scan.used) {
+            if (rc != ZP_BRIDGE_OK) break;
             if (id >= scan.bound || !scan.defined[id]) {
                 why = "malformed SPIR-V: id " + std::to_string(id) + " is used but never defined";
                 rc = ZP_BRIDGE_INVALID_BINARY;
@@ -548,8 +667,11 @@ uint32_t arg_kind(const llvm::Function &f, const llvm::Argument &a, const llvm::
         unsigned as = ty->getPointerAddressSpace();
         size = dl.getPointerSize(as);
         if (a.hasByValAttr()) {
-            size = (uint32_t)dl.getTypeAllocSize(a.getParamByValType());
-            return ZP_ARG_BYVAL;
+            // A size the 32-bit argument size cannot hold (a valid module may declare one) would be cut to
+            // a wrong one: such an argument is unsupported instead.
+            uint64_t bytes = dl.getTypeAllocSize(a.getParamByValType()).getKnownMinSize();
+            size = bytes > UINT32_MAX ? 0 : (uint32_t)bytes;
+            return bytes > UINT32_MAX ? ZP_ARG_UNSUPPORTED : ZP_ARG_BYVAL;
         }
         llvm::Type *elem = ty->isOpaquePointerTy() ? nullptr : ty->getNonOpaquePointerElementType();
         if (elem && elem->isStructTy()) {
@@ -565,8 +687,9 @@ uint32_t arg_kind(const llvm::Function &f, const llvm::Argument &a, const llvm::
     }
     (void)f;
     if (ty->isSized()) {
-        size = (uint32_t)dl.getTypeAllocSize(ty);
-        return ZP_ARG_SCALAR;
+        uint64_t bytes = dl.getTypeAllocSize(ty).getKnownMinSize();
+        size = bytes > UINT32_MAX ? 0 : (uint32_t)bytes;
+        return bytes > UINT32_MAX ? ZP_ARG_UNSUPPORTED : ZP_ARG_SCALAR;
     }
     size = 0;
     return ZP_ARG_UNSUPPORTED;
@@ -785,6 +908,76 @@ void lower_vloadstore(llvm::Module &mod) {
     for (llvm::Function *f : dead) f->eraseFromParent();
 }
 
+// PoCL 3.1's work-group function builder (at the first launch) aborts the process ("Incoming edges to
+// non-entry block!", ParallelRegion.cc) on some kernels with a barrier and a loop that can never exit, which
+// its own clean-up passes expose: a loop whose exit condition only reads memory the loop does not write
+// becomes an endless block once the load is hoisted. Which shapes of such a kernel abort depends on how PoCL
+// cuts it into regions between barriers (an endless loop after a barrier that follows another loop does; one
+// right after the first barrier does not), so the whole class is refused: the same clean-up runs here on a
+// copy of the module, and a kernel that calls a barrier and has a block from which no return (or unreachable)
+// can be reached is refused. Kernels without a barrier are left alone: PoCL builds them, and they hang only
+// when they enter the loop. Returns the first refused kernel's name, or "".
+bool calls_barrier(const llvm::Function &f) {
+    for (const llvm::BasicBlock &bb : f)
+        for (const llvm::Instruction &i : bb)
+            if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+                if (const llvm::Function *callee = call->getCalledFunction())
+                    if (callee->getName().contains("barrier")) return true;
+    return false;
+}
+
+std::string endless_loop_kernel(const llvm::Module &mod) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(mod);
+    llvm::legacy::FunctionPassManager fpm(copy.get());
+    fpm.add(llvm::createPromoteMemoryToRegisterPass());
+    fpm.add(llvm::createInstructionCombiningPass());
+    fpm.add(llvm::createEarlyCSEPass());
+    fpm.add(llvm::createLICMPass());
+    fpm.add(llvm::createSimpleLoopUnswitchLegacyPass());
+    fpm.add(llvm::createCFGSimplificationPass());
+    fpm.doInitialization();
+    for (llvm::Function &f : *copy)
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) fpm.run(f);
+    fpm.doFinalization();
+    for (llvm::Function &f : *copy) {
+        if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || !calls_barrier(f)) continue;
+        std::set<const llvm::BasicBlock *> ends;
+        std::vector<const llvm::BasicBlock *> work;
+        for (llvm::BasicBlock &bb : f) {
+            const llvm::Instruction *t = bb.getTerminator();
+            if (!t || llvm::isa<llvm::ReturnInst>(t) || llvm::isa<llvm::UnreachableInst>(t)) {
+                ends.insert(&bb);
+                work.push_back(&bb);
+            }
+        }
+        while (!work.empty()) {
+            const llvm::BasicBlock *b = work.back();
+            work.pop_back();
+            for (const llvm::BasicBlock *p : llvm::predecessors(b))
+                if (ends.insert(p).second) work.push_back(p);
+        }
+        if (ends.size() != f.size()) return f.getName().str();
+        // A loop left by one block only, which runs on every iteration and whose exit test does not change
+        // inside the loop: if the first iteration stays, every one does (PoCL's passes turn it into a block
+        // with no way out).
+        llvm::DominatorTree dt(f);
+        llvm::LoopInfo li(dt);
+        for (llvm::Loop *loop : li.getLoopsInPreorder()) {
+            llvm::BasicBlock *exiting = loop->getExitingBlock();
+            if (!exiting) continue;
+            auto *br = llvm::dyn_cast<llvm::BranchInst>(exiting->getTerminator());
+            if (!br || !br->isConditional() || !loop->isLoopInvariant(br->getCondition())) continue;
+            llvm::SmallVector<llvm::BasicBlock *, 4> latches;
+            loop->getLoopLatches(latches);
+            bool every_iteration = true;
+            for (llvm::BasicBlock *latch : latches)
+                if (!dt.dominates(exiting, latch)) every_iteration = false;
+            if (every_iteration) return f.getName().str();
+        }
+    }
+    return "";
+}
+
 int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *bitcode_size,
               zp_module_meta *meta, std::string &log) {
     int checked = parse_ok(src, log);
@@ -818,6 +1011,13 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     fix_builtins(*mod, flags);
     if (flags & ZP_BRIDGE_LOWER_VLOADSTORE) lower_vloadstore(*mod);
     make_inlinable(*mod);
+    std::string endless = (flags & ZP_BRIDGE_POCL_REGIONS) ? endless_loop_kernel(*mod) : std::string();
+    if (!endless.empty()) {
+        log = "kernel " + endless + " has a barrier and a loop that, once entered, can never exit (its exit "
+              "condition reads only memory the loop does not write); PoCL's work-group compiler cannot build such "
+              "a kernel";
+        return ZP_BRIDGE_BUILD_FAILURE;
+    }
     int rc = extract_meta(*mod, meta);
     if (rc != ZP_BRIDGE_OK) return rc;
 

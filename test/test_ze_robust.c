@@ -1,0 +1,158 @@
+/* Modules that took the process down inside libLLVMSPIRVLib or PoCL (issue 8, the reproducers in
+ * test/data/repro/): ze_pocl refuses each before the translator or PoCL sees it, with the exact result code and a
+ * build log naming the cause, and the driver builds and runs a good module afterwards. */
+#include "ze_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* name: "repro/<file>" (issue 8) or "fuzz/<file>" (found by make fuzz), under test/data. */
+static void *read_repro(const char *name, size_t *size)
+{
+    const char *dir = getenv("KRT_TEST_DATA");
+    cr_assert(dir != NULL && dir[0] != '\0', "KRT_TEST_DATA is not set (run the tests through make)");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return zt_read_file(path, size);
+}
+
+static void good_module_runs(zt_env *env)
+{
+    ze_module_handle_t m = zt_module_load(env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *out = zt_alloc_shared(env, 64 * sizeof(uint32_t));
+    memset(out, 0xff, 64 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    zt_launch_sync(env, l, k, 16, 1, 1, 4, 1, 1);
+    for (uint32_t i = 0; i < 64; i++)
+        cr_assert_eq(out[i], i);
+    ZT_OK(zeMemFree(env->context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+}
+
+/* zeModuleCreate of the file gives exactly `want`, no module, and a log containing `cause`. */
+static void expect_refused(const char *file, ze_result_t want, const char *cause)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = read_repro(file, &size);
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t r = zt_module_create_il(&env, il, size, NULL, &m, &log);
+    cr_assert_eq(r, want, "%s: zeModuleCreate returned 0x%x (%s)", file, (unsigned)r, zt_result_name(r));
+    cr_assert_null(m);
+    cr_assert_not_null(log);
+    char *text = zt_build_log_string(log);
+    cr_assert(strstr(text, cause) != NULL, "%s: the build log \"%s\" does not say \"%s\"", file, text, cause);
+    free(text);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+    free(il);
+    good_module_runs(&env);
+    zt_fini(&env);
+}
+
+Test(ze_robust, spirv_1_5_is_refused_not_exit, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("repro/vadd_v15.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "SPIR-V version 1.5 is newer than 1.4");
+}
+
+Test(ze_robust, nonzero_schema_is_refused_not_exit, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("repro/saxpy_schema4.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "schema word is 4");
+}
+
+Test(ze_robust, repeated_execution_mode_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("repro/dup_execmode.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "execution mode 31 is given twice for entry point id 47");
+}
+
+Test(ze_robust, decorated_extinst_import_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("repro/extinst_alignment.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "targets id 1, an OpExtInstImport");
+}
+
+Test(ze_robust, endless_loop_is_refused_before_pocl_aborts, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("repro/histogram_local_badcfg.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "kernel histogram_local has a barrier and a loop that, once entered, can never exit");
+}
+
+Test(ze_robust, name_of_extinst_import_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/matmul_name_on_extinst.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "name at word offset 598 targets id 1, an OpExtInstImport");
+}
+
+Test(ze_robust, physical32_is_refused_not_segfault, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/vadd_physical32.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "addressing model Physical32: ze_pocl's devices have 64-bit addresses");
+}
+
+Test(ze_robust, input_variable_not_builtin_is_refused_not_segfault, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/vadd_input_not_builtin.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "Input variable id 5 is not decorated BuiltIn");
+}
+
+/* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
+ * all exist in) still builds. */
+Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    uint32_t *w = zt_load_spirv("ze_vadd", &size);
+    static const struct { uint32_t version; ze_result_t want; } cases[] = {
+        {0x00010600, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE}, {0x00010500, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE},
+        {0x00010700, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY}, {0x00020000, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY},
+        {0x00010001, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY}, {0x01010000, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY},
+        {0x00000000, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY}, {0x00010400, ZE_RESULT_SUCCESS},
+    };
+    cr_assert_leq(w[1], 0x00010400u, "the test kernel's own version is above 1.4");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        w[1] = cases[i].version;
+        ze_module_handle_t m = NULL;
+        ze_result_t r = zt_module_create_il(&env, w, size, NULL, &m, NULL);
+        cr_assert_eq(r, cases[i].want, "version word 0x%08x: 0x%x (%s)", cases[i].version, (unsigned)r,
+                     zt_result_name(r));
+        if (m) ZT_OK(zeModuleDestroy(m));
+    }
+    free(w);
+    good_module_runs(&env);
+    zt_fini(&env);
+}
+
+/* The same class written in OpenCL C: a barrier, then a loop whose exit test reads memory the loop never writes.
+ * Without a barrier PoCL builds such kernels (they hang only once they enter the loop), and so does ze_pocl. */
+Test(ze_robust, endless_loop_after_barrier_refused_without_barrier_built, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_endless_barrier", &size);
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ZT_EXPECT(zt_module_create_il(&env, il, size, NULL, &m, &log), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert_null(m);
+    char *text = zt_build_log_string(log);
+    cr_assert(strstr(text, "kernel endless_after_barrier has a barrier and a loop that, once entered, can never exit"),
+              "build log: %s", text);
+    free(text);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+    free(il);
+    ze_module_handle_t ok = zt_module_load(&env, "ze_endless_ok");
+    uint32_t count = 0;
+    ZT_OK(zeModuleGetKernelNames(ok, &count, NULL));
+    cr_assert_eq(count, 2);
+    ZT_OK(zeModuleDestroy(ok));
+    good_module_runs(&env);
+    zt_fini(&env);
+}
