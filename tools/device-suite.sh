@@ -51,6 +51,7 @@ for f in .debs/*.deb; do dpkg -x "$f" /tmp/deb; done
 export LD_LIBRARY_PATH="$dir/build/lib:/tmp/deb/usr/lib/x86_64-linux-gnu:/tmp/deb/usr/lib/llvm-15/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ZE_ENABLE_ALT_DRIVERS="$dir/build/lib/libze_pocl.so" KRT_TEST_KERNELS="$dir/build/test-kernels"
 export KRT_KERNELS="$dir/build/kernels" KRT_BUILD="$dir/build"
+export KRT_TEST_DATA=${KRT_TEST_DATA:-$(pwd)/test/data}  # the reproducers, tracked in the checkout
 export KRT_ZE_POCL_CACHE_DIR=/tmp/krt-cache POCL_CACHE_DIR=/tmp/pocl-kcache
 rm -rf "$KRT_ZE_POCL_CACHE_DIR" "$POCL_CACHE_DIR"
 

@@ -26,6 +26,8 @@ python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1])
 export ZE_CUDA_LIBCLC=/tmp/nvptx64--nvidiacl.bc
 export ZE_CUDA_CACHE_DIR=/tmp/ze_cuda_cache
 export KRT_BUILD=$D KRT_KERNELS=$D/kernels KRT_TEST_KERNELS=$D/test-kernels KRT_BENCH_KERNELS=$D/bench/kernels
+# The reproducer corpus and fuzz findings travel as tracked files of the checkout the script runs from.
+export KRT_TEST_DATA=${KRT_TEST_DATA:-$(pwd)/test/data}
 export PYTHONUNBUFFERED=1
 CUDA=$D/lib/libze_cuda.so
 POCL=$D/lib/libze_pocl.so
@@ -87,7 +89,8 @@ step "test_cuda (driver part)" 60 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$D/te
 # 4. Examples and the Python embedding, the GPU chosen by name.
 export KRT_DEVICE=NVIDIA
 for ex in "vadd 100003" "saxpy 1 7 1000 4093 65537" "reduce 100003" "matmul 100 75 130" "histogram 1000003" \
-          "heat 67 50 /tmp/heat.png" "mandelbrot 160 120 /tmp/mandelbrot.png" "pipeline 100000 4" "tour"; do
+          "heat 67 50 /tmp/heat.png" "mandelbrot 160 120 /tmp/mandelbrot.png" "pipeline 100000 4" "tour" \
+          "devices" "errors" "knobs 10007" "memory 100003"; do
     step "example $ex" 30 env -u ZE_ENABLE_ALT_DRIVERS $D/bin/$ex
 done
 for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$k"; done
