@@ -69,9 +69,14 @@ static void host_fill(void *p) {
     free(op);
 }
 
+/* Whether the backend's copy and fill can name [p, p + size): it lies in one of its allocations, and that
+ * allocation is the backend's own. A block whose raw pointer has its low bit set (ZP_RAW_HOST_BIT in
+ * driver/pocl/device.c: a large alignment served by posix_memalign) is ordinary host memory, which PoCL 3.1
+ * takes in SVM copies and fills but PoCL 5.0 refuses (CL_INVALID_VALUE); those commands run on the host. */
 static bool tracked(const void *p, size_t size) {
     zp_alloc_info a;
-    return zp_mem_lookup(NULL, p, &a) && (uintptr_t)p + size <= (uintptr_t)a.base + a.size;
+    return zp_mem_lookup(NULL, p, &a) && (uintptr_t)p + size <= (uintptr_t)a.base + a.size &&
+           !((uintptr_t)a.raw & 1u);
 }
 
 static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken **tokens, zp_btoken **pdone) {
