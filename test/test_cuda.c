@@ -135,6 +135,18 @@ Test(cuda_ptx, bench_kernels, .timeout = KT_TEST_TIMEOUT) {
     check_dir(dir);
 }
 
+/* A by-value struct larger than CUDA's 4 KiB of kernel parameters (the issue-8 reproducer structdag.spv, 16
+ * nested levels of 8 members: a valid module) is refused with a log naming the limit, quickly: NVPTX's
+ * instruction selection flattened it into its scalars and never returned. */
+Test(cuda_ptx, huge_by_value_argument_refused, .timeout = KT_TEST_TIMEOUT) {
+    const char *data = getenv("KRT_TEST_DATA");
+    cr_assert(data && data[0], "KRT_TEST_DATA is not set (run the tests through make)");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' '%s/repro/structdag.spv' /dev/null 2>&1 | grep -q '4096 bytes CUDA'",
+             env_or("KRT_BUILD", "build"), data);
+    cr_assert_eq(run(cmd), 0, "ze_cuda_ptx did not refuse structdag.spv naming CUDA's parameter limit");
+}
+
 /* Garbage is refused as an invalid binary (exit 2 with a log), never a crash. */
 Test(cuda_ptx, garbage_refused) {
     char tmp[] = "/tmp/krt_cuda_bad_XXXXXX";

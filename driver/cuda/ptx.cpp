@@ -485,6 +485,29 @@ std::string lower_math(llvm::Module &m) {
     return bad.empty() ? "" : "math the NVPTX code generator cannot select: " + bad;
 }
 
+// CUDA passes a kernel's parameters in a 4 KiB constant bank (the limit every architecture and driver takes;
+// more needs CUDA 12.1 and an opt-in), and NVPTX's instruction selection flattens every by-value aggregate
+// into its scalars, so a huge by-value struct (a valid module may declare one of terabytes) would never finish
+// building. Kernels whose parameters exceed the bank are refused, naming the kernel and the size.
+constexpr uint64_t kParamBytes = 4096;
+
+std::string check_param_sizes(const llvm::Module &m, const std::vector<llvm::Function *> &kernels) {
+    const llvm::DataLayout &dl = m.getDataLayout();
+    for (const llvm::Function *f : kernels) {
+        uint64_t total = 0;
+        for (const llvm::Argument &a : f->args()) {
+            llvm::Type *ty = a.hasByValAttr() ? a.getParamByValType() : a.getType();
+            uint64_t bytes = ty->isSized() ? dl.getTypeAllocSize(ty).getKnownMinSize() : 0;
+            total = bytes > kParamBytes ? kParamBytes + 1 : total + bytes;
+            if (total > kParamBytes)
+                return "kernel " + f->getName().str() + ": its parameters (argument " + std::to_string(a.getArgNo()) +
+                       " takes " + std::to_string(bytes) + " bytes) exceed the " + std::to_string(kParamBytes) +
+                       " bytes CUDA passes to a kernel; pass large data through a buffer";
+        }
+    }
+    return "";
+}
+
 const llvm::Target *nvptx_target(std::string &err) {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -520,6 +543,11 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
     rename_builtins(*mod);
     std::vector<llvm::Function *> kernels;
     retarget(*mod, kernels);
+    std::string pe0 = check_param_sizes(*mod, kernels);
+    if (!pe0.empty()) {
+        log = pe0;
+        return ZC_BUILD_FAILURE;
+    }
     kernels = add_launch_params(*mod, kernels);
     rewrite_local_args(*mod, kernels);
     lower_fences(*mod);
