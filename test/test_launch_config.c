@@ -342,7 +342,8 @@ Test(launch_config, spreading_over_3d)
     krt_ndrange r = {3, {64, 64, 64}};
     krt_launch_config c = config_of(o.k, r);
     check_consistent(&c, r, &o.dev);
-    cr_assert_eq(o.dev.type, KRT_DEVICE_TYPE_CPU, "the test runs on ze_pocl's CPU device");
+    if (o.dev.type != KRT_DEVICE_TYPE_CPU)
+        cr_skip_test("the CPU device's 3-D tile; the default device here is not a CPU");
     cr_assert(c.max_group_size == 4096 && c.preferred_multiple == 8, "premise: max %u, multiple %u",
               c.max_group_size, c.preferred_multiple);
     cr_assert(c.group[0] == 64 && c.group[1] == 4 && c.group[2] == 4, "(64,64,64) gave (%u,%u,%u), expected (64,4,4)",
