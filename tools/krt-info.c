@@ -321,31 +321,44 @@ static int tune_kernel(krt_context *ctx, krt_module *module, const char *name, c
     return status;
 }
 
-static int tune_module(const char *path, const char *device, const char *only, const krt_ndrange *range,
-                       uint32_t samples, const char *wisdom)
+/* The context on the device, the module at path and its kernel names (the caller frees names and destroys the
+ * context, which destroys the module). Returns 0, or the exit status after saying what failed. */
+static int open_module(const char *path, const char *device, krt_context **ctx, krt_module **module,
+                       const char ***names, uint32_t *n)
 {
     krt_context_desc cdesc = { .device = device };
-    krt_context *ctx = NULL;
-    krt_result r = krt_context_create(&cdesc, &ctx);
+    krt_result r = krt_context_create(&cdesc, ctx);
     if (r != KRT_SUCCESS)
         return fail("cannot create a context", r);
     krt_module_desc mdesc = { .path = path };
-    krt_module *module = NULL;
-    if ((r = krt_module_create(ctx, &mdesc, &module)) != KRT_SUCCESS) {
+    if ((r = krt_module_create(*ctx, &mdesc, module)) != KRT_SUCCESS) {
         fail(path, r);
-        krt_context_destroy(ctx);
+        krt_context_destroy(*ctx);
         return 1;
     }
-    uint32_t n = 0;
-    const char **names = NULL;
-    r = krt_module_kernel_names(module, NULL, &n);
-    if (r == KRT_SUCCESS && (names = calloc(n ? n : 1, sizeof *names)) != NULL)
-        r = krt_module_kernel_names(module, names, &n);
-    if (r != KRT_SUCCESS || !names) {
-        free(names);
-        krt_context_destroy(ctx);
+    *n = 0;
+    *names = NULL;
+    r = krt_module_kernel_names(*module, NULL, n);
+    if (r == KRT_SUCCESS && (*names = calloc(*n ? *n : 1, sizeof **names)) != NULL)
+        r = krt_module_kernel_names(*module, *names, n);
+    if (r != KRT_SUCCESS || !*names) {
+        free(*names);
+        krt_context_destroy(*ctx);
         return fail(path, r != KRT_SUCCESS ? r : KRT_ERROR_OUT_OF_HOST_MEMORY);
     }
+    return 0;
+}
+
+static int tune_module(const char *path, const char *device, const char *only, const krt_ndrange *range,
+                       uint32_t samples, const char *wisdom)
+{
+    krt_context *ctx = NULL;
+    krt_module *module = NULL;
+    const char **names = NULL;
+    uint32_t n = 0;
+    int opened = open_module(path, device, &ctx, &module, &names, &n);
+    if (opened != 0)
+        return opened;
     char rs[96];
     snprintf(rs, sizeof rs, "%llu x %llu x %llu", (unsigned long long)range->size[0],
              (unsigned long long)(range->dims > 1 ? range->size[1] : 1),
@@ -366,7 +379,8 @@ static int tune_module(const char *path, const char *device, const char *only, c
         status = 1;
     }
     if (wisdom && status == 0) {
-        if ((r = krt_wisdom_save(ctx, wisdom)) != KRT_SUCCESS)
+        krt_result r = krt_wisdom_save(ctx, wisdom);
+        if (r != KRT_SUCCESS)
             status = fail(wisdom, r);
         else
             printf("wisdom saved to %s\n", wisdom);
@@ -378,33 +392,16 @@ static int tune_module(const char *path, const char *device, const char *only, c
 
 static int show_module(const char *path, const char *device, const char *only, const krt_ndrange *range)
 {
-    krt_context_desc cdesc = { .device = device };
     krt_context *ctx = NULL;
-    krt_result r = krt_context_create(&cdesc, &ctx);
-    if (r != KRT_SUCCESS)
-        return fail("cannot create a context", r);
+    krt_module *module = NULL;
+    const char **names = NULL;
+    uint32_t n = 0;
+    int opened = open_module(path, device, &ctx, &module, &names, &n);
+    if (opened != 0)
+        return opened;
     krt_device_info d;
     if (krt_context_device_info(ctx, &d) != KRT_SUCCESS)
         d.name[0] = '\0';
-
-    krt_module_desc mdesc = { .path = path };
-    krt_module *module = NULL;
-    r = krt_module_create(ctx, &mdesc, &module);
-    if (r != KRT_SUCCESS) {
-        fail(path, r);
-        krt_context_destroy(ctx);
-        return 1;
-    }
-    uint32_t n = 0;
-    const char **names = NULL;
-    r = krt_module_kernel_names(module, NULL, &n);
-    if (r == KRT_SUCCESS && (names = calloc(n ? n : 1, sizeof *names)) != NULL)
-        r = krt_module_kernel_names(module, names, &n);
-    if (r != KRT_SUCCESS || !names) {
-        free(names);
-        krt_context_destroy(ctx);
-        return fail(path, r != KRT_SUCCESS ? r : KRT_ERROR_OUT_OF_HOST_MEMORY);
-    }
     printf("%s: %u kernel%s, built for %s\n", path, n, n == 1 ? "" : "s", d.name);
     /* The load's warnings (a module accepted despite a structured-order rule), which would otherwise reach
      * only a logger. */
