@@ -121,6 +121,42 @@ static int run_program(char *const *argv, const char *log_path)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+int bench_run_self(char *const *argv, const char *env_name, const char *env_value, char *line, size_t cap)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        if (env_name)
+            setenv(env_name, env_value, 1);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    line[0] = 0;
+    FILE *f = fdopen(fd[0], "r");
+    if (!f || !fgets(line, (int)cap, f))
+        line[0] = 0;
+    if (f)
+        fclose(f);
+    else
+        close(fd[0]);
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    return 0;
+}
+
 uint64_t bench_callgrind(const char *self, const char *const *args, const char *out_file, const char *annotate_file)
 {
     /* valgrind must be given the program's real path: /proc/self/exe would name valgrind itself. */

@@ -53,6 +53,11 @@ const char *bench_example_kernel_dir(void);
 /* Opens dir/name for writing, exits on failure. */
 FILE *bench_csv_open(const char *dir, const char *name);
 
+/* Runs this program again (/proc/self/exe) with argv (NULL-terminated; argv[0] is its name), with the
+ * environment variable env_name set to env_value when env_name is not NULL, and reads the first line of its
+ * standard output into line. Returns 0 when the child exited with status 0, else -1. */
+int bench_run_self(char *const *argv, const char *env_name, const char *env_value, char *line, size_t cap);
+
 /* Runs `valgrind --tool=callgrind` on this executable with the given extra program arguments, collecting only
  * where the program toggles collection (CALLGRIND_TOGGLE_COLLECT around its measured loop), writes the
  * profile to out_file and returns the total instruction count ("Ir") or 0 if valgrind is missing or failed.

@@ -95,33 +95,10 @@ typedef struct run {
 /* Runs this program as a child with POCL_CACHE_DIR=cache_dir. */
 static int spawn(uint32_t n, int dynamic, const char *cache_dir, run *out)
 {
-    int fd[2];
-    if (pipe(fd))
-        return -1;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        setenv("POCL_CACHE_DIR", cache_dir, 1);
-        char ns[32];
-        snprintf(ns, sizeof ns, "%u", n);
-        execl("/proc/self/exe", "lu", "--child", dynamic ? "dynamic" : "static", "--n", ns, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char buf[256] = "";
-    FILE *f = fdopen(fd[0], "r");
-    if (!f || !fgets(buf, sizeof buf, f))
-        buf[0] = 0;
-    if (f)
-        fclose(f);
-    int st;
-    waitpid(pid, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    char ns[32], buf[256];
+    snprintf(ns, sizeof ns, "%u", n);
+    char *argv[] = {"lu", "--child", dynamic ? "dynamic" : "static", "--n", ns, NULL};
+    if (bench_run_self(argv, "POCL_CACHE_DIR", cache_dir, buf, sizeof buf) != 0)
         return -1;
     return sscanf(buf, "%lf %d %le", &out->ms, &out->shapes, &out->sum) == 3 ? 0 : -1;
 }

@@ -168,35 +168,12 @@ static int child_main(void)
 /* Runs this program as a cold child, with POCL_KERNEL_CACHE=0 when nocache is set. */
 static int cold_sample(int nocache, double *ctx_ms, sample *s)
 {
-    int fd[2];
-    if (pipe(fd))
+    char buf[512];
+    char *argv[] = {"module_load", "--child", NULL};
+    if (bench_run_self(argv, nocache ? "POCL_KERNEL_CACHE" : NULL, "0", buf, sizeof buf) != 0)
         return -1;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        if (nocache)
-            setenv("POCL_KERNEL_CACHE", "0", 1);
-        execl("/proc/self/exe", "module_load", "--child", (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char buf[512] = "";
-    FILE *f = fdopen(fd[0], "r");
-    if (!f || !fgets(buf, sizeof buf, f))
-        buf[0] = 0;
-    if (f)
-        fclose(f);
-    int st;
-    waitpid(pid, &st, 0);
     unsigned long long b, c;
     long long h;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return -1;
     if (sscanf(buf, "%lf %lf %llu %llu %lld", ctx_ms, &s->ms, &b, &c, &h) != 5)
         return -1;
     s->bytes = b;
