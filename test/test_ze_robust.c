@@ -102,6 +102,22 @@ Test(ze_robust, input_variable_not_builtin_is_refused_not_segfault, .timeout = Z
                    "Input variable id 5 is not decorated BuiltIn");
 }
 
+/* knobs.spv with a builtin variable (a pointer) as an OpInBoundsPtrAccessChain index: the validator passed it,
+ * the translator reached an UNREACHABLE ("Unexpected pattern"). Indexes must be scalar integers. */
+Test(ze_robust, pointer_as_access_chain_index_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/knobs_pointer_index.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "access chain index %7 at word offset 1934 is not a scalar integer");
+}
+
+/* histogram.spv with its barriers' memory semantics 0x110 changed to 0x111: the validator passed it, the
+ * translator asserted mapping the low five bits to an OpenCL memory order. */
+Test(ze_robust, undefined_memory_semantics_bit_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/histogram_semantics_bit0.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "= 0x111 at word offset");
+}
+
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
  * all exist in) still builds. */
 Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)

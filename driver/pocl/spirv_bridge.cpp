@@ -55,12 +55,19 @@ char *dup_string(const std::string &s) {
     return p;
 }
 
+// How an id was defined: without a result type (a type, a label, ...), with an integer scalar type, or with another.
+enum { DEF_UNTYPED = 1, DEF_INT = 2, DEF_OTHER = 3 };
+enum { OP_TYPE_INT = 21, OP_CONSTANT = 43, OP_ACCESS_CHAIN = 65, OP_IN_BOUNDS_ACCESS_CHAIN = 66, OP_PTR_ACCESS_CHAIN = 67,
+       OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 70 };
+
 // What the parse callback learns about a module.
 struct Scan {
     const zp_module_src *src;
     std::string why;              // first problem found
     uint32_t bound = 0;
-    std::vector<uint8_t> defined; // per id: defined by some instruction
+    std::vector<uint8_t> defined; // per id: 0 not defined, else DEF_UNTYPED, DEF_INT or DEF_OTHER (its type)
+    std::set<uint32_t> int_types; // ids of OpTypeInt
+    std::map<uint32_t, uint32_t> constants; // 32-bit OpConstant values, for memory semantics operands
     std::vector<uint32_t> used;   // ids used as operands
     bool memory_model = false;
     bool in_function = false;
@@ -183,8 +190,41 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
             s->why = "SPIR-V id above the module's bound";
             return SPV_ERROR_INVALID_BINARY;
         }
-        s->defined[in->result_id] = 1;
+        s->defined[in->result_id] = !in->type_id ? DEF_UNTYPED : s->int_types.count(in->type_id) ? DEF_INT : DEF_OTHER;
+        if (in->opcode == OP_TYPE_INT) s->int_types.insert(in->result_id);
     }
+    if (in->opcode == OP_CONSTANT && in->num_words == 4) s->constants[in->result_id] = in->words[3];
+    // At most one of the ordering bits Acquire, Release, AcquireRelease, SequentiallyConsistent may be set in
+    // memory semantics, and bit 0x1 is none (SPIR-V spec 3.25); the translator maps the low five bits to an
+    // OpenCL memory order and asserts on any other combination ("Invalid key", found by make fuzz: 0x111),
+    // and the validator of SPIRV-Tools 2023.1 lets them through.
+    for (uint16_t i = 0; i < in->num_operands; i++) {
+        const spv_parsed_operand_t &op = in->operands[i];
+        if (op.type != SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID) continue;
+        auto c = s->constants.find(in->words[op.offset]);
+        uint32_t order = c == s->constants.end() ? 0 : c->second & 0x1fu;
+        if ((order & 1u) || (order & (order - 1))) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "memory semantics %%%u = 0x%x at word offset %zu set more than one "
+                          "ordering bit or the undefined bit 0x1", in->words[op.offset], c->second, s->pos + op.offset);
+            s->why = buf;
+            return SPV_ERROR_INVALID_BINARY;
+        }
+    }
+    // Access chain indexes must be scalar integers (SPIR-V spec 3.32.8, OpAccessChain and its kin). The
+    // validator of SPIRV-Tools 2023.1 lets a pointer through as an OpPtrAccessChain index, and the translator
+    // then hits an UNREACHABLE (found by make fuzz: a builtin variable as the index). An index whose definition
+    // comes later in the binary (block order) is left to the translator.
+    if (in->opcode == OP_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_ACCESS_CHAIN || in->opcode == OP_PTR_ACCESS_CHAIN ||
+        in->opcode == OP_IN_BOUNDS_PTR_ACCESS_CHAIN)
+        for (uint16_t w = 4; w < in->num_words; w++) {
+            uint32_t id = in->words[w];
+            if (id < s->bound && s->defined[id] && s->defined[id] != DEF_INT) {
+                s->why = "access chain index %" + std::to_string(id) + " at word offset " + std::to_string(s->pos + w) +
+                         " is not a scalar integer";
+                return SPV_ERROR_INVALID_BINARY;
+            }
+        }
     for (uint16_t i = 0; i < in->num_operands; i++) {
         const spv_parsed_operand_t &op = in->operands[i];
         if (op.type == SPV_OPERAND_TYPE_ID || op.type == SPV_OPERAND_TYPE_TYPE_ID ||
