@@ -118,6 +118,15 @@ Test(ze_robust, undefined_memory_semantics_bit_is_refused_not_abort, .timeout = 
                    "= 0x111 at word offset");
 }
 
+/* histogram.spv with a builtin variable's BuiltIn decoration mutated to PointSize (1), a graphics builtin: the
+ * validator passed it in a Kernel module, the translator asserted ("Invalid key") mapping it to an OpenCL
+ * function. Only the Kernel builtins are taken. */
+Test(ze_robust, graphics_builtin_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/histogram_builtin_pointsize.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "BuiltIn 1 at word offset 466 is not a Kernel builtin");
+}
+
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
  * all exist in) still builds. */
 Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)

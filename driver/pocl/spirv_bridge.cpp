@@ -255,6 +255,20 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     if (!translator_takes(s, in)) return SPV_UNSUPPORTED;
     // Builtins and Input variables, for the check after the parse (an Input variable must be a builtin).
     if (in->opcode == OP_DECORATE && in->num_words >= 3 && in->words[2] == DEC_BUILTIN) s->builtins.insert(in->words[1]);
+    // A BuiltIn must be one of the Kernel builtins (SPIR-V spec 3.21: NumWorkgroups .. SubgroupLocalInvocationId,
+    // and the subgroup masks). The translator maps each to an OpenCL function and asserts on any other ("Invalid
+    // key", found by the fuzz smoke: ClipDistance, CullDistance, PointSize), and the validator of SPIRV-Tools
+    // 2023.1 lets graphics builtins through in a Kernel module.
+    uint32_t builtin_at = in->opcode == OP_DECORATE && in->num_words >= 4 && in->words[2] == DEC_BUILTIN ? 3
+                          : in->opcode == OP_MEMBER_DECORATE && in->num_words >= 5 && in->words[3] == DEC_BUILTIN ? 4 : 0;
+    if (builtin_at) {
+        uint32_t b = in->words[builtin_at];
+        if (!((b >= 24 && b <= 34) || (b >= 36 && b <= 41) || (b >= 4416 && b <= 4420))) {
+            s->why = "BuiltIn " + std::to_string(b) + " at word offset " + std::to_string(s->pos + builtin_at) +
+                     " is not a Kernel builtin";
+            return SPV_ERROR_INVALID_BINARY;
+        }
+    }
     if (in->opcode == OP_VARIABLE && in->num_words >= 4 && in->words[3] == SC_INPUT && !s->in_function)
         s->inputs.push_back(in->words[2]);
     // Alignments must be powers of two; LLVM asserts on any other (the validator lets them through).
