@@ -559,7 +559,7 @@ typedef enum krt_limit {
     KRT_LIMIT_MIN_GROUPS = 7,    /* shrunk so a small range still gives min_groups groups */
     KRT_LIMIT_HINT = 8,          /* the kernel's work_group_size_hint, used as it is (see krt_launch_config_get) */
     KRT_LIMIT_BARRIER = 9,       /* a barrier kernel on a CPU device: small groups (docs/design.md) */
-    KRT_LIMIT_SHAPE = 10,        /* the 2-D / 3-D tile of the device type: a squarer group than the bound */
+    KRT_LIMIT_SHAPE = 10,        /* the device type's aim: the CPU's 2-D / 3-D tile, a GPU's 256 items */
     KRT_LIMIT_TUNED = 11,        /* measured by krt_kernel_tune or loaded from wisdom */
 } krt_limit;
 
