@@ -153,6 +153,14 @@ Test(ze_robust, duplicate_export_name_is_refused_not_crash, .timeout = ZT_TEST_T
                    "two ids export the name \"scale_reqd\" (LinkageAttributes at word offset 786)");
 }
 
+/* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
+ * the translator asserted ("value has no type"). A function's value operands must have a type. */
+Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/hello_label_as_value.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "id 41 at word offset 524 is used as a value but has no type");
+}
+
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
  * all exist in) still builds. */
 Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)

@@ -81,6 +81,7 @@ struct Scan {
     std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
     std::vector<uint32_t> builtin_named; // ids given a name (OpName, LinkageAttributes) with the builtin prefix
     std::set<std::string> exports;     // LinkageAttributes names with linkage type Export
+    std::vector<std::pair<uint32_t, size_t>> value_uses; // ids a function's instruction takes as values, and where
 };
 
 // What the scan callbacks return for a module that is valid SPIR-V but that this device or the translator
@@ -128,7 +129,8 @@ enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, 
 enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
        DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1,
-       DEC_LINKAGE_ATTRIBUTES = 41 };
+       DEC_LINKAGE_ATTRIBUTES = 41, OP_LINE = 8, OP_EXT_INST = 12, OP_PHI = 245, OP_LOOP_MERGE = 246,
+       OP_SELECTION_MERGE = 247, OP_BRANCH = 249, OP_BRANCH_CONDITIONAL = 250, OP_SWITCH = 251 };
 
 // Valid SPIR-V that libLLVMSPIRVLib asserts on (its asserts are compiled in and abort the process), and
 // that the validator lets through: an execution mode given twice for one entry point ("Found incompatible
@@ -233,6 +235,25 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         if (op.type == SPV_OPERAND_TYPE_ID || op.type == SPV_OPERAND_TYPE_TYPE_ID ||
             op.type == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID || op.type == SPV_OPERAND_TYPE_SCOPE_ID)
             s->used.push_back(in->words[op.offset]);
+    }
+    // Operands of a function's instructions that are values must be defined with a result type; the translator
+    // asserts ("value has no type") on a label or a type in their place (found by the fuzz smoke: a label as a
+    // printf argument), and the validator of SPIRV-Tools 2023.1 does not check OpExtInst operands. Labels are
+    // taken where control flow names them (branches, merges, a phi's parents), a set where OpExtInst names it;
+    // the operands of other extended instruction sets (debug information) and OpLine's file are not values.
+    // Checked after the parse, when every definition is known.
+    if (s->in_function && in->opcode != OP_LINE && in->opcode != OP_LOOP_MERGE && in->opcode != OP_SELECTION_MERGE &&
+        in->opcode != OP_BRANCH && !(in->opcode == OP_EXT_INST && in->ext_inst_type != SPV_EXT_INST_TYPE_OPENCL_STD)) {
+        for (uint16_t i = 0; i < in->num_operands; i++) {
+            const spv_parsed_operand_t &op = in->operands[i];
+            if (op.type != SPV_OPERAND_TYPE_ID && op.type != SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID &&
+                op.type != SPV_OPERAND_TYPE_SCOPE_ID)
+                continue;
+            if ((in->opcode == OP_EXT_INST && i == 2) || (in->opcode == OP_BRANCH_CONDITIONAL && i >= 1) ||
+                (in->opcode == OP_SWITCH && i >= 1) || (in->opcode == OP_PHI && i >= 3 && i % 2 == 1))
+                continue;
+            s->value_uses.push_back({in->words[op.offset], s->pos + op.offset});
+        }
     }
     // A literal string must be zero-padded after its NUL to the end of its last word: the translator
     // asserts on any other padding, and neither the parser nor the validator checks it. Bytes of a
@@ -376,9 +397,8 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     return SPV_SUCCESS;
 }
 
-// SPIR-V opcodes the block reordering needs.
-enum { OP_LABEL = 248, OP_BRANCH = 249, OP_BRANCH_COND = 250, OP_SWITCH = 251, OP_LOOP_MERGE = 246,
-       OP_SELECTION_MERGE = 247 };
+// SPIR-V opcodes the block reordering needs (and OP_BRANCH, OP_SWITCH, the merges, declared above).
+enum { OP_LABEL = 248, OP_BRANCH_COND = OP_BRANCH_CONDITIONAL };
 
 // A copy of the module that the validator can judge on what matters: blocks of each function in reverse
 // post-order (clang -O2 emits loop blocks before their dominators, which SPIR-V's layout rule forbids but
@@ -656,6 +676,14 @@ int parse_ok(const zp_module_src *src, std::string &why) {
                 why = "invalid SPIR-V: Input variable id " + std::to_string(id) + " is not decorated BuiltIn";
                 rc = ZP_BRIDGE_INVALID_BINARY;
                 break;
+            }
+        }
+        for (const auto &u : scan.value_uses) {
+            if (rc != ZP_BRIDGE_OK) break;
+            if (u.first < scan.bound && scan.defined[u.first] == DEF_UNTYPED) {
+                why = "invalid SPIR-V: id " + std::to_string(u.first) + " at word offset " + std::to_string(u.second) +
+                      " is used as a value but has no type (a label, a type or another non-value)";
+                rc = ZP_BRIDGE_INVALID_BINARY;
             }
         }
         for (uint32_t id : scan.builtin_named) {
