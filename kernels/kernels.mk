@@ -51,11 +51,12 @@ $(BUILD)/test-kernels/asm/%.spv: test/kernels/asm/%.spvasm
 
 # Single-source kernels (issue 12, docs/single-source.md): every kernel of kernels/ is also compiled as C11 from
 # the same file into a native library for the host device, build/kernels/host/NAME.so, by `krt-cc --host`
-# (-g -O2; warnings are errors here, as for the project's other C). Test kernels that are meant to run on the
-# host (TEST_KERNEL_HOST_SRCS) get build/test-kernels/host/NAME.so the same way.
+# (-g -O2; warnings are errors here, as for the project's other C). The test kernels that compile as C
+# (TEST_KERNEL_HOST_SRCS: no swizzles, no overloads) get build/test-kernels/host/NAME.so the same way.
 KRT_CC_HOST_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host -Wextra -Werror
 KERNEL_HOST_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.so,$(KERNEL_SRCS))
-TEST_KERNEL_HOST_SRCS := test/kernels/krt_single_source.cl
+TEST_KERNEL_HOST_SRCS := $(addprefix test/kernels/,krt_basic.cl krt_guarded.cl krt_hint.cl krt_robust.cl \
+                         krt_rules.cl krt_spill.cl krt_single_source.cl)
 TEST_KERNEL_HOST_SOS  := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.so,$(TEST_KERNEL_HOST_SRCS))
 kernels: $(KERNEL_HOST_SOS) $(TEST_KERNEL_HOST_SOS)
 

@@ -135,24 +135,18 @@ static void *slot_of_thread(void *fn)
     return (void *)slot();
 }
 
-Test(host_abi, every_kernel_library)
+/* Checks every library dir/host/NAME.so against dir/NAME.spv; returns how many there are. */
+static size_t check_libraries(const char *dir)
 {
     char pattern[4096];
-    snprintf(pattern, sizeof pattern, "%s/kernels/host/*.so", build_dir());
+    snprintf(pattern, sizeof pattern, "%s/%s/host/*.so", build_dir(), dir);
     glob_t g;
     cr_assert_eq(glob(pattern, 0, NULL, &g), 0, "no native kernel library matches %s", pattern);
-    /* Every kernel of kernels/ has its library: as many libraries as SPIR-V modules. */
-    char spv_pattern[4096];
-    snprintf(spv_pattern, sizeof spv_pattern, "%s/kernels/*.spv", build_dir());
-    glob_t gs;
-    cr_assert_eq(glob(spv_pattern, 0, NULL, &gs), 0);
-    cr_assert_eq(g.gl_pathc, gs.gl_pathc, "%zu libraries for %zu SPIR-V modules", g.gl_pathc, gs.gl_pathc);
-    globfree(&gs);
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *so = g.gl_pathv[i];
         const char *base = strrchr(so, '/') + 1;
         char spv[4096];
-        snprintf(spv, sizeof spv, "%s/kernels/%.*s.spv", build_dir(), (int)(strlen(base) - 3), base);
+        snprintf(spv, sizeof spv, "%s/%s/%.*s.spv", build_dir(), dir, (int)(strlen(base) - 3), base);
 
         char kernels[64][64], exports[64][64];
         int nk = spirv_entry_points(spv, kernels, 64);
@@ -183,7 +177,26 @@ Test(host_abi, every_kernel_library)
         cr_assert(other && other != (void *)mine, "%s: the slot is not thread-local", so);
         dlclose(lib);
     }
+    size_t count = g.gl_pathc;
     globfree(&g);
+    return count;
+}
+
+Test(host_abi, every_kernel_library)
+{
+    size_t libs = check_libraries("kernels");
+    /* Every kernel of kernels/ has its library: as many libraries as SPIR-V modules. */
+    char spv_pattern[4096];
+    snprintf(spv_pattern, sizeof spv_pattern, "%s/kernels/*.spv", build_dir());
+    glob_t gs;
+    cr_assert_eq(glob(spv_pattern, 0, NULL, &gs), 0);
+    cr_assert_eq(libs, gs.gl_pathc, "%zu libraries for %zu SPIR-V modules", libs, gs.gl_pathc);
+    globfree(&gs);
+}
+
+Test(host_abi, every_test_kernel_library)
+{
+    cr_assert_geq(check_libraries("test-kernels"), 7u);
 }
 
 /* A library of build/, opened, with its slot. */
