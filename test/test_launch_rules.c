@@ -365,3 +365,42 @@ Test(launch_rules, launches_use_the_rule_and_mask_the_tail)
         cr_assert_eq(out[i], c.group[0] * 65536 + c.group[1] * 256 + 1, "2-D item %u: %u", i, out[i]);
     close_rules(&r);
 }
+
+/* The GPU's aim (docs/design.md, step 6): 256 work-items for every kernel without static __local memory, a
+ * barrier or not, spread as the 64 x 4 tile in 2-D and 3-D; a kernel with static __local memory keeps the
+ * kernel maximum. Written for ze_cuda's figures (preferred multiple 32, maximum 1024); it runs in the GPU run
+ * (tools/gpu-test.sh) and skips on any other driver. */
+Test(launch_rules, gpu_aims_at_256)
+{
+    rules r = open_rules(0);
+    if (strcmp(r.dev.driver_name, "ze_cuda") != 0) {
+        close_rules(&r);
+        cr_skip_test("ze_cuda's GPU rule; the default device here is %s's", r.dev.driver_name);
+    }
+    const row table[] = {
+        {"krt_rule_plain", R1(1u << 20), {256, 1, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_plain", R1(1000003), {256, 1, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_barrier_arg", R1(1u << 20), {256, 1, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_barrier_callee", R1(1u << 20), {256, 1, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_barrier_static", R1(1u << 20), {1024, 1, 1}, KRT_LIMIT_KERNEL_MAX},
+        {"krt_rule_2d", R2(1000, 1000), {64, 4, 1}, KRT_LIMIT_SHAPE},
+        {"krt_rule_3d", R3(97, 89, 31), {64, 4, 1}, KRT_LIMIT_SHAPE},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        krt_kernel *k = kt_kernel(r.m, table[i].kernel);
+        krt_kernel_properties p;
+        KT_OK(krt_kernel_properties_get(k, &p));
+        cr_assert(p.preferred_multiple == 32 && p.max_group_size == 1024,
+                  "premise: preferred multiple 32 and maximum 1024, the device has %u and %u", p.preferred_multiple,
+                  p.max_group_size);
+        krt_launch_config c;
+        KT_OK(krt_launch_config_get(k, &table[i].range, &c));
+        cr_assert(c.group[0] == table[i].group[0] && c.group[1] == table[i].group[1] &&
+                      c.group[2] == table[i].group[2],
+                  "row %zu (%s): group %u x %u x %u, expected %u x %u x %u", i, table[i].kernel, c.group[0],
+                  c.group[1], c.group[2], table[i].group[0], table[i].group[1], table[i].group[2]);
+        cr_assert_eq(c.limit, table[i].limit, "row %zu (%s): limit %s, expected %s", i, table[i].kernel,
+                     krt_limit_name(c.limit), krt_limit_name(table[i].limit));
+    }
+    close_rules(&r);
+}

@@ -96,13 +96,22 @@ Test(robust, zero_component_vector)
 /* A valid module: 16 levels of structs of 8 members each, one by-value parameter of the top one. The naive
  * recursive layout made 8^16 calls; each struct is now laid out once. Its size (4 * 8^16 bytes) has no
  * krt_arg_info size, so the argument is reflected as KRT_ARG_OTHER, which krt_launch refuses. The module
- * loads under every policy. */
+ * loads under every policy, except on ze_cuda: CUDA passes at most 4 KiB of parameters to a kernel, and the
+ * driver refuses a module whose kernel takes more (docs/driver.md), after krt's reflection has passed it. */
 Test(robust, struct_dag_loads)
 {
     krt_context *ctx = kt_context(NULL);
+    krt_device_info dev;
+    KT_OK(krt_context_device_info(ctx, &dev));
     for (size_t i = 0; i < 3; i++) {
         krt_module *m = NULL;
         krt_result r = load_repro(ctx, "structdag.spv", all_policies[i], &m);
+        if (strcmp(dev.driver_name, "ze_cuda") == 0) {
+            cr_assert_eq(r, KRT_ERROR_MODULE_BUILD_FAILURE, "policy %d on ze_cuda: %s: %s", (int)all_policies[i],
+                         krt_result_name(r), krt_last_error_message());
+            kt_assert_usable(ctx);
+            continue;
+        }
         cr_assert_eq(r, KRT_SUCCESS, "policy %d: %s: %s", (int)all_policies[i], krt_result_name(r),
                      krt_last_error_message());
         krt_arg_info info;

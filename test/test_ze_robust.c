@@ -127,6 +127,15 @@ Test(ze_robust, graphics_builtin_is_refused_not_abort, .timeout = ZT_TEST_TIMEOU
                    "BuiltIn 1 at word offset 466 is not a Kernel builtin");
 }
 
+/* histogram.spv with histogram_local's __local bins given the LinkageAttributes name
+ * "__spirv_BuiltInWorkgroupSize": the validator passed it, and the translator, which finds builtin variables by
+ * that name prefix, reached an UNREACHABLE ("Unexpected pattern") lowering the bins' uses. */
+Test(ze_robust, builtin_name_on_a_plain_variable_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/histogram_local_named_builtin.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "id 7 has a name beginning __spirv_BuiltIn but is not decorated BuiltIn");
+}
+
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
  * all exist in) still builds. */
 Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)

@@ -9,7 +9,7 @@
 #   5. the figures: hand-written CUDA (raw cuLaunchKernel, vadd per block size, a 64 MiB copy), krt's vadd,
 #      launch_overhead's Level Zero and krt cases, the group-size benchmark, a spilling kernel's properties.
 # Everything goes to OUT/gpu-test.log; OUT/summary.txt has one line per step and the totals.
-#   bash DIR/gpu-test.sh DIR OUT [DEBS]        (DEBS defaults to .debs)
+#   bash DIR/gpu-test.sh DIR OUT [DEBS]        (DEBS defaults to .debs; env BUDGET, JOBS, FIGURES=0|1, ONLY)
 D=$(cd "$1" && pwd)
 OUT=$2
 DEBS=${3:-.debs}
@@ -38,10 +38,14 @@ passed=0
 failed=0
 skipped=0
 
-# step NAME TIMEOUT CMD...: runs one step, logs it, tallies Criterion's synthesis or the exit code.
+# step NAME TIMEOUT CMD...: runs one step, logs it, tallies Criterion's synthesis or the exit code. With ONLY set
+# (an extended regular expression), steps whose name does not match it are left out and not counted.
 step() {
     local name=$1 limit=$2
     shift 2
+    if [ -n "${ONLY:-}" ] && ! echo "$name" | grep -q -E "$ONLY"; then
+        return
+    fi
     if [ $(($(date +%s) - START)) -ge "$BUDGET" ]; then
         skipped=$((skipped + 1))
         printf '%-50s skipped (time budget)\n' "$name" >>"$SUM"
@@ -74,9 +78,15 @@ nvidia-smi -L >>"$LOG" 2>&1
 # 1. krt's default list: the loader's GPU names, then ze_cuda and ze_pocl found beside libkrt.
 step "krt-info (default driver list)" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info"
 
-# 2. The Level Zero contract on ze_cuda alone.
+# 2. The Level Zero contract on ze_cuda alone. The self-check and the translator-crash reproducers are ze_pocl's
+# (its PoCL route and its pre-checks before PoCL): they run against ze_pocl on this machine's PoCL. test_ze_spec
+# builds a module per case, each a cold PTX JIT on the GPU, so it gets more time.
 for t in "$D"/test/test_ze_*; do
-    step "${t##*/} on ze_cuda" 45 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$t" --jobs "$JOBS"
+    case ${t##*/} in
+    test_ze_selfcheck | test_ze_robust) step "${t##*/} on ze_pocl" 120 env ZE_ENABLE_ALT_DRIVERS="$POCL" "$t" --jobs "$JOBS" ;;
+    test_ze_spec) step "${t##*/} on ze_cuda" 150 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$t" --jobs "$JOBS" ;;
+    *) step "${t##*/} on ze_cuda" 45 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$t" --jobs "$JOBS" ;;
+    esac
 done
 
 # 3. libkrt's tests, the GPU first.

@@ -79,6 +79,7 @@ struct Scan {
     std::set<std::tuple<uint32_t, uint32_t, uint32_t>> exec_modes;
     std::set<uint32_t> builtins;       // ids decorated BuiltIn
     std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
+    std::vector<uint32_t> builtin_named; // ids given a name (OpName, LinkageAttributes) with the builtin prefix
 };
 
 // What the scan callbacks return for a module that is valid SPIR-V but that this device or the translator
@@ -125,7 +126,8 @@ enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, 
        OP_DECORATE_STRING = 5632, OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
-       DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1 };
+       DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1,
+       DEC_LINKAGE_ATTRIBUTES = 41 };
 
 // Valid SPIR-V that libLLVMSPIRVLib asserts on (its asserts are compiled in and abort the process), and
 // that the validator lets through: an execution mode given twice for one entry point ("Found incompatible
@@ -255,6 +257,19 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     if (!translator_takes(s, in)) return SPV_UNSUPPORTED;
     // Builtins and Input variables, for the check after the parse (an Input variable must be a builtin).
     if (in->opcode == OP_DECORATE && in->num_words >= 3 && in->words[2] == DEC_BUILTIN) s->builtins.insert(in->words[1]);
+    // The translator finds builtin variables by their LLVM name's prefix "__spirv_BuiltIn", which OpName or a
+    // LinkageAttributes name gives, and reaches an UNREACHABLE lowering the uses of any other variable of that
+    // name (found by the fuzz smoke: a __local array linked as "__spirv_BuiltInWorkgroupSize"). Such names are
+    // checked after the parse against the BuiltIn decorations.
+    uint32_t name_at = in->opcode == OP_NAME && in->num_words >= 3 ? 2
+                       : in->opcode == OP_DECORATE && in->num_words >= 4 && in->words[2] == DEC_LINKAGE_ATTRIBUTES ? 3 : 0;
+    if (name_at) {
+        static const char prefix[] = "__spirv_BuiltIn";
+        size_t max = (in->num_words - name_at) * 4u;
+        const char *name = reinterpret_cast<const char *>(in->words + name_at);
+        if (max >= sizeof prefix - 1 && std::memcmp(name, prefix, sizeof prefix - 1) == 0)
+            s->builtin_named.push_back(in->words[1]);
+    }
     // A BuiltIn must be one of the Kernel builtins (SPIR-V spec 3.21: NumWorkgroups .. SubgroupLocalInvocationId,
     // and the subgroup masks). The translator maps each to an OpenCL function and asserts on any other ("Invalid
     // key", found by the fuzz smoke: ClipDistance, CullDistance, PointSize), and the validator of SPIRV-Tools
@@ -612,6 +627,14 @@ int parse_ok(const zp_module_src *src, std::string &why) {
                 why = "invalid SPIR-V: Input variable id " + std::to_string(id) + " is not decorated BuiltIn";
                 rc = ZP_BRIDGE_INVALID_BINARY;
                 break;
+            }
+        }
+        for (uint32_t id : scan.builtin_named) {
+            if (rc != ZP_BRIDGE_OK) break;
+            if (!scan.builtins.count(id)) {
+                why = "invalid SPIR-V: id " + std::to_string(id) +
+                      " has a name beginning __spirv_BuiltIn but is not decorated BuiltIn";
+                rc = ZP_BRIDGE_INVALID_BINARY;
             }
         }
         for (uint32_t id : scan.used) {

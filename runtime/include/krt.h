@@ -564,7 +564,7 @@ typedef enum krt_limit {
     KRT_LIMIT_MIN_GROUPS = 7,    /* shrunk so a small range still gives min_groups groups */
     KRT_LIMIT_HINT = 8,          /* the kernel's work_group_size_hint, used as it is (see krt_launch_config_get) */
     KRT_LIMIT_BARRIER = 9,       /* a barrier kernel on a CPU device: small groups (docs/design.md) */
-    KRT_LIMIT_SHAPE = 10,        /* the 2-D / 3-D tile of the device type: a squarer group than the bound */
+    KRT_LIMIT_SHAPE = 10,        /* the device type's aim: the CPU's 2-D / 3-D tile, a GPU's 256 items */
     KRT_LIMIT_TUNED = 11,        /* measured by krt_kernel_tune or loaded from wisdom */
 } krt_limit;
 
@@ -647,7 +647,7 @@ KRT_API krt_result krt_launch_sync(krt_kernel *kernel, const krt_launch_desc *de
  * ------------------------------------------------------------------------------------------------------- */
 
 typedef struct krt_tune_desc {
-    uint32_t samples; /* timed launches per candidate, the fastest counts; 0 = 3 */
+    uint32_t samples; /* timed batches of launches per candidate, the fastest counts; 0 = 3 */
     /* For kernels with __local arguments whose size follows the group (a reduction's scratch): bytes per
      * work-item, so each candidate's __local arguments get items * local_bytes_per_item. 0 = the sizes in
      * desc->args are used for every candidate, which the caller promises are valid for any group size. */
@@ -664,8 +664,9 @@ typedef struct krt_tune_result {
 
 /* Times candidate group sizes for desc's range with desc's arguments and keeps the fastest as wisdom for this
  * kernel and range class; later dynamic launches of the kernel over ranges of the same class use it
- * (KRT_LIMIT_TUNED). The caller promises that the launch may be repeated (each candidate runs 1 + samples
- * times) and that its arguments stay valid until the call returns. The candidates: every group whose size in
+ * (KRT_LIMIT_TUNED). The caller promises that the launch may be repeated (each candidate runs twice, then
+ * samples batches of up to 64 launches, and the fastest few again, docs/api.md) and that its arguments stay
+ * valid until the call returns. The candidates: every group whose size in
  * each dimension is a power of two up to the range rounded up to one (and the device's per-dimension limit),
  * with a total within the kernel's bound (after the spill cap), plus the rule's own choice. A range class is,
  * per dimension, the size rounded up to a power of two. desc->group must be all 0. A kernel with a

@@ -407,6 +407,15 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
         aim = set_floor(&set, 1024);
         if (aim < set.top)
             limit = KRT_LIMIT_SHAPE;
+    } else if (!in->device_cpu && !in->uses_static_local) {
+        /* A GPU: 256 work-items. On the H200 the kernel maximum (1024) cost 16% on vadd and 27-36% on the tree
+         * reductions against their best, 128-256 (docs/performance.md, section 5): a smaller group leaves the
+         * scheduler more groups per multiprocessor and a barrier fewer warps to wait for. A kernel with static
+         * __local memory keeps the top: it sets that memory up and flushes it once per group, and
+         * histogram_local measured best at 1024 there. */
+        aim = set_floor(&set, 256);
+        if (aim < set.top)
+            limit = KRT_LIMIT_SHAPE;
     }
 
     /* 6. Small ranges: at least min_groups groups, the group taken from the same set (rounded down, so the

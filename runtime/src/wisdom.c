@@ -346,40 +346,65 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* One candidate: an untimed launch (a backend compiles per group size on first use), then samples timed
- * launches, each waited for; the fastest counts. */
-static krt_result time_group(krt_kernel *k, const krt_launch_desc *desc, const krt_tune_desc *t,
-                             const uint32_t g[3], krt_arg *args, double *ns)
+/* A sample is a batch of back-to-back launches and one wait, divided by the batch: how a program that launches
+ * a kernel repeatedly sees it, and long enough (about 2 ms) that the wait and the clock's noise do not decide
+ * between candidates of a short kernel. */
+#define TUNE_BATCH_NS 2e6
+#define TUNE_BATCH_MAX 64u
+/* The fastest candidates of the sweep (and the rule's choice) are timed again, interleaved, before one is
+ * chosen: a candidate timed while the machine was briefly busy is not lost, nor one timed while it was quiet
+ * preferred. */
+#define TUNE_FINALISTS 4
+
+typedef struct tune_cand {
+    uint32_t g[3];
+    uint32_t reps; /* launches per sample; 0 = not sized yet */
+    double ns;     /* fastest sample so far, per launch */
+} tune_cand;
+
+/* Times samples samples of candidate c (sizing its batch first: an untimed launch, as a backend compiles per
+ * group size on first use, then one timed launch) and keeps the fastest in c->ns. */
+static krt_result time_group(krt_kernel *k, const krt_launch_desc *desc, const krt_tune_desc *t, tune_cand *c,
+                             krt_arg *args, uint32_t samples)
 {
     krt_launch_desc d = *desc;
-    memcpy(d.group, g, sizeof d.group);
+    memcpy(d.group, c->g, sizeof d.group);
     /* A static group larger than the range is refused (the masked-launch contract, krt.h), while the rule's own
      * choice may be larger (its stable shapes): that reference is timed as the dynamic launch it is. */
     for (uint32_t i = 0; i < 3; i++)
-        if (g[i] > 1 && g[i] > (desc->range.size[i] ? desc->range.size[i] : 1))
+        if (c->g[i] > 1 && c->g[i] > (desc->range.size[i] ? desc->range.size[i] : 1))
             memset(d.group, 0, sizeof d.group);
     if (t->local_bytes_per_item && desc->num_args) {
-        uint64_t items = (uint64_t)g[0] * g[1] * g[2];
+        uint64_t items = (uint64_t)c->g[0] * c->g[1] * c->g[2];
         for (uint32_t i = 0; i < desc->num_args; i++)
             if (i < k->refl->num_args && k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER && !args[i].value)
                 args[i].size = (size_t)(items * t->local_bytes_per_item);
         d.args = args;
     }
     krt_queue *q = d.queue ? d.queue : k->ctx->default_queue;
-    uint32_t samples = t->samples ? t->samples : 3;
-    double best = INFINITY;
-    for (uint32_t s = 0; s <= samples; s++) {
-        uint64_t t0 = now_ns();
-        krt_result r = krt_launch(k, &d);
-        if (r == KRT_SUCCESS)
-            r = krt_queue_synchronize(q);
-        if (r != KRT_SUCCESS)
-            return r;
-        double dt = (double)(now_ns() - t0);
-        if (s > 0 && dt < best)
-            best = dt;
+    krt_result r;
+    if (!c->reps) {
+        for (int warm = 0; warm < 2; warm++) {
+            uint64_t t0 = now_ns();
+            if ((r = krt_launch(k, &d)) != KRT_SUCCESS || (r = krt_queue_synchronize(q)) != KRT_SUCCESS)
+                return r;
+            double dt = (double)(now_ns() - t0);
+            double reps = TUNE_BATCH_NS / (dt > 1e3 ? dt : 1e3);
+            c->reps = reps < 1 ? 1 : reps > TUNE_BATCH_MAX ? TUNE_BATCH_MAX : (uint32_t)reps;
+        }
+        c->ns = INFINITY;
     }
-    *ns = best;
+    for (uint32_t s = 0; s < samples; s++) {
+        uint64_t t0 = now_ns();
+        for (uint32_t i = 0; i < c->reps; i++)
+            if ((r = krt_launch(k, &d)) != KRT_SUCCESS)
+                return r;
+        if ((r = krt_queue_synchronize(q)) != KRT_SUCCESS)
+            return r;
+        double dt = (double)(now_ns() - t0) / c->reps;
+        if (dt < c->ns)
+            c->ns = dt;
+    }
     return KRT_SUCCESS;
 }
 
@@ -445,10 +470,14 @@ krt_result krt_kernel_tune(krt_kernel *kernel, const krt_launch_desc *desc, cons
             lim[d] = ctx->info.max_group[d];
     }
     const uint32_t *rg = rule.group;
-    if ((r = time_group(kernel, desc, &t, rg, args, &res.rule_ns)) != KRT_SUCCESS)
+    uint32_t samples = t.samples ? t.samples : 3;
+    /* fin[0] is the rule's choice, fin[1..] the fastest other candidates so far, fastest first. */
+    tune_cand fin[1 + TUNE_FINALISTS];
+    uint32_t nfin = 1;
+    memset(fin, 0, sizeof fin);
+    memcpy(fin[0].g, rg, sizeof fin[0].g);
+    if ((r = time_group(kernel, desc, &t, &fin[0], args, samples)) != KRT_SUCCESS)
         return r;
-    double best = res.rule_ns;
-    memcpy(res.group, rg, sizeof res.group);
     res.candidates = 1;
     for (uint32_t z = 1; z <= lim[2]; z <<= 1)
         for (uint32_t y = 1; y <= lim[1]; y <<= 1)
@@ -467,16 +496,35 @@ krt_result krt_kernel_tune(krt_kernel *kernel, const krt_launch_desc *desc, cons
                     local += items * t.local_bytes_per_item * kernel->refl->local_args;
                 if (ctx->info.max_shared_local_memory && local > ctx->info.max_shared_local_memory)
                     continue;
-                uint32_t g[3] = { x, y, z };
-                double ns;
-                if ((r = time_group(kernel, desc, &t, g, args, &ns)) != KRT_SUCCESS)
+                tune_cand c = { .g = { x, y, z } };
+                if ((r = time_group(kernel, desc, &t, &c, args, samples)) != KRT_SUCCESS)
                     return r;
                 res.candidates++;
-                if (ns < best) {
-                    best = ns;
-                    memcpy(res.group, g, sizeof g);
-                }
+                /* Insert into the finalists, kept sorted fastest first. */
+                uint32_t at = nfin;
+                while (at > 1 && c.ns < fin[at - 1].ns)
+                    at--;
+                if (at > TUNE_FINALISTS)
+                    continue;
+                uint32_t last = nfin < 1 + TUNE_FINALISTS ? nfin : TUNE_FINALISTS;
+                memmove(&fin[at + 1], &fin[at], (last - at) * sizeof fin[0]);
+                fin[at] = c;
+                if (nfin < 1 + TUNE_FINALISTS)
+                    nfin++;
             }
+    /* The final: every finalist timed again, interleaved, samples rounds; the fastest over all its samples wins
+     * (the rule's choice keeps its place when nothing is faster). */
+    for (uint32_t round = 0; round < samples && nfin > 1; round++)
+        for (uint32_t i = 0; i < nfin; i++)
+            if ((r = time_group(kernel, desc, &t, &fin[i], args, 1)) != KRT_SUCCESS)
+                return r;
+    uint32_t win = 0;
+    for (uint32_t i = 1; i < nfin; i++)
+        if (fin[i].ns < fin[win].ns)
+            win = i;
+    double best = fin[win].ns;
+    memcpy(res.group, fin[win].g, sizeof res.group);
+    res.rule_ns = fin[0].ns;
     res.best_ns = best;
 
     krt__wisdom_entry e;
