@@ -3,6 +3,7 @@
 # through it; host_offbyone is the child it runs under AddressSanitizer (LD_PRELOAD of the compiler's libasan,
 # which must come first in a process that loads an ASan-built library). Run once by `make test`, among the
 # programs: nothing in it touches Level Zero, so the validation-layer run would only repeat it.
+# Both need no libkrt, so they keep the header honest on its own; asan-krt.sh (below) goes through libkrt.
 
 KRT_LIBASAN     := $(shell $(CC) -print-file-name=libasan.so)
 HOST_TEST_BIN   := $(BUILD)/test/test_host_kernels
@@ -24,4 +25,5 @@ $(HOST_OFFBYONE): test/host/host_offbyone.c test/host/host_item.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_TEST_FLAGS) $< -o $@ -ldl
 
-EXAMPLE_TESTS += '$(HOST_TEST_BIN) $(CRITERION_ARGS)'
+# test/host/asan-krt.sh: the tutorial's AddressSanitizer run through libkrt on the host device, as a user makes it.
+EXAMPLE_TESTS += '$(HOST_TEST_BIN) $(CRITERION_ARGS)' 'sh test/host/asan-krt.sh $(BUILD) $(KRT_LIBASAN)'
