@@ -10,8 +10,11 @@ HOST_TEST_BIN   := $(BUILD)/test/test_host_kernels
 HOST_OFFBYONE   := $(BUILD)/test/host_offbyone
 HOST_TEST_FLAGS := $(CFLAGS_C) -Itest/host -DKRT_TEST_SOURCE_DIR='"$(abspath .)"' -DKRT_TEST_LIBASAN='"$(KRT_LIBASAN)"'
 
-tests: $(HOST_TEST_BIN) $(HOST_OFFBYONE)
-all: $(HOST_TEST_BIN) $(HOST_OFFBYONE)
+# host_vadd measures, under callgrind, what a work-item of vadd costs through the ABI (docs/single-source.md).
+HOST_VADD       := $(BUILD)/test/host_vadd
+
+tests: $(HOST_TEST_BIN) $(HOST_OFFBYONE) $(HOST_VADD)
+all: $(HOST_TEST_BIN) $(HOST_OFFBYONE) $(HOST_VADD)
 
 $(BUILD)/test/host/abi_layout.o: test/host/abi_layout.c $(KERNEL_HEADERS)
 	@mkdir -p $(dir $@)
@@ -21,7 +24,7 @@ $(HOST_TEST_BIN): test/host/test_host_kernels.c test/host/host_item.h $(BUILD)/t
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_TEST_FLAGS) $(CRITERION_CFLAGS) $< $(BUILD)/test/host/abi_layout.o -o $@ $(CRITERION_LIBS) -lpthread -ldl
 
-$(HOST_OFFBYONE): test/host/host_offbyone.c test/host/host_item.h
+$(HOST_OFFBYONE) $(HOST_VADD): $(BUILD)/test/host_%: test/host/host_%.c test/host/host_item.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_TEST_FLAGS) $< -o $@ -ldl
 
