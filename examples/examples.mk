@@ -1,5 +1,6 @@
 # Examples: each examples/<name>.c builds to build/bin/<name> against libkrt (krt.h only). Each has a tutorial,
-# docs/tutorial-<name>.md (knobs: tutorial-launch-knobs.md), and checks its own results.
+# docs/tutorial-<name>.md (knobs: tutorial-launch-knobs.md, offbyone: tutorial-debugging.md), and checks its
+# own results.
 # examples/example.h and examples/png_write.h are shared helpers; heat and mandelbrot link libpng.
 # The programs find their kernels through KRT_KERNELS, else in ../kernels beside their own directory, and
 # libkrt through an rpath relative to themselves, so they also run by hand from any directory.
