@@ -136,6 +136,14 @@ Test(ze_robust, builtin_name_on_a_plain_variable_is_refused_not_abort, .timeout 
                    "id 7 has a name beginning __spirv_BuiltIn but is not decorated BuiltIn");
 }
 
+/* mandelbrot.spv with a pointer type mutated to the Image storage class: the validator passed it, and the
+ * translator asserted ("Invalid key") mapping the storage class to an OpenCL address space. */
+Test(ze_robust, storage_class_without_an_address_space_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/mandelbrot_image_pointer.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "storage class 11 at word offset 413 has no OpenCL address space");
+}
+
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
  * all exist in) still builds. */
 Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)

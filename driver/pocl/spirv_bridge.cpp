@@ -270,6 +270,20 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         if (max >= sizeof prefix - 1 && std::memcmp(name, prefix, sizeof prefix - 1) == 0)
             s->builtin_named.push_back(in->words[1]);
     }
+    // Storage classes (of OpTypePointer, OpVariable, OpTypeForwardPointer, OpGenericCastToPtrExplicit) must be
+    // those the translator maps to an OpenCL address space: UniformConstant, Input, Workgroup, CrossWorkgroup,
+    // Function, Generic and the INTEL device-only/host-only pair. It asserts on any other ("Invalid key", found by
+    // the fuzz smoke: a pointer to Image), and the validator of SPIRV-Tools 2023.1 lets some through.
+    for (uint16_t i = 0; i < in->num_operands; i++) {
+        const spv_parsed_operand_t &op = in->operands[i];
+        if (op.type != SPV_OPERAND_TYPE_STORAGE_CLASS) continue;
+        uint32_t sc = in->words[op.offset];
+        if (!(sc == 0 || sc == 1 || sc == 4 || sc == 5 || sc == 7 || sc == 8 || sc == 5936 || sc == 5937)) {
+            s->why = "storage class " + std::to_string(sc) + " at word offset " + std::to_string(s->pos + op.offset) +
+                     " has no OpenCL address space";
+            return SPV_ERROR_INVALID_BINARY;
+        }
+    }
     // A BuiltIn must be one of the Kernel builtins (SPIR-V spec 3.21: NumWorkgroups .. SubgroupLocalInvocationId,
     // and the subgroup masks). The translator maps each to an OpenCL function and asserts on any other ("Invalid
     // key", found by the fuzz smoke: ClipDistance, CullDistance, PointSize), and the validator of SPIRV-Tools
