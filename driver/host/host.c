@@ -22,7 +22,7 @@
 /* Switching work-items at a barrier. On x86-64 a few instructions save the callee-saved registers and swap
  * stacks (ucontext's swapcontext also saves and restores the signal mask, a system call each way, which made a
  * barrier kernel's work-item cost microseconds); elsewhere ucontext does it. */
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(KRT_HOST_UCONTEXT) /* -DKRT_HOST_UCONTEXT tests the portable path */
 #define HOST_FAST_SWITCH 1
 /* Saves the callee-saved registers on the current stack, stores its pointer in *save and continues on the stack
  * at next, which either krt__host_switch saved or fiber_stack_init prepared. */
