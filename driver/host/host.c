@@ -995,12 +995,28 @@ static uint32_t host_device_count(void) { return 1; }
 
 static zp_bdev *host_device(uint32_t index) { return index == 0 ? &host_dev : NULL; }
 
+/* The first core's clock as /proc/cpuinfo gives it ("cpu MHz"), 0 where it does not. */
+static uint32_t clock_mhz(void) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return 0;
+    char line[256];
+    double mhz = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "cpu MHz", 7) == 0) {
+            const char *colon = strchr(line, ':');
+            if (colon) mhz = strtod(colon + 1, NULL);
+            break;
+        }
+    fclose(f);
+    return mhz > 0 && mhz < 1e6 ? (uint32_t)mhz : 0;
+}
+
 static void host_device_info(zp_bdev *dev, zp_device_info *info) {
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "krt host (%u threads)", dev->threads);
     info->vendor_id = 0;
     info->compute_units = dev->threads;
-    info->clock_mhz = 0;
+    info->clock_mhz = clock_mhz();
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     info->global_mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : (uint64_t)1 << 32;
     info->max_alloc = info->global_mem / 2;
