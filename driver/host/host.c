@@ -72,8 +72,9 @@ _Static_assert(sizeof(struct krt_host_item) == 192, "the native kernel ABI's wor
 #define HOST_MAX_GROUP 1024u
 /* Bytes of __local memory a group may take through its __local arguments. */
 #define HOST_LOCAL_MEM (256u * 1024u)
-/* Stack of one work-item of a kernel with barriers, and its guard page below it. */
-#define HOST_ITEM_STACK (64u * 1024u)
+/* Stack of one work-item of a kernel with barriers, with a guard page below it: reserved, not committed
+ * (MAP_NORESERVE), so only the pages a work-item touches cost memory. */
+#define HOST_ITEM_STACK (256u * 1024u)
 
 static uint64_t mono_ns(void) {
     struct timespec ts;
