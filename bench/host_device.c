@@ -27,7 +27,7 @@ struct krt_host_item {
 _Static_assert(sizeof(struct krt_host_item) == 192, "the native kernel ABI's work-item state");
 
 static const char *const usage =
-    "usage: host_device [--out DIR] [--samples N] [--n N] [--items N]\n"
+    "usage: host_device [--out DIR] [--samples N] [--n N] [--matrix N] [--items N] [--ffi-only]\n"
     "  vadd, saxpy and matmul on the host device and on ze_pocl; the libffi call per work-item; group sizes\n";
 
 static krt_kernel *kernel_of(krt_context *ctx, const char *file, const char *name)
@@ -155,7 +155,7 @@ static void ffi_cost(uint32_t items, double *direct_ns, double *ffi_ns)
 
 int main(int argc, char **argv)
 {
-    static const char *const known[] = { "out", "samples", "n", "items", "matrix", NULL };
+    static const char *const known[] = { "out", "samples", "n", "items", "matrix", "ffi-only", NULL };
     bench_usage(argc, argv, usage, known);
     const char *out = bench_opt_str(argc, argv, "out", "build/bench");
     int samples = (int)bench_opt_long(argc, argv, "samples", 5);
@@ -165,6 +165,13 @@ int main(int argc, char **argv)
     if (samples < 1 || n < 1 || mm < 16 || (uint64_t)mm * mm > n || items < 1)
         bench_die("--samples >= 1, --n >= 1, --matrix >= 16 with matrix^2 <= n, --items >= 1");
 
+    if (bench_opt_flag(argc, argv, "ffi-only")) {
+        /* Only the calls of part 2, for callgrind: valgrind --tool=callgrind build/bench/host_device --ffi-only */
+        double direct, viaffi;
+        ffi_cost(items, &direct, &viaffi);
+        printf("direct %.2f ns, ffi_call %.2f ns per work-item\n", direct, viaffi);
+        return 0;
+    }
     workload w[4] = { { "vadd", { 0, 0 } }, { "saxpy", { 0, 0 } }, { "matmul_naive", { 0, 0 } }, { "matmul_tiled", { 0, 0 } } };
     run_device("cpu", samples, n, mm, w, 0);
     run_device("host", samples, n, mm, w, 1);
