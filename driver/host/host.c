@@ -107,22 +107,46 @@ struct zp_btoken {
     int done;           /* under tok_lock */
     uint64_t start, end;
     callback *callbacks; /* under tok_lock */
+    struct zp_btoken *next_free;
 };
 
 /* One lock and condition for every token: a queue thread waiting for tokens of other queues sleeps on it. */
 static pthread_mutex_t tok_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t tok_cv = PTHREAD_COND_INITIALIZER;
 
+/* Released tokens are kept for the next commands (up to TOKENS_KEPT), so that a warm launch allocates
+ * nothing (test_memo's no-allocation tests run on the host device too). */
+#define TOKENS_KEPT 1024u
+static zp_btoken *tok_free;   /* under tok_lock */
+static unsigned tok_free_count;
+
 static zp_btoken *token_new(void) {
-    zp_btoken *t = calloc(1, sizeof *t);
-    if (t) atomic_init(&t->refs, 1);
+    pthread_mutex_lock(&tok_lock);
+    zp_btoken *t = tok_free;
+    if (t) {
+        tok_free = t->next_free;
+        tok_free_count--;
+    }
+    pthread_mutex_unlock(&tok_lock);
+    if (!t && !(t = malloc(sizeof *t))) return NULL;
+    memset(t, 0, sizeof *t);
+    atomic_init(&t->refs, 1);
     return t;
 }
 
 static void host_token_retain(zp_btoken *t) { atomic_fetch_add(&t->refs, 1); }
 
 static void host_token_release(zp_btoken *t) {
-    if (t && atomic_fetch_sub(&t->refs, 1) == 1) free(t);
+    if (!t || atomic_fetch_sub(&t->refs, 1) != 1) return;
+    pthread_mutex_lock(&tok_lock);
+    if (tok_free_count < TOKENS_KEPT) {
+        t->next_free = tok_free;
+        tok_free = t;
+        tok_free_count++;
+        t = NULL;
+    }
+    pthread_mutex_unlock(&tok_lock);
+    free(t);
 }
 
 static void token_complete(zp_btoken *t) {
@@ -761,7 +785,12 @@ typedef struct hcmd {
     void (*fn)(void *);
     void *data;
     struct hcmd *next;
+    size_t values_cap;  /* bytes launch.values holds, kept when the command is recycled */
+    uint32_t waits_cap;
 } hcmd;
+
+/* Finished commands are kept per queue (up to COMMANDS_KEPT) with their buffers, for the next ones. */
+#define COMMANDS_KEPT 64u
 
 struct zp_bqueue {
     pthread_mutex_t lock;
@@ -771,13 +800,29 @@ struct zp_bqueue {
     int stop;
     pthread_t thread;
     ze_result_t error; /* the first failure of a command, reported by queue_finish */
+    hcmd *free_cmds;   /* under lock */
+    unsigned free_count;
 };
 
-static void cmd_free(hcmd *c) {
-    for (uint32_t i = 0; i < c->num_waits; i++) host_token_release(c->waits[i]);
+static void cmd_destroy(hcmd *c) {
     free(c->waits);
     free(c->launch.values);
     free(c);
+}
+
+/* Releases the command's waits and keeps it for the queue's next command. */
+static void cmd_free(zp_bqueue *q, hcmd *c) {
+    for (uint32_t i = 0; i < c->num_waits; i++) host_token_release(c->waits[i]);
+    c->num_waits = 0;
+    pthread_mutex_lock(&q->lock);
+    if (q->free_count < COMMANDS_KEPT) {
+        c->next = q->free_cmds;
+        q->free_cmds = c;
+        q->free_count++;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (c) cmd_destroy(c);
 }
 
 static void fill_bytes(uint8_t *dst, const uint8_t *pattern, size_t pattern_size, size_t size) {
@@ -818,7 +863,7 @@ static void *queue_main(void *arg) {
         c->done->end = mono_ns();
         token_complete(c->done);
         host_token_release(c->done);
-        cmd_free(c);
+        cmd_free(q, c);
 
         pthread_mutex_lock(&q->lock);
         if (r != ZE_RESULT_SUCCESS && q->error == ZE_RESULT_SUCCESS) q->error = r;
@@ -863,22 +908,49 @@ static void host_queue_destroy(zp_bqueue *q) {
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->lock);
     pthread_join(q->thread, NULL);
+    while (q->free_cmds) {
+        hcmd *next = q->free_cmds->next;
+        cmd_destroy(q->free_cmds);
+        q->free_cmds = next;
+    }
     pthread_mutex_destroy(&q->lock);
     pthread_cond_destroy(&q->cv);
     free(q);
 }
 
 /* A new command with its waits retained and its completion token; NULL when out of memory. */
-static hcmd *cmd_new(int type, uint32_t num_waits, zp_btoken *const *waits) {
-    hcmd *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
+static hcmd *cmd_new(zp_bqueue *q, int type, uint32_t num_waits, zp_btoken *const *waits) {
+    pthread_mutex_lock(&q->lock);
+    hcmd *c = q->free_cmds;
+    if (c) {
+        q->free_cmds = c->next;
+        q->free_count--;
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (!c && !(c = calloc(1, sizeof *c))) return NULL;
+    /* A kept command keeps its buffers; everything else starts from zero. */
+    zp_btoken **wbuf = c->waits;
+    uint32_t wcap = c->waits_cap;
+    uint8_t *vbuf = c->launch.values;
+    size_t vcap = c->values_cap;
+    memset(c, 0, sizeof *c);
+    c->waits = wbuf;
+    c->waits_cap = wcap;
+    c->launch.values = vbuf;
+    c->values_cap = vcap;
     c->type = type;
+    if (num_waits > c->waits_cap) {
+        zp_btoken **w = realloc(c->waits, num_waits * sizeof *w);
+        if (!w) {
+            cmd_destroy(c);
+            return NULL;
+        }
+        c->waits = w;
+        c->waits_cap = num_waits;
+    }
     c->done = token_new();
-    c->waits = num_waits ? malloc(num_waits * sizeof *c->waits) : NULL;
-    if (!c->done || (num_waits && !c->waits)) {
-        free(c->done);
-        free(c->waits);
-        free(c);
+    if (!c->done) {
+        cmd_destroy(c);
         return NULL;
     }
     for (uint32_t i = 0; i < num_waits; i++) {
@@ -918,13 +990,17 @@ static ze_result_t host_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *r, u
             memcpy(&n, k->values + k->off[i], sizeof n);
             local_total += (n + 63) & ~(size_t)63;
         }
-    hcmd *c = cmd_new(CMD_LAUNCH, num_waits, waits);
+    hcmd *c = cmd_new(q, CMD_LAUNCH, num_waits, waits);
     if (!c) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    c->launch.values = malloc(k->values_size ? k->values_size : 1);
-    if (!c->launch.values) {
-        host_token_release(c->done);
-        cmd_free(c);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (k->values_size > c->values_cap) {
+        uint8_t *v = realloc(c->launch.values, k->values_size);
+        if (!v) {
+            host_token_release(c->done);
+            cmd_free(q, c);
+            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        c->launch.values = v;
+        c->values_cap = k->values_size;
     }
     memcpy(c->launch.values, k->values, k->values_size);
     c->launch.kern = k;
@@ -943,7 +1019,7 @@ static ze_result_t host_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *r, u
 
 static ze_result_t host_copy(zp_bqueue *q, void *dst, const void *src, size_t size, uint32_t num_waits,
                              zp_btoken *const *waits, zp_btoken **done) {
-    hcmd *c = cmd_new(CMD_COPY, num_waits, waits);
+    hcmd *c = cmd_new(q, CMD_COPY, num_waits, waits);
     if (!c) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     c->dst = dst;
     c->src = src;
@@ -955,7 +1031,7 @@ static ze_result_t host_copy(zp_bqueue *q, void *dst, const void *src, size_t si
 static ze_result_t host_fill(zp_bqueue *q, void *dst, const void *pattern, size_t pattern_size, size_t size,
                              uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done) {
     if (pattern_size == 0 || pattern_size > sizeof ((hcmd *)0)->pattern) return ZE_RESULT_ERROR_INVALID_SIZE;
-    hcmd *c = cmd_new(CMD_FILL, num_waits, waits);
+    hcmd *c = cmd_new(q, CMD_FILL, num_waits, waits);
     if (!c) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     c->dst = dst;
     c->size = size;
@@ -966,7 +1042,7 @@ static ze_result_t host_fill(zp_bqueue *q, void *dst, const void *pattern, size_
 }
 
 static ze_result_t host_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done) {
-    hcmd *c = cmd_new(CMD_BARRIER, num_waits, waits);
+    hcmd *c = cmd_new(q, CMD_BARRIER, num_waits, waits);
     if (!c) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cmd_submit(q, c, done);
     return ZE_RESULT_SUCCESS;
@@ -974,7 +1050,7 @@ static ze_result_t host_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoken *con
 
 static ze_result_t host_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                                   zp_btoken *const *waits, zp_btoken **done) {
-    hcmd *c = cmd_new(CMD_TASK, num_waits, waits);
+    hcmd *c = cmd_new(q, CMD_TASK, num_waits, waits);
     if (!c) {
         free(data);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
