@@ -534,6 +534,77 @@ Test(host, eight_threads_share_a_kernel)
     krt_context_destroy(ctx);
 }
 
+typedef struct reduce_arg {
+    krt_context *ctx;
+    krt_kernel *k;
+    const int32_t *in;
+    uint32_t n;
+    int id;
+    int failures;
+} reduce_arg;
+
+/* Barrier kernels from several threads at once: groups of several launches share the pool, each group's
+ * work-items switching on their own stacks. */
+static void *reduce_thread(void *p)
+{
+    reduce_arg *t = p;
+    krt_queue *q = NULL;
+    if (krt_queue_create(t->ctx, NULL, &q) != KRT_SUCCESS) {
+        t->failures++;
+        return NULL;
+    }
+    int32_t *partial = NULL;
+    krt_alloc(t->ctx, 64 * sizeof(int32_t), &(krt_alloc_desc){ .kind = KRT_MEMORY_SHARED }, (void **)&partial);
+    if (!partial) {
+        t->failures++;
+        return NULL;
+    }
+    for (int round = 0; round < 12; round++) {
+        uint32_t g = 1 + (uint32_t)((t->id * 131 + round * 77) % 1024);
+        uint32_t groups = 1 + (uint32_t)((t->id + round) % 8);
+        uint32_t range = g * groups;
+        krt_arg args[] = { KRT_ARG(t->in), KRT_ARG(partial), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(t->n) };
+        krt_launch_desc d = { .range = { .dims = 1, .size = { range } }, .args = args, .num_args = 4, .queue = q };
+        d.group[0] = g;
+        if (krt_launch_sync(t->k, &d) != KRT_SUCCESS) {
+            t->failures++;
+            continue;
+        }
+        for (uint32_t grp = 0; grp < groups; grp++) {
+            int64_t want = 0;
+            for (uint32_t item = grp * g; item < (grp + 1) * g; item++)
+                for (uint32_t i = item; i < t->n; i += range)
+                    want += t->in[i];
+            t->failures += partial[grp] != (int32_t)want;
+        }
+    }
+    krt_free(t->ctx, partial);
+    krt_queue_destroy(q);
+    return NULL;
+}
+
+Test(host, eight_threads_run_barrier_kernels_at_once)
+{
+    krt_context *ctx = host_context();
+    krt_kernel *k = kt_kernel(host_module(ctx, "reduce"), "reduce_sum_i32");
+    uint32_t n = 20011;
+    int32_t *in = kt_alloc(ctx, n * sizeof *in, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < n; i++)
+        in[i] = (int32_t)(i % 101) - 50;
+    pthread_t th[8];
+    reduce_arg args[8];
+    for (int i = 0; i < 8; i++) {
+        args[i] = (reduce_arg){ ctx, k, in, n, i, 0 };
+        cr_assert_eq(pthread_create(&th[i], NULL, reduce_thread, &args[i]), 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_eq(args[i].failures, 0, "thread %d: %d wrong partial sums or failed launches", i,
+                     args[i].failures);
+    }
+    krt_context_destroy(ctx);
+}
+
 Test(host, queue_synchronize_timeout_and_copies)
 {
     krt_context *ctx = host_context();
