@@ -3,6 +3,8 @@
  * exports of the same names, which libkrt also links. */
 #ifndef ZP_HOST_RENAME_H
 #define ZP_HOST_RENAME_H
+/* The host device's copy of driver/ (driver/module.c reads the native library's path from pNext only here). */
+#define ZP_HOST_BUILD 1
 #define ZE_DLLEXPORT __attribute__((visibility("hidden")))
 #define zeGetGlobalProcAddrTable krt__host_zeGetGlobalProcAddrTable
 #define zeGetDriverProcAddrTable krt__host_zeGetDriverProcAddrTable
