@@ -144,6 +144,15 @@ Test(ze_robust, storage_class_without_an_address_space_is_refused_not_abort, .ti
                    "storage class 11 at word offset 413 has no OpenCL address space");
 }
 
+/* knobs.spv with scale_spec's LinkageAttributes export name changed to "scale_reqd", another kernel's: the
+ * validator passed it, and the translator, which names functions by their export, segfaulted on a null
+ * function. Export names must be unique. */
+Test(ze_robust, duplicate_export_name_is_refused_not_crash, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/knobs_duplicate_export.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "two ids export the name \"scale_reqd\" (LinkageAttributes at word offset 786)");
+}
+
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions
  * all exist in) still builds. */
 Test(ze_robust, version_words, .timeout = ZT_TEST_TIMEOUT)

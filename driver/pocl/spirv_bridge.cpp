@@ -80,6 +80,7 @@ struct Scan {
     std::set<uint32_t> builtins;       // ids decorated BuiltIn
     std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
     std::vector<uint32_t> builtin_named; // ids given a name (OpName, LinkageAttributes) with the builtin prefix
+    std::set<std::string> exports;     // LinkageAttributes names with linkage type Export
 };
 
 // What the scan callbacks return for a module that is valid SPIR-V but that this device or the translator
@@ -263,6 +264,20 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     // checked after the parse against the BuiltIn decorations.
     uint32_t name_at = in->opcode == OP_NAME && in->num_words >= 3 ? 2
                        : in->opcode == OP_DECORATE && in->num_words >= 4 && in->words[2] == DEC_LINKAGE_ATTRIBUTES ? 3 : 0;
+    // Export names must be unique: the translator names each function by its export and crashed on a second
+    // function exporting an entry point's name (a null function, found by the fuzz smoke); the validator of
+    // SPIRV-Tools 2023.1 lets the duplicate through.
+    if (in->opcode == OP_DECORATE && in->num_words >= 5 && in->words[2] == DEC_LINKAGE_ATTRIBUTES &&
+        in->words[in->num_words - 1] == 0) {
+        size_t max = (in->num_words - 4) * 4u;
+        const char *name = reinterpret_cast<const char *>(in->words + 3);
+        std::string n(name, strnlen(name, max));
+        if (!s->exports.insert(n).second) {
+            s->why = "two ids export the name \"" + n + "\" (LinkageAttributes at word offset " +
+                     std::to_string(s->pos) + ")";
+            return SPV_ERROR_INVALID_BINARY;
+        }
+    }
     if (name_at) {
         static const char prefix[] = "__spirv_BuiltIn";
         size_t max = (in->num_words - name_at) * 4u;
