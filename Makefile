@@ -60,6 +60,7 @@ include tools/tools.mk
 include test/test.mk
 include bench/bench.mk
 include test/fuzz/fuzz.mk
+include test/host/host.mk
 
 $(BUILD) $(LIBDIR) $(BINDIR) $(OBJDIR):
 	@mkdir -p $@

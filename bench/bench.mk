@@ -8,7 +8,7 @@ BENCH_OUT       := $(BUILD)/bench
 BENCH_ZE_CFLAGS := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
 BENCH_ZE_LIBS   := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
 BENCH_CL_LIBS   := $(shell $(PKG_CONFIG) --libs OpenCL 2>/dev/null || echo -lOpenCL)
-BENCH_PROGS     := launch_overhead groupsize module_load scaling lu
+BENCH_PROGS     := launch_overhead groupsize module_load scaling lu host_device
 BENCH_BINS      := $(addprefix $(BENCH_OUT)/,$(BENCH_PROGS))
 BENCH_KSRCS     := $(wildcard bench/kernels/*.cl)
 BENCH_KSPVS     := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/%.spv,$(BENCH_KSRCS))
@@ -21,12 +21,14 @@ BENCH_GROUP_ARGS   ?= --quick --samples 1 --final 3
 BENCH_MODULE_ARGS  ?= --cold 2 --cold-nocache 1 --warm 5
 BENCH_SCALING_ARGS ?= --launches 5000 --repeats 3 --callgrind-launches 1000
 BENCH_LU_ARGS      ?= --n 100 --samples 1
+BENCH_HOST_ARGS    ?= --samples 1 --n 65536 --matrix 64 --items 100000
 else
 BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
 BENCH_GROUP_ARGS   ?= --samples 3 --final 15
 BENCH_MODULE_ARGS  ?= --cold 5 --cold-nocache 2 --warm 20
 BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 2000
 BENCH_LU_ARGS      ?= --n 250 --samples 5
+BENCH_HOST_ARGS    ?= --samples 5
 endif
 
 .PHONY: bench-build bench-only
@@ -38,6 +40,8 @@ $(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h runtime/include
 
 # module_load exports its malloc wrappers (-rdynamic) so that every library in the process calls them.
 $(BENCH_OUT)/module_load: BENCH_LDEXTRA := -rdynamic
+# host_device calls a native kernel through libffi itself, to measure that call.
+$(BENCH_OUT)/host_device: BENCH_LDEXTRA := -lffi -ldl
 $(BENCH_BINS): $(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_util.h runtime/include/krt.h $(KRT_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(BENCH_ZE_CFLAGS) -Iruntime/include -Ibench $< $(BENCH_OUT)/bench_util.o -o $@ \
@@ -65,5 +69,6 @@ bench-only: bench-build
 	$(BENCH_ENV) $(BENCH_OUT)/module_load --out $(BENCH_OUT) $(BENCH_MODULE_ARGS) && \
 	$(BENCH_ENV) $(BENCH_OUT)/groupsize --out $(BENCH_OUT) $(BENCH_GROUP_ARGS) && \
 	$(BENCH_ENV) $(BENCH_OUT)/lu --out $(BENCH_OUT) $(BENCH_LU_ARGS) && \
+	$(BENCH_ENV) $(BENCH_OUT)/host_device --out $(BENCH_OUT) $(BENCH_HOST_ARGS) && \
 	sh bench/plot.sh $(BENCH_OUT) && \
 	echo "bench: done in $$(( $$(date +%s) - start )) s; CSV files and plots in $(BENCH_OUT)/"

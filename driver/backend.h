@@ -88,7 +88,19 @@ typedef struct zp_module_src {
     bool fp16;
     bool fp64;
     bool int64_atomics;
+    /* The host device (driver/host/): the native library holding the module's kernels, from a
+     * zp_host_library_desc in the module descriptor's pNext chain; NULL elsewhere. */
+    const char *host_library;
 } zp_module_src;
+
+/* krt's private pNext entry of ze_module_desc_t naming the host device's native library (libkrt passes it to
+ * its in-process host driver only; other drivers never see it). */
+#define ZP_STRUCTURE_TYPE_HOST_LIBRARY ((ze_structure_type_t)0x7a704801)
+typedef struct zp_host_library_desc {
+    ze_structure_type_t stype;
+    const void *pNext;
+    const char *path;
+} zp_host_library_desc;
 
 /* Per-kernel limits that only the backend knows. */
 typedef struct zp_kernel_limits {
@@ -183,5 +195,6 @@ typedef struct zp_backend_ops {
 /* The backend in use; chosen at build time. */
 extern const zp_backend_ops zp_pocl_backend;
 extern const zp_backend_ops zp_cuda_backend;
+extern const zp_backend_ops zp_host_backend;
 
 #endif

@@ -1,5 +1,6 @@
 # Examples: each examples/<name>.c builds to build/bin/<name> against libkrt (krt.h only). Each has a tutorial,
-# docs/tutorial-<name>.md (knobs: tutorial-launch-knobs.md), and checks its own results.
+# docs/tutorial-<name>.md (knobs: tutorial-launch-knobs.md, offbyone: tutorial-debugging.md), and checks its
+# own results.
 # examples/example.h and examples/png_write.h are shared helpers; heat and mandelbrot link libpng.
 # The programs find their kernels through KRT_KERNELS, else in ../kernels beside their own directory, and
 # libkrt through an rpath relative to themselves, so they also run by hand from any directory.
@@ -63,3 +64,22 @@ EXAMPLE_TESTS = \
     '$(BINDIR)/krt-info Makefile; test $$? -eq 1' \
     'head -c 100 $(BUILD)/kernels/vadd.spv >$(BUILD)/truncated.spv && $(BINDIR)/krt-info $(BUILD)/truncated.spv; test $$? -eq 1' \
     '$(BINDIR)/krt-info $(BUILD)/no-such-file.spv; test $$? -eq 1'
+
+# Every example once more on the host device (issue 12): the same programs and checks, the kernels run natively
+# from build/kernels/host/.
+EXAMPLE_TESTS += \
+    'KRT_DEVICE=host $(BINDIR)/vadd 100003' \
+    'KRT_DEVICE=host $(BINDIR)/saxpy 1 7 1000 4093 65537' \
+    'KRT_DEVICE=host $(BINDIR)/reduce 100003' \
+    'KRT_DEVICE=host $(BINDIR)/matmul 100 75 130' \
+    'KRT_DEVICE=host $(BINDIR)/histogram 1000003' \
+    'KRT_DEVICE=host $(BINDIR)/heat 67 50 $(BUILD)/heat-host.png' \
+    'KRT_DEVICE=host $(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot-host.png' \
+    'KRT_DEVICE=host $(BINDIR)/pipeline 100000 4' \
+    'KRT_DEVICE=host $(BINDIR)/tour' \
+    'KRT_DEVICE=host $(BINDIR)/devices' \
+    'KRT_DEVICE=host $(BINDIR)/errors >$(BUILD)/errors-host.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors-host.txt' \
+    'KRT_DEVICE=host $(BINDIR)/knobs 10007' \
+    'KRT_DEVICE=host $(BINDIR)/memory 100003' \
+    'KRT_DEVICE=host $(PYTHON) examples/python/saxpy.py' \
+    'KRT_DEVICE=host $(BINDIR)/krt-info --device host'

@@ -14,7 +14,7 @@ __kernel void histogram_global(__global const uchar *data, __global uint *bins, 
  * Work-items past the end skip the count but still reach both barriers. */
 __kernel void histogram_local(__global const uchar *data, __global uint *bins, uint n)
 {
-    __local uint local_bins[256];
+    KRT_LOCAL(uint, local_bins, [256]);
     uint lid = get_local_id(0);
     uint lsize = get_local_size(0);
     for (uint b = lid; b < 256; b += lsize)

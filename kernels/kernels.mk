@@ -48,3 +48,39 @@ kernels: $(TEST_ASM_SPVS)
 $(BUILD)/test-kernels/asm/%.spv: test/kernels/asm/%.spvasm
 	@mkdir -p $(dir $@)
 	$(SPIRV_AS) --target-env spv1.4 $< -o $@
+
+# Single-source kernels (issue 12, docs/single-source.md): every kernel of kernels/ is also compiled as C11 from
+# the same file into a native library for the host device, build/kernels/host/NAME.so, by `krt-cc --host`
+# (-g -O2; warnings are errors here, as for the project's other C). The test kernels that compile as C
+# (TEST_KERNEL_HOST_SRCS: no swizzles, no overloads) get build/test-kernels/host/NAME.so the same way.
+KRT_CC_HOST_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host -Wextra -Werror
+KERNEL_HOST_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.so,$(KERNEL_SRCS))
+TEST_KERNEL_HOST_SRCS := $(addprefix test/kernels/,krt_basic.cl krt_guarded.cl krt_hint.cl krt_robust.cl \
+                         krt_rules.cl krt_spill.cl krt_single_source.cl)
+TEST_KERNEL_HOST_SOS  := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.so,$(TEST_KERNEL_HOST_SRCS))
+kernels: $(KERNEL_HOST_SOS) $(TEST_KERNEL_HOST_SOS)
+
+$(BUILD)/kernels/host/%.so: kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(KRT_CC_HOST_RUN) $< -o $@
+
+$(BUILD)/test-kernels/host/%.so: test/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(KRT_CC_HOST_RUN) $< -o $@
+
+# AddressSanitizer builds (docs/tutorial-debugging.md), apart in build/kernels-asan/ because they load only into
+# a process that has libasan first: `make asan-kernels` (part of `all`) builds the tutorial's broken kernel,
+# build/kernels-asan/host/offbyone.so with build/kernels-asan/offbyone.spv beside it, so that KRT_KERNELS can
+# point a program there. `make build/kernels-asan/host/NAME.so` builds any other kernel of kernels/ that way.
+KERNEL_ASAN_DIR := $(BUILD)/kernels-asan
+.PHONY: asan-kernels
+asan-kernels: $(KERNEL_ASAN_DIR)/host/offbyone.so $(KERNEL_ASAN_DIR)/offbyone.spv
+all: asan-kernels
+
+$(KERNEL_ASAN_DIR)/host/%.so: kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(KRT_CC_HOST_RUN) -fsanitize=address -fno-omit-frame-pointer $< -o $@
+
+$(KERNEL_ASAN_DIR)/%.spv: $(BUILD)/kernels/%.spv
+	@mkdir -p $(dir $@)
+	cp $< $@

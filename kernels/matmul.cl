@@ -24,8 +24,8 @@ __kernel void matmul_naive(__global const float *a, __global const float *b, __g
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void matmul_tiled(__global const float *a, __global const float *b, __global float *c, uint m, uint n, uint k)
 {
-    __local float ta[TILE][TILE];
-    __local float tb[TILE][TILE];
+    KRT_LOCAL(float, ta, [TILE][TILE]);
+    KRT_LOCAL(float, tb, [TILE][TILE]);
     uint tx = get_local_id(0);
     uint ty = get_local_id(1);
     uint col = get_global_id(0);

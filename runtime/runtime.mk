@@ -6,7 +6,8 @@
 
 KRT_SRCS     := $(wildcard runtime/src/*.c)
 KRT_OBJDIR   := $(OBJDIR)/runtime
-KRT_OBJS     := $(patsubst runtime/src/%.c,$(KRT_OBJDIR)/%.o,$(KRT_SRCS)) $(KRT_OBJDIR)/builtin_kernels.o
+include driver/host/host.mk
+KRT_OBJS     := $(patsubst runtime/src/%.c,$(KRT_OBJDIR)/%.o,$(KRT_SRCS)) $(KRT_OBJDIR)/builtin_kernels.o $(KRT_HOST_OBJS)
 KRT_A        := $(LIBDIR)/libkrt.a
 KRT_PC       := $(LIBDIR)/pkgconfig/krt.pc
 KRT_BUILTIN_SPVS := $(patsubst kernels/%.cl,$(BUILD)/kernels/%.spv,$(wildcard kernels/krt_*.cl))
@@ -16,7 +17,7 @@ KRT_SPIRV_CFLAGS := $(shell $(PKG_CONFIG) --cflags SPIRV-Tools 2>/dev/null)
 KRT_SPIRV_LIBS   := $(shell $(PKG_CONFIG) --libs SPIRV-Tools 2>/dev/null || echo -lSPIRV-Tools)
 KRT_ZE_CFLAGS    := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
 KRT_ZE_LIBS      := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
-KRT_LIBS         := $(KRT_SPIRV_LIBS) -lstdc++ $(KRT_ZE_LIBS) -lpthread -ldl
+KRT_LIBS         := $(KRT_SPIRV_LIBS) -lstdc++ $(KRT_ZE_LIBS) $(KRT_HOST_LIBS) -lpthread -ldl
 KRT_CFLAGS_BASE  := $(CFLAGS_C) -fvisibility=hidden -DKRT_BUILDING_LIBRARY -Iruntime/include -Iruntime/src \
                     $(KRT_ZE_CFLAGS) $(KRT_SPIRV_CFLAGS)
 KRT_CFLAGS       := $(KRT_CFLAGS_BASE) -DKRT_LIBDIR='"$(abspath $(LIBDIR))"'
@@ -76,7 +77,7 @@ Description: kernel launch runtime over oneAPI Level Zero
 Version: 0.1.0
 Requires.private: level-zero
 Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lkrt
-Libs.private: $(KRT_SPIRV_LIBS) -lstdc++ -lpthread -ldl
+Libs.private: $(KRT_SPIRV_LIBS) -lstdc++ $(KRT_HOST_LIBS) -lpthread -ldl
 Cflags: -I$${includedir}
 endef
 

@@ -1,9 +1,11 @@
 #!/bin/sh
 # test/krt-cc.sh BUILD: krt-cc's contract, as tools/krt-cc states it: the output and its default name, -D and
 # -I reaching clang, exit status 1 with the diagnostic and no output file on a compile or validation failure,
-# 2 on a usage error, 3 naming the tool and its package when one is missing. Run by `make test`.
+# 2 on a usage error, 3 naming the tool and its package when one is missing; the same for --host, and every
+# kernel of kernels/ compiling as C with clang-15 too (make builds them with cc). Run by `make test`.
 set -u
 cc_=$(cd "$1" && pwd)/bin/krt-cc
+root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/krt-cc-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "krt-cc test: $*" >&2; exit 1; }
@@ -48,4 +50,35 @@ grep -q "llvm-spirv-krt-missing not found: install the Debian package llvm-spirv
 "$cc_" missing.cl 2>/dev/null; rc=$?; [ $rc -eq 1 ] || fail "a missing input: exit $rc, not 1"
 "$cc_" --print-flags | grep -q -- "-fno-discard-value-names" || fail "--print-flags"
 "$cc_" --help | grep -q "Exit status" || fail "--help"
+
+# --host: the same source as a native library exporting the kernel, -D and -I reaching the C compiler.
+"$cc_" --host -I inc -DOFFSET=7 k.cl || fail "--host: a valid kernel did not compile"
+[ -s k.so ] || fail "--host: no k.so, the default output name"
+nm -D --defined-only k.so | grep -q " T k$" || fail "--host: k.so does not export k: $(nm -D k.so)"
+nm -D --defined-only k.so | grep -q " W krt_host_abi_version$" || fail "--host: no krt_host_abi_version"
+"$cc_" --host -I inc k.cl -o k5.so 2>err.txt; rc=$?
+[ $rc -eq 1 ] || fail "--host, undeclared OFFSET: exit $rc, not 1"
+grep -q "OFFSET" err.txt || fail "--host: no compiler diagnostic: $(cat err.txt)"
+[ ! -e k5.so ] || fail "--host: a failed compile left k5.so"
+KRT_HOST_CC=cc-krt-missing "$cc_" --host -I inc -DOFFSET=1 k.cl 2>err.txt; rc=$?
+[ $rc -eq 3 ] || fail "--host, a missing compiler: exit $rc, not 3"
+grep -q "cc-krt-missing not found: install the Debian package build-essential" err.txt ||
+    fail "--host: missing compiler message: $(cat err.txt)"
+"$cc_" -O2 -I inc -DOFFSET=1 k.cl >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "-O2 without --host: exit $rc, not 2"
+"$cc_" --host --print-flags | grep -q -- "-DKRT_HOST" || fail "--host --print-flags"
+# A block-scope __local array must not compile as C (it would be one copy per work-item): KRT_LOCAL is the way.
+cat >bad.cl <<'CL'
+__kernel void bad(__global int *x)
+{
+    __local int tile[4];
+    tile[get_local_id(0) % 4] = 1;
+    x[0] = tile[0];
+}
+CL
+"$cc_" --host bad.cl 2>err.txt && fail "--host: a block-scope __local array compiled"
+grep -q "register variable" err.txt || fail "--host: block-scope __local: $(cat err.txt)"
+for f in "$root"/kernels/*.cl "$root"/test/kernels/krt_single_source.cl; do
+    KRT_HOST_CC=clang-15 "$cc_" --host -Wextra -Werror "$f" -o clang.so || fail "clang-15 --host: $f"
+done
 echo "krt-cc: every case as documented"

@@ -25,7 +25,7 @@ VALIDATION_ENV := ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1
 # Criterion runs tests in parallel by default; two jobs match the machine.
 CRITERION_ARGS ?= --jobs 2
 
-.PHONY: tests test test-only test-ze test-krt test-examples
+.PHONY: tests test test-only test-ze test-krt test-examples test-host
 tests: $(TEST_BINS)
 all: tests
 
@@ -49,13 +49,21 @@ test:
 
 test-only:
 	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" \
-	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS)
+	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS) $(HOST_TESTS)
 
 test-ze: all
 	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" sh test/run.sh $(TEST_ZE_BINS) --
 
 test-krt: all
 	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" sh test/run.sh $(TEST_KRT_BINS) --
+
+# The host device (issue 12): libkrt's tests that are not about Level Zero run once more with KRT_DEVICE=host,
+# judged like the examples (each skips, saying why, what the host device does not do). test_host asks for the
+# host device itself and runs with the other binaries.
+HOST_TEST_NAMES := launch queue_event threads memory kernel launch_rules launch_hint launch_config wisdom robust
+HOST_TESTS = $(foreach t,$(HOST_TEST_NAMES),'KRT_DEVICE=host $(BUILD)/test/test_$(t) $(CRITERION_ARGS)')
+test-host: all
+	@$(TEST_ENV) sh test/run.sh -- $(HOST_TESTS)
 
 test-examples: all
 	@$(TEST_ENV) sh test/run.sh -- $(EXAMPLE_TESTS)

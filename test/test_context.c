@@ -291,13 +291,21 @@ Test(context, device_kind_past_the_last)
 
 /* "host" is reserved for krt's host device, which does not exist yet: it chooses nothing, and says so,
  * rather than matching a device whose name happens to contain "host". */
-Test(context, device_kind_host_is_reserved)
+/* "host" is a kind: krt's host device, never a device whose name merely contains "host"; "host:1" names none. */
+Test(context, device_kind_host_is_the_host_device)
 {
-    krt_context_desc desc = {.device = "host"};
-    krt_context *ctx = NULL;
+    krt_context_desc desc = {.device = "HOST"};
+    krt_context *ctx = kt_context(&desc);
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    cr_assert_eq(info.type, KRT_DEVICE_TYPE_HOST);
+    cr_assert_str_eq(info.driver_name, "host");
+    krt_context_destroy(ctx);
+    ctx = NULL;
+    desc.device = "host:1";
     KT_EXPECT(krt_context_create(&desc, &ctx), KRT_ERROR_NO_DEVICE);
     cr_assert_null(ctx);
-    cr_assert(strstr(krt_last_error_message(), "no host device yet"), "%s", krt_last_error_message());
+    cr_assert(strstr(krt_last_error_message(), "there is only 1 host device"), "%s", krt_last_error_message());
 }
 
 /* Words that only start like a kind are names: "cpux" and "cpu:" are substrings, not kinds. */
@@ -475,8 +483,14 @@ Test(context, explicit_alt_drivers_respected)
     krt_context *ctx = NULL;
     KT_EXPECT(krt_context_create(NULL, &ctx), KRT_ERROR_NO_DRIVER);
     cr_assert_null(ctx);
+    cr_assert(strstr(krt_last_error_message(), "KRT_DEVICE=host"), "%s", krt_last_error_message());
+    /* krt's host device is no Level Zero driver's: it is listed alone */
     uint32_t count = 77;
-    KT_EXPECT(krt_device_list(NULL, &count), KRT_ERROR_NO_DRIVER);
+    KT_OK(krt_device_list(NULL, &count));
+    cr_assert_eq(count, 1);
+    krt_device_info info;
+    KT_OK(krt_device_list(&info, &count));
+    cr_assert_eq(info.type, KRT_DEVICE_TYPE_HOST);
 }
 
 /* Device properties are cached per device: a second context on the same device, its device info and its

@@ -50,8 +50,8 @@ Test(names, limits)
 
 Test(names, device_types)
 {
-    static const char *const expected[] = { "other", "GPU", "CPU", "FPGA", "accelerator" };
-    cr_assert_eq(sizeof expected / sizeof expected[0], (size_t)KRT_DEVICE_TYPE_ACCELERATOR + 1);
+    static const char *const expected[] = { "other", "GPU", "CPU", "FPGA", "accelerator", "host" };
+    cr_assert_eq(sizeof expected / sizeof expected[0], (size_t)KRT_DEVICE_TYPE_HOST + 1);
     assert_names("krt_device_type", device_type_of, expected, (int)(sizeof expected / sizeof expected[0]));
 }
 

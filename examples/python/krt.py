@@ -68,7 +68,7 @@ class _ModuleDesc(ctypes.Structure):
     _fields_ = [("code", ctypes.c_void_p), ("size", ctypes.c_size_t), ("path", ctypes.c_char_p),
                 ("build_options", ctypes.c_char_p), ("spec_constants", ctypes.c_void_p),
                 ("num_spec_constants", ctypes.c_uint32), ("validation", ctypes.c_int),
-                ("source", ctypes.c_char_p), ("compile_options", ctypes.c_char_p)]
+                ("source", ctypes.c_char_p), ("compile_options", ctypes.c_char_p), ("host_library", ctypes.c_char_p)]
 
 
 class _AllocDesc(ctypes.Structure):

@@ -14,9 +14,18 @@
  *
  * Work-items that return early must not take part in a barrier(): a kernel that uses barriers keeps every
  * work-item alive until the last barrier and guards only its memory accesses, with krt_in_range_*().
+ *
+ * Single-source kernels: compiled as C11 with -DKRT_HOST (`krt-cc --host`), this header includes
+ * krt_kernel_host.h, which makes the same file an ordinary shared library for krt's host device (see
+ * docs/single-source.md for what a kernel can use there). Declare group-shared arrays inside a kernel with
+ * KRT_LOCAL below, not `__local`, so that they are one copy per work-group in both builds.
  */
 #ifndef KRT_KERNEL_H
 #define KRT_KERNEL_H
+
+#ifdef KRT_HOST
+#include "krt_kernel_host.h"
+#endif
 
 /* The helpers are forced inline: kernels are compiled at -O0, where clang marks every other function
  * noinline, and a non-inlined function that calls get_global_id() fails to link in PoCL's work-group code
@@ -67,5 +76,16 @@ KRT_KERNEL_HELPER ulong krt_linear_3d(ulong nx, ulong ny)
     size_t x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);                                 \
     if (x >= (size_t)(nx) || y >= (size_t)(ny) || z >= (size_t)(nz))                                         \
         return
+
+/* A group-shared array declared inside a kernel, e.g. KRT_LOCAL(float, tile, [16][16]);
+ * OpenCL C: `__local float tile[16][16]`, one copy per work-group.
+ * C (KRT_HOST): `static _Thread_local float tile[16][16]`: the host device runs all work-items of a group on one
+ * thread and one group at a time per thread, so a thread's copy is the group's. (`__local` itself is empty in
+ * C, because it also qualifies pointer parameters, which must stay plain pointers.) */
+#ifdef KRT_HOST
+#define KRT_LOCAL(type, name, dims) static _Thread_local type name dims
+#else
+#define KRT_LOCAL(type, name, dims) __local type name dims
+#endif
 
 #endif /* KRT_KERNEL_H */

@@ -148,9 +148,10 @@ typedef enum krt_device_type {
     KRT_DEVICE_TYPE_CPU = 2,
     KRT_DEVICE_TYPE_FPGA = 3,
     KRT_DEVICE_TYPE_ACCELERATOR = 4,
+    KRT_DEVICE_TYPE_HOST = 5, /* krt's own host device: kernels compiled as C, run natively (docs/api.md) */
 } krt_device_type;
 
-/* "other", "GPU", "CPU", "FPGA", "accelerator" for the values above, in order; "unknown" for any other value.
+/* "other", "GPU", "CPU", "FPGA", "accelerator", "host" for the values above, in order; "unknown" for any other value.
  * The string is static. */
 KRT_API const char *krt_device_type_name(krt_device_type type);
 
@@ -340,6 +341,10 @@ typedef struct krt_module_desc {
     /* For OpenCL C: options for the compiler, split at white space (-D NAME=VALUE, -I DIR, -cl-...); NULL = none.
      * build_options still goes to the driver. */
     const char *compile_options;
+    /* The host device only (KRT_DEVICE_TYPE_HOST): the native library holding the module's kernels, compiled from
+     * the same .cl as C (docs/api.md, "The host device"). NULL = <dir>/host/<stem>.so beside a .spv path; a module
+     * given as code or source has no default. Other devices ignore it. */
+    const char *host_library;
 } krt_module_desc;
 
 /* Validates, reflects and builds a SPIR-V module. Whatever the bytes are, the call returns an error or a

@@ -154,18 +154,49 @@ typedef struct device_ref {
     ze_driver_handle_t driver;
     ze_device_handle_t device;
     uint32_t driver_index, device_index;
+    int host; /* krt's host device, not a Level Zero driver's */
 } device_ref;
 
 #define MAX_DRIVERS 16
 #define MAX_DEVICES 64
 
-static krt_result list_devices(device_ref *refs, uint32_t *count)
+/* The host device, listed after every Level Zero device (driver index: the number of Level Zero drivers).
+ * Its driver is libkrt's own, so it is there whatever the loader found; 0 when it could not start. */
+static int host_device_ref(uint32_t driver_index, device_ref *out)
+{
+    const ze_dditable_t *t = krt__ze_host();
+    if (!t)
+        return 0;
+    ze_driver_handle_t drv = NULL;
+    uint32_t n = 1;
+    if (t->Driver.pfnGet(&n, &drv) != ZE_RESULT_SUCCESS || n != 1)
+        return 0;
+    ze_device_handle_t dev = NULL;
+    n = 1;
+    if (t->Device.pfnGet(drv, &n, &dev) != ZE_RESULT_SUCCESS || n != 1)
+        return 0;
+    *out = (device_ref){ drv, dev, driver_index, 0, 1 };
+    return 1;
+}
+
+/* Every device; *loader_result is the loader's failure (KRT_SUCCESS when it found drivers), in which case the
+ * list holds the host device alone. */
+static krt_result list_devices_ex(device_ref *refs, uint32_t *count, krt_result *loader_result)
 {
     ze_driver_handle_t drivers[MAX_DRIVERS];
     uint32_t nd = MAX_DRIVERS;
     krt_result r = get_drivers(drivers, &nd);
-    if (r != KRT_SUCCESS)
+    *loader_result = r;
+    if (r != KRT_SUCCESS) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", krt_last_error_message());
+        if (*count > 0 && host_device_ref(0, &refs[0])) {
+            *count = 1;
+            krt__fail(r, "%s", why); /* the loader's message stays the last error */
+            return KRT_SUCCESS;
+        }
         return r;
+    }
     uint32_t total = 0;
     for (uint32_t d = 0; d < nd && total < *count; d++) {
         ze_device_handle_t devs[MAX_DEVICES];
@@ -177,10 +208,18 @@ static krt_result list_devices(device_ref *refs, uint32_t *count)
         if (zeDeviceGet(drivers[d], &n, devs) != ZE_RESULT_SUCCESS)
             continue;
         for (uint32_t i = 0; i < n && total < *count; i++)
-            refs[total++] = (device_ref){ drivers[d], devs[i], d, i };
+            refs[total++] = (device_ref){ drivers[d], devs[i], d, i, 0 };
     }
+    if (total < *count && host_device_ref(nd, &refs[total]))
+        total++;
     *count = total;
     return KRT_SUCCESS;
+}
+
+static krt_result list_devices(device_ref *refs, uint32_t *count)
+{
+    krt_result loader;
+    return list_devices_ex(refs, count, &loader);
 }
 
 krt_result krt_device_list(krt_device_info *infos, uint32_t *count)
@@ -240,7 +279,7 @@ static const struct {
     { "cpu", ZE_DEVICE_TYPE_CPU, 1 },
     { "fpga", ZE_DEVICE_TYPE_FPGA, 1 },
     { "accelerator", ZE_DEVICE_TYPE_MCA, 1 },
-    { "host", ZE_DEVICE_TYPE_FORCE_UINT32, 0 },
+    { "host", ZE_DEVICE_TYPE_FORCE_UINT32, 1 },
 };
 
 /* Parses "<kind>" or "<kind>:<n>" (the n-th device of that kind, from 0). Returns the kind's index in
@@ -289,7 +328,33 @@ static void describe_devices(const device_ref *refs, uint32_t n, char *out, size
         memcpy(out + size - 4, "...", 4);
 }
 
+static krt_result choose_device_in(const char *want, device_ref *out);
+
+/* With no Level Zero driver, only an explicit request for the host device gets one: a program that asked for
+ * no device in particular gets the loader's error rather than silently running on the host. */
 static krt_result choose_device(const char *want, device_ref *out)
+{
+    device_ref refs[1];
+    uint32_t n = 1;
+    krt_result loader;
+    krt_result r = list_devices_ex(refs, &n, &loader);
+    if (r != KRT_SUCCESS)
+        return r;
+    if (loader != KRT_SUCCESS) {
+        unsigned long nth = 0;
+        int kind = want && *want ? parse_device_kind(want, &nth) : -1;
+        if (kind >= 0 && strcmp(device_kinds[kind].word, "host") == 0 && nth == 0 && n == 1) {
+            *out = refs[0];
+            return KRT_SUCCESS;
+        }
+        char why[1024];
+        snprintf(why, sizeof why, "%s", krt_last_error_message());
+        return krt__fail(loader, "%s; the host device is there all the same: KRT_DEVICE=host selects it", why);
+    }
+    return choose_device_in(want, out);
+}
+
+static krt_result choose_device_in(const char *want, device_ref *out)
 {
     device_ref refs[MAX_DEVICES];
     uint32_t n = MAX_DEVICES;
@@ -305,10 +370,12 @@ static krt_result choose_device(const char *want, device_ref *out)
         int kind = parse_device_kind(want, &nth);
         if (kind >= 0) {
             unsigned long seen = 0;
+            int want_host = device_kinds[kind].type == ZE_DEVICE_TYPE_FORCE_UINT32;
             for (uint32_t i = 0; device_kinds[kind].exists && i < n; i++) {
                 krt__device_entry *dev;
-                if (krt__device_entry_get(refs[i].device, &dev) == KRT_SUCCESS &&
-                    dev->props.type == device_kinds[kind].type && seen++ == nth) {
+                if (want_host ? refs[i].host && seen++ == nth
+                              : !refs[i].host && krt__device_entry_get(refs[i].device, &dev) == KRT_SUCCESS &&
+                                    dev->props.type == device_kinds[kind].type && seen++ == nth) {
                     *out = refs[i];
                     return KRT_SUCCESS;
                 }
@@ -350,13 +417,19 @@ static krt_result choose_device(const char *want, device_ref *out)
     }
     for (uint32_t i = 0; i < n; i++) {
         krt__device_entry *dev;
-        if (krt__device_entry_get(refs[i].device, &dev) == KRT_SUCCESS && dev->props.type == ZE_DEVICE_TYPE_GPU) {
+        if (!refs[i].host && krt__device_entry_get(refs[i].device, &dev) == KRT_SUCCESS &&
+            dev->props.type == ZE_DEVICE_TYPE_GPU) {
             *out = refs[i];
             return KRT_SUCCESS;
         }
     }
-    *out = refs[0];
-    return KRT_SUCCESS;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!refs[i].host) {
+            *out = refs[i];
+            return KRT_SUCCESS;
+        }
+    }
+    return no_driver("the drivers found have no device");
 }
 
 /* Defaults of krt_context_desc in one place. */
@@ -410,6 +483,8 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
         goto fail;
     ctx->driver = ref.driver;
     ctx->device = ref.device;
+    ctx->host = ref.host;
+    ctx->ddi = ref.host ? krt__ze_host() : krt__ze_loader();
     if ((r = krt__driver_entry_get(ctx->driver, &ctx->drv)) != KRT_SUCCESS)
         goto fail;
     if ((r = krt__device_entry_get(ctx->device, &ctx->dev)) != KRT_SUCCESS)
@@ -417,7 +492,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
     krt__device_info_fill(ctx->drv, ctx->dev, ref.driver_index, ref.device_index, &ctx->info);
 
     ze_context_desc_t cd = { .stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC };
-    if ((r = krt__ze(zeContextCreate(ctx->driver, &cd, &ctx->ze), "zeContextCreate")) != KRT_SUCCESS)
+    if ((r = krt__ze(KRT__ZE(ctx->ddi, Context, Create)(ctx->driver, &cd, &ctx->ze), "zeContextCreate")) != KRT_SUCCESS)
         goto fail;
     if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS)
         goto fail;
@@ -431,7 +506,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
 fail:
     if (ctx) {
         if (ctx->ze)
-            zeContextDestroy(ctx->ze);
+            KRT__ZE(ctx->ddi, Context, Destroy)(ctx->ze);
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);
     }
@@ -457,7 +532,7 @@ void krt_context_destroy(krt_context *ctx)
     krt__event_pools_destroy(ctx);
     krt__alloc_set_free_all(ctx);
     pthread_mutex_unlock(&ctx->lock);
-    zeContextDestroy(ctx->ze);
+    KRT__ZE(ctx->ddi, Context, Destroy)(ctx->ze);
     krt__wisdom_fini(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
@@ -468,8 +543,8 @@ void krt_context_destroy(krt_context *ctx)
 }
 
 /* The one table of device-type names, for krt_device_type_name: krt-info and the examples print these. */
-static const char *const device_type_names[] = { "other", "GPU", "CPU", "FPGA", "accelerator" };
-_Static_assert(sizeof device_type_names / sizeof device_type_names[0] == KRT_DEVICE_TYPE_ACCELERATOR + 1,
+static const char *const device_type_names[] = { "other", "GPU", "CPU", "FPGA", "accelerator", "host" };
+_Static_assert(sizeof device_type_names / sizeof device_type_names[0] == KRT_DEVICE_TYPE_HOST + 1,
                "one name per krt_device_type");
 
 const char *krt_device_type_name(krt_device_type type)

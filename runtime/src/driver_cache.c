@@ -37,13 +37,13 @@ static krt_result query_extensions(ze_driver_handle_t driver, uint32_t *count,
                                    ze_driver_extension_properties_t **out)
 {
     uint32_t n = 0;
-    krt_result r = krt__ze(zeDriverGetExtensionProperties(driver, &n, NULL), "zeDriverGetExtensionProperties");
+    krt_result r = krt__ze(KRT__ZE(krt__ddi_of_driver(driver), Driver, GetExtensionProperties)(driver, &n, NULL), "zeDriverGetExtensionProperties");
     if (r != KRT_SUCCESS)
         return r;
     ze_driver_extension_properties_t *ext = calloc(n ? n : 1, sizeof *ext);
     if (!ext)
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %u extension names", n);
-    r = krt__ze(zeDriverGetExtensionProperties(driver, &n, ext), "zeDriverGetExtensionProperties");
+    r = krt__ze(KRT__ZE(krt__ddi_of_driver(driver), Driver, GetExtensionProperties)(driver, &n, ext), "zeDriverGetExtensionProperties");
     if (r != KRT_SUCCESS) {
         free(ext);
         return r;
@@ -118,20 +118,20 @@ done:
 static krt_result query_device(ze_device_handle_t device, krt__device_entry *e)
 {
     e->props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-    krt_result r = krt__ze(zeDeviceGetProperties(device, &e->props), "zeDeviceGetProperties");
+    krt_result r = krt__ze(KRT__ZE(krt__ddi_of_device(device), Device, GetProperties)(device, &e->props), "zeDeviceGetProperties");
     if (r != KRT_SUCCESS)
         return r;
     e->compute.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
-    r = krt__ze(zeDeviceGetComputeProperties(device, &e->compute), "zeDeviceGetComputeProperties");
+    r = krt__ze(KRT__ZE(krt__ddi_of_device(device), Device, GetComputeProperties)(device, &e->compute), "zeDeviceGetComputeProperties");
     if (r != KRT_SUCCESS)
         return r;
     e->module.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
-    r = krt__ze(zeDeviceGetModuleProperties(device, &e->module), "zeDeviceGetModuleProperties");
+    r = krt__ze(KRT__ZE(krt__ddi_of_device(device), Device, GetModuleProperties)(device, &e->module), "zeDeviceGetModuleProperties");
     if (r != KRT_SUCCESS)
         return r;
 
     uint32_t n = 0;
-    if (zeDeviceGetMemoryProperties(device, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
+    if (KRT__ZE(krt__ddi_of_device(device), Device, GetMemoryProperties)(device, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
         ze_device_memory_properties_t mem[8];
         if (n > 8)
             n = 8;
@@ -139,7 +139,7 @@ static krt_result query_device(ze_device_handle_t device, krt__device_entry *e)
             memset(&mem[i], 0, sizeof mem[i]);
             mem[i].stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
         }
-        if (zeDeviceGetMemoryProperties(device, &n, mem) == ZE_RESULT_SUCCESS)
+        if (KRT__ZE(krt__ddi_of_device(device), Device, GetMemoryProperties)(device, &n, mem) == ZE_RESULT_SUCCESS)
             for (uint32_t i = 0; i < n; i++)
                 e->memory_bytes += mem[i].totalSize;
     }
@@ -147,7 +147,7 @@ static krt_result query_device(ze_device_handle_t device, krt__device_entry *e)
     /* The first queue group that can run kernels is where krt's queues go by default. */
     n = 0;
     e->compute_ordinal = 0;
-    if (zeDeviceGetCommandQueueGroupProperties(device, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
+    if (KRT__ZE(krt__ddi_of_device(device), Device, GetCommandQueueGroupProperties)(device, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
         ze_command_queue_group_properties_t groups[16];
         if (n > 16)
             n = 16;
@@ -155,7 +155,7 @@ static krt_result query_device(ze_device_handle_t device, krt__device_entry *e)
             memset(&groups[i], 0, sizeof groups[i]);
             groups[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
         }
-        if (zeDeviceGetCommandQueueGroupProperties(device, &n, groups) == ZE_RESULT_SUCCESS)
+        if (KRT__ZE(krt__ddi_of_device(device), Device, GetCommandQueueGroupProperties)(device, &n, groups) == ZE_RESULT_SUCCESS)
             for (uint32_t i = 0; i < n; i++)
                 if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
                     e->compute_ordinal = i;
@@ -219,10 +219,12 @@ void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry
     snprintf(out->name, sizeof out->name, "%s", dev->props.name);
     ze_driver_properties_t dp = { .stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES };
     ze_api_version_t api = 0;
-    zeDriverGetApiVersion(drv->driver, &api);
-    if (zeDriverGetProperties(drv->driver, &dp) == ZE_RESULT_SUCCESS)
+    KRT__ZE(krt__ddi_of_driver(drv->driver), Driver, GetApiVersion)(drv->driver, &api);
+    if (KRT__ZE(krt__ddi_of_driver(drv->driver), Driver, GetProperties)(drv->driver, &dp) == ZE_RESULT_SUCCESS)
         out->driver_version = dp.driverVersion;
-    if (is_ze_pocl(&dp)) {
+    if (krt__host_is_driver_handle(drv->driver)) {
+        snprintf(out->driver_name, sizeof out->driver_name, "host");
+    } else if (is_ze_pocl(&dp)) {
         snprintf(out->driver_name, sizeof out->driver_name, "ze_pocl");
     } else if (memcmp(dp.uuid.id, "ze_cuda", 7) == 0) {
         snprintf(out->driver_name, sizeof out->driver_name, "ze_cuda");
@@ -232,7 +234,7 @@ void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry
              i++)
             p += snprintf(p, 3, "%02x", dp.uuid.id[i]);
     }
-    out->type = device_type(dev->props.type);
+    out->type = krt__host_is_driver_handle(drv->driver) ? KRT_DEVICE_TYPE_HOST : device_type(dev->props.type);
     out->driver_index = driver_index;
     out->device_index = device_index;
     out->api_version_major = ZE_MAJOR_VERSION(api);

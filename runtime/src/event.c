@@ -19,7 +19,7 @@ static krt_result pool_add(krt_context *ctx, uint32_t timestamp, krt__event_pool
         .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | (timestamp ? ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP : 0),
         .count = POOL_SIZE,
     };
-    krt_result r = krt__ze(zeEventPoolCreate(ctx->ze, &pd, 1, &ctx->device, &p->pool), "zeEventPoolCreate");
+    krt_result r = krt__ze(KRT__ZE(ctx->ddi, EventPool, Create)(ctx->ze, &pd, 1, &ctx->device, &p->pool), "zeEventPoolCreate");
     if (r != KRT_SUCCESS) {
         free(p);
         return r;
@@ -57,7 +57,7 @@ krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt
             .signal = ZE_EVENT_SCOPE_FLAG_HOST,
             .wait = ZE_EVENT_SCOPE_FLAG_HOST,
         };
-        r = krt__ze(zeEventCreate(pool->pool, &ed, &e->ze), "zeEventCreate");
+        r = krt__ze(KRT__ZE(ctx->ddi, Event, Create)(pool->pool, &ed, &e->ze), "zeEventCreate");
         if (r == KRT_SUCCESS) {
             pool->used |= (uint64_t)1 << slot;
             e->ctx = ctx;
@@ -97,7 +97,7 @@ void krt__event_destroy_locked(krt_event *e)
             *p = e->next;
             break;
         }
-    zeEventDestroy(e->ze);
+    KRT__ZE(ctx->ddi, Event, Destroy)(e->ze);
     e->pool->used &= ~((uint64_t)1 << e->slot);
     free(e);
 }
@@ -117,7 +117,7 @@ void krt__event_pools_destroy(krt_context *ctx)
 {
     while (ctx->pools) {
         krt__event_pool *next = ctx->pools->next;
-        zeEventPoolDestroy(ctx->pools->pool);
+        KRT__ZE(ctx->ddi, EventPool, Destroy)(ctx->pools->pool);
         free(ctx->pools);
         ctx->pools = next;
     }
@@ -127,7 +127,7 @@ krt_result krt_event_synchronize(krt_event *event, uint64_t timeout_ns)
 {
     if (!event)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_synchronize: event is NULL");
-    ze_result_t zr = zeEventHostSynchronize(event->ze, timeout_ns);
+    ze_result_t zr = KRT__ZE(event->ctx->ddi, Event, HostSynchronize)(event->ze, timeout_ns);
     if (zr == ZE_RESULT_NOT_READY)
         return KRT_TIMEOUT;
     return krt__ze(zr, "zeEventHostSynchronize");
@@ -137,14 +137,14 @@ krt_result krt_event_query(krt_event *event)
 {
     if (!event)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_query: event is NULL");
-    return krt__ze(zeEventQueryStatus(event->ze), "zeEventQueryStatus");
+    return krt__ze(KRT__ZE(event->ctx->ddi, Event, QueryStatus)(event->ze), "zeEventQueryStatus");
 }
 
 krt_result krt_event_reset(krt_event *event)
 {
     if (!event)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_reset: event is NULL");
-    return krt__ze(zeEventHostReset(event->ze), "zeEventHostReset");
+    return krt__ze(KRT__ZE(event->ctx->ddi, Event, HostReset)(event->ze), "zeEventHostReset");
 }
 
 krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, uint64_t *end_ns)
@@ -155,14 +155,14 @@ krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, uint64_t 
     if (!(event->flags & KRT_EVENT_FLAG_TIMESTAMP))
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
                          "krt_event_kernel_time: the event was created without KRT_EVENT_FLAG_TIMESTAMP");
-    ze_result_t zr = zeEventQueryStatus(event->ze);
+    ze_result_t zr = KRT__ZE(event->ctx->ddi, Event, QueryStatus)(event->ze);
     if (zr == ZE_RESULT_NOT_READY)
         return KRT_NOT_READY;
     krt_result r = krt__ze(zr, "zeEventQueryStatus");
     if (r != KRT_SUCCESS)
         return r;
     ze_kernel_timestamp_result_t ts;
-    zr = zeEventQueryKernelTimestamp(event->ze, &ts);
+    zr = KRT__ZE(event->ctx->ddi, Event, QueryKernelTimestamp)(event->ze, &ts);
     if (zr == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
         return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "the driver gives no kernel timestamps");
     if ((r = krt__ze(zr, "zeEventQueryKernelTimestamp")) != KRT_SUCCESS)

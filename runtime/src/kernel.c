@@ -43,8 +43,24 @@ krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **o
         k->slots[i].value = value;
         value += align_up(kr->args[i].size ? kr->args[i].size : 1, 16);
     }
+    /* The host device calls the native function through libffi with C's scalar and pointer types only. */
+    for (uint32_t i = 0; module->ctx->host && i < kr->num_args; i++) {
+        const krt_arg_info *a = &kr->args[i];
+        int ok = a->kind == KRT_ARG_GLOBAL_POINTER || a->kind == KRT_ARG_CONSTANT_POINTER ||
+                 a->kind == KRT_ARG_LOCAL_POINTER ||
+                 (a->kind == KRT_ARG_SCALAR && a->vector_width == 1 && a->type != KRT_TYPE_FLOAT16);
+        if (!ok) {
+            free(block);
+            return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                             "kernel %s, argument %u (%s): the host device passes pointers and scalars (not half) "
+                             "only, not a %s%s",
+                             kr->name, i, a->name[0] ? a->name : "unnamed",
+                             a->kind == KRT_ARG_SCALAR && a->vector_width > 1 ? "vector " : "",
+                             a->kind == KRT_ARG_SCALAR ? krt_scalar_type_name(a->type) : krt_arg_kind_name(a->kind));
+        }
+    }
     ze_kernel_desc_t kd = { .stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = kr->name };
-    krt_result r = krt__ze(zeKernelCreate(module->ze, &kd, &k->ze), "zeKernelCreate");
+    krt_result r = krt__ze(KRT__ZE(module->ctx->ddi, Kernel, Create)(module->ze, &kd, &k->ze), "zeKernelCreate");
     if (r != KRT_SUCCESS) {
         free(block);
         return r;
@@ -58,7 +74,7 @@ void krt__kernel_destroy(krt_kernel *k)
 {
     if (!k)
         return;
-    zeKernelDestroy(k->ze);
+    KRT__ZE(k->ctx->ddi, Kernel, Destroy)(k->ze);
     krt__config_memo_free(k);
     pthread_mutex_destroy(&k->lock);
     free(k);
@@ -107,7 +123,7 @@ krt_result krt__kernel_query_properties(krt_kernel *k, int has_max_ext, krt_kern
         pref->pNext = maxp;
         maxp->stype = ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES;
     }
-    krt_result r = krt__ze(zeKernelGetProperties(k->ze, kp), "zeKernelGetProperties");
+    krt_result r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, GetProperties)(k->ze, kp), "zeKernelGetProperties");
     if (r == KRT_SUCCESS) {
         const ze_device_compute_properties_t *c = &k->ctx->dev->compute;
         memset(out, 0, sizeof *out);

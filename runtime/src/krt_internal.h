@@ -8,6 +8,7 @@
 #include "krt.h"
 
 #include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -182,6 +183,10 @@ struct krt_context {
     krt__wisdom_set wisdom;
     atomic_uint_fast64_t wisdom_generation;
     char *wisdom_path;       /* KRT_WISDOM: loaded at creation, saved at destroy */
+
+    /* The entry points this context calls (ze_dispatch.c): the loader's, or the in-process host driver's. */
+    const ze_dditable_t *ddi;
+    int host;                /* the host device (KRT_DEVICE_TYPE_HOST) */
 };
 
 /* ---- memory.c -------------------------------------------------------------------------------------- */
@@ -448,5 +453,17 @@ krt_result krt__launch(krt_kernel *kernel, const krt_launch_desc *desc);
 
 extern const unsigned char krt__builtin_spv[];
 extern const unsigned char krt__builtin_spv_end[];
+
+/* ---- ze_dispatch.c: the Level Zero entry points of a context ------------------------------------------- */
+
+/* KRT__ZE(ctx->ddi, Kernel, Create)(...) calls zeKernelCreate of the context's driver. */
+#define KRT__ZE(ddi, table, fn) ((ddi)->table.pfn##fn)
+const ze_dditable_t *krt__ze_loader(void);
+/* The host driver's table, started on first use; NULL when it could not start. */
+const ze_dditable_t *krt__ze_host(void);
+/* The table a driver or device handle belongs to (the host's for the host driver's handles). */
+const ze_dditable_t *krt__ddi_of_driver(ze_driver_handle_t driver);
+const ze_dditable_t *krt__ddi_of_device(ze_device_handle_t device);
+int krt__host_is_driver_handle(ze_driver_handle_t driver);
 
 #endif /* KRT_INTERNAL_H */

@@ -164,7 +164,7 @@ static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force
     if (info->kind == KRT_ARG_LOCAL_POINTER) {
         if (!force && slot->is_set && slot->size == a->size)
             return KRT_SUCCESS;
-        krt_result r = krt__ze(zeKernelSetArgumentValue(k->ze, i, a->size, NULL), "zeKernelSetArgumentValue");
+        krt_result r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, SetArgumentValue)(k->ze, i, a->size, NULL), "zeKernelSetArgumentValue");
         if (r != KRT_SUCCESS)
             return r;
         slot->size = a->size;
@@ -189,7 +189,7 @@ static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force
     }
     if (same && !force)
         return KRT_SUCCESS;
-    krt_result r = krt__ze(zeKernelSetArgumentValue(k->ze, i, a->size, a->value), "zeKernelSetArgumentValue");
+    krt_result r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, SetArgumentValue)(k->ze, i, a->size, a->value), "zeKernelSetArgumentValue");
     if (r != KRT_SUCCESS) {
         slot->is_set = 0;
         return r;
@@ -377,7 +377,7 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     /* 3. The group size, only if it changed. */
     if (nomemo || cfg->group[0] != k->group_set[0] || cfg->group[1] != k->group_set[1] ||
         cfg->group[2] != k->group_set[2]) {
-        r = krt__ze(zeKernelSetGroupSize(k->ze, cfg->group[0], cfg->group[1], cfg->group[2]), "zeKernelSetGroupSize");
+        r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, SetGroupSize)(k->ze, cfg->group[0], cfg->group[1], cfg->group[2]), "zeKernelSetGroupSize");
         if (r != KRT_SUCCESS) {
             k->group_set[0] = 0;
             goto out;
@@ -388,7 +388,7 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     /* 4. The append, under the queue's lock: commands enter the queue in the order the lock was taken. */
     ze_group_count_t count = { cfg->groups[0], cfg->groups[1], cfg->groups[2] };
     pthread_mutex_lock(&q->lock);
-    ze_result_t zr = zeCommandListAppendLaunchKernel(q->list, k->ze, &count, d->signal ? d->signal->ze : NULL,
+    ze_result_t zr = KRT__ZE(q->ctx->ddi, CommandList, AppendLaunchKernel)(q->list, k->ze, &count, d->signal ? d->signal->ze : NULL,
                                                      d->num_wait, d->num_wait ? wait : NULL);
     q->appended++;
     pthread_mutex_unlock(&q->lock);

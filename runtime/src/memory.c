@@ -145,7 +145,7 @@ void krt__alloc_set_free_all(krt_context *ctx)
     krt__alloc_set *s = &ctx->allocs;
     for (size_t i = 0; i < s->cap; i++)
         if (s->slots[i] && s->slots[i] != KRT__TOMBSTONE)
-            zeMemFree(ctx->ze, s->slots[i]);
+            KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, s->slots[i]);
     free(s->slots);
     memset(s, 0, sizeof *s);
     free(ctx->ranges);
@@ -157,7 +157,7 @@ bool krt__pointer_known(krt_context *ctx, const void *ptr)
 {
     ze_memory_allocation_properties_t props = { .stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES };
     ze_device_handle_t dev = NULL;
-    if (zeMemGetAllocProperties(ctx->ze, ptr, &props, &dev) != ZE_RESULT_SUCCESS)
+    if (KRT__ZE(ctx->ddi, Mem, GetAllocProperties)(ctx->ze, ptr, &props, &dev) != ZE_RESULT_SUCCESS)
         return false;
     return props.type != ZE_MEMORY_TYPE_UNKNOWN;
 }
@@ -180,13 +180,13 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
     ze_host_mem_alloc_desc_t hd = { .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC };
     switch (d.kind) {
     case KRT_MEMORY_DEVICE:
-        zr = zeMemAllocDevice(ctx->ze, &dd, size, d.alignment, ctx->device, &p);
+        zr = KRT__ZE(ctx->ddi, Mem, AllocDevice)(ctx->ze, &dd, size, d.alignment, ctx->device, &p);
         break;
     case KRT_MEMORY_HOST:
-        zr = zeMemAllocHost(ctx->ze, &hd, size, d.alignment, &p);
+        zr = KRT__ZE(ctx->ddi, Mem, AllocHost)(ctx->ze, &hd, size, d.alignment, &p);
         break;
     case KRT_MEMORY_SHARED:
-        zr = zeMemAllocShared(ctx->ze, &dd, &hd, size, d.alignment, ctx->device, &p);
+        zr = KRT__ZE(ctx->ddi, Mem, AllocShared)(ctx->ze, &dd, &hd, size, d.alignment, ctx->device, &p);
         break;
     default:
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: unknown memory kind %d", (int)d.kind);
@@ -208,7 +208,7 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
     }
     pthread_mutex_unlock(&ctx->lock);
     if (!ok) {
-        zeMemFree(ctx->ze, p);
+        KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, p);
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "krt_alloc: out of host memory for the allocation table");
     }
     *out = p;
@@ -231,7 +231,7 @@ krt_result krt_free(krt_context *ctx, void *ptr)
     pthread_mutex_unlock(&ctx->lock);
     if (!found)
         return krt__fail(KRT_ERROR_INVALID_POINTER, "krt_free: %p is not an allocation of this context", ptr);
-    return krt__ze(zeMemFree(ctx->ze, ptr), "zeMemFree");
+    return krt__ze(KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, ptr), "zeMemFree");
 }
 
 krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size)
@@ -267,7 +267,7 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
     }
     krt_queue *q = queue ? queue : ctx->default_queue;
     pthread_mutex_lock(&q->lock);
-    ze_result_t zr = zeCommandListAppendMemoryCopy(q->list, dst, src, size, NULL, 0, NULL);
+    ze_result_t zr = KRT__ZE(ctx->ddi, CommandList, AppendMemoryCopy)(q->list, dst, src, size, NULL, 0, NULL);
     q->appended++;
     pthread_mutex_unlock(&q->lock);
     return krt__ze(zr, "zeCommandListAppendMemoryCopy");
@@ -323,6 +323,17 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
     if (size == 0)
         return KRT_SUCCESS;
 
+    /* The host device fills natively (its driver's fill is a host loop); the built-in fill kernels take a ulong16
+     * by value, which the host device's native kernel ABI does not pass. */
+    if (ctx->host) {
+        krt_queue *q = queue ? queue : ctx->default_queue;
+        pthread_mutex_lock(&q->lock);
+        ze_result_t zr =
+            KRT__ZE(ctx->ddi, CommandList, AppendMemoryFill)(q->list, dst, pattern, pattern_size, size, NULL, 0, NULL);
+        q->appended++;
+        pthread_mutex_unlock(&q->lock);
+        return krt__ze(zr, "zeCommandListAppendMemoryFill");
+    }
     /* The pattern goes by value, as a ulong16 of 128 bytes, repeated to fill it: nothing is allocated. */
     uint64_t words[16];
     unsigned char *bytes = (unsigned char *)words;

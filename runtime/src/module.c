@@ -4,6 +4,7 @@
  * on failure).
  */
 #include "krt_internal.h"
+#include "../../driver/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,7 +106,7 @@ static krt_result check_spec_constants(const krt_module_desc *d, const krt__refl
 }
 
 static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32_t *words, size_t size,
-                        ze_module_handle_t *out)
+                        const char *host_library, ze_module_handle_t *out)
 {
     enum { MAX_SPEC = 64 };
     uint32_t ids[MAX_SPEC];
@@ -129,15 +130,20 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
         .pBuildFlags = d->build_options,
         .pConstants = d->num_spec_constants ? &constants : NULL,
     };
+    /* The host device's driver reads the native library's path from krt's private pNext entry. */
+    zp_host_library_desc host_desc = { ZP_STRUCTURE_TYPE_HOST_LIBRARY, NULL, host_library };
+    if (host_library)
+        md.pNext = &host_desc;
     ze_module_build_log_handle_t log = NULL;
-    ze_result_t zr = zeModuleCreate(ctx->ze, ctx->device, &md, out, &log);
+    ze_result_t zr = KRT__ZE(ctx->ddi, Module, Create)(ctx->ze, ctx->device, &md, out, &log);
     krt_result r = KRT_SUCCESS;
     /* With more than one driver the loader wraps every handle a driver returns, but on a failed
      * zeModuleCreate it hands back the driver's own build log handle unwrapped, and any call with it jumps
      * through garbage (seen with libze1 1.8 and ze_cuda beside ze_pocl). The log of a failed build is read
      * only when one driver is loaded, so the loader passes handles through as they are. */
     uint32_t num_drivers = 0;
-    if (zr != ZE_RESULT_SUCCESS && log && (zeDriverGet(&num_drivers, NULL) != ZE_RESULT_SUCCESS || num_drivers != 1))
+    if (zr != ZE_RESULT_SUCCESS && log && !ctx->host &&
+        (zeDriverGet(&num_drivers, NULL) != ZE_RESULT_SUCCESS || num_drivers != 1))
         log = NULL;
     if (zr != ZE_RESULT_SUCCESS) {
         r = krt__from_ze(zr);
@@ -145,9 +151,9 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
             r = KRT_ERROR_MODULE_BUILD_FAILURE;
         char text[1536] = "";
         size_t n = 0;
-        if (log && zeModuleBuildLogGetString(log, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
+        if (log && KRT__ZE(ctx->ddi, ModuleBuildLog, GetString)(log, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
             char *full = malloc(n);
-            if (full && zeModuleBuildLogGetString(log, &n, full) == ZE_RESULT_SUCCESS)
+            if (full && KRT__ZE(ctx->ddi, ModuleBuildLog, GetString)(log, &n, full) == ZE_RESULT_SUCCESS)
                 snprintf(text, sizeof text, "%s", full);
             free(full);
         }
@@ -158,8 +164,42 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
                                     : "no build log");
     }
     if (log)
-        zeModuleBuildLogDestroy(log);
+        KRT__ZE(ctx->ddi, ModuleBuildLog, Destroy)(log);
     return r;
+}
+
+/* The host device's native library of a module: krt_module_desc.host_library, else <dir>/host/<stem>.so beside
+ * a .spv path (where make puts build/kernels/host/NAME.so for build/kernels/NAME.spv). */
+static krt_result host_library_path(const krt_module_desc *d, char *out, size_t size)
+{
+    const char *given = d->host_library;
+    if (!given) {
+        if (!d->path || opencl_path(d->path))
+            return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                             "krt_module_create: the host device runs a kernel from its native library, and a module "
+                             "given as %s has none: name it in krt_module_desc.host_library (NAME.so, built from the "
+                             "kernel's .cl with krt_kernel.h and -DKRT_HOST)",
+                             d->code ? "code" : "OpenCL C source");
+        const char *slash = strrchr(d->path, '/');
+        const char *base = slash ? slash + 1 : d->path;
+        const char *dot = strrchr(base, '.');
+        size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+        int dir = slash ? (int)(slash - d->path) : 1;
+        int n = snprintf(out, size, "%.*s/host/%.*s.so", dir, slash ? d->path : ".", (int)stem, base);
+        if (n < 0 || (size_t)n >= size)
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: the path %s is too long", d->path);
+    } else {
+        int n = snprintf(out, size, "%s", given);
+        if (n < 0 || (size_t)n >= size)
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: host_library is too long");
+    }
+    if (access(out, R_OK) != 0)
+        return krt__fail(KRT_ERROR_IO,
+                         "krt_module_create: the host device needs the native library %s%s%s, which cannot be read "
+                         "(%s): build it (make builds build/kernels/host/NAME.so beside build/kernels/NAME.spv) or "
+                         "name it in krt_module_desc.host_library",
+                         out, given ? "" : " of ", given ? "" : d->path, strerror(errno));
+    return KRT_SUCCESS;
 }
 
 static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int builtin, krt_module **out)
@@ -231,7 +271,17 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
         r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a module");
         goto fail;
     }
-    if ((r = build(ctx, d, words, size, &m->ze)) != KRT_SUCCESS)
+    char host_lib[4096];
+    if (ctx->host) {
+        if (d->num_spec_constants > 0) {
+            r = krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "krt_module_create: %s: the host device runs a native library "
+                          "compiled beforehand and cannot take specialization constants", what);
+            goto fail;
+        }
+        if ((r = host_library_path(d, host_lib, sizeof host_lib)) != KRT_SUCCESS)
+            goto fail;
+    }
+    if ((r = build(ctx, d, words, size, ctx->host ? host_lib : NULL, &m->ze)) != KRT_SUCCESS)
         goto fail;
     free(words);
     if (!builtin)
@@ -296,7 +346,7 @@ void krt__module_destroy_locked(krt_module *m)
     for (uint32_t i = 0; i < m->refl.num_kernels; i++)
         krt__kernel_destroy(m->kernels[i]);
     if (m->ze)
-        zeModuleDestroy(m->ze);
+        KRT__ZE(m->ctx->ddi, Module, Destroy)(m->ze);
     free(m->kernels);
     krt__reflection_free(&m->refl);
     krt__warnings_free(&m->warnings);

@@ -23,14 +23,14 @@ krt_result krt__queue_create(krt_context *ctx, const krt_queue_desc *desc, int i
         .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
         .priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
     };
-    krt_result r = krt__ze(zeCommandListCreateImmediate(ctx->ze, ctx->device, &qd, &q->list),
+    krt_result r = krt__ze(KRT__ZE(ctx->ddi, CommandList, CreateImmediate)(ctx->ze, ctx->device, &qd, &q->list),
                            "zeCommandListCreateImmediate");
     if (r != KRT_SUCCESS) {
         free(q);
         return r;
     }
     if ((r = krt__event_create(ctx, 0, 1, &q->sync_event)) != KRT_SUCCESS) {
-        zeCommandListDestroy(q->list);
+        KRT__ZE(ctx->ddi, CommandList, Destroy)(q->list);
         free(q);
         return r;
     }
@@ -66,7 +66,7 @@ static ze_result_t wait_sync_event(krt_queue *q, uint64_t deadline)
         uint64_t now = now_ns();
         timeout = deadline > now ? deadline - now : 0;
     }
-    return zeEventHostSynchronize(q->sync_event->ze, timeout);
+    return KRT__ZE(q->ctx->ddi, Event, HostSynchronize)(q->sync_event->ze, timeout);
 }
 
 /* A wait covers the commands appended before it began: it appends a barrier that signals the queue's sync
@@ -90,7 +90,7 @@ krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
     for (;;) {
         if (!q->sync_pending) {
             pthread_mutex_lock(&q->lock);
-            zr = zeCommandListAppendBarrier(q->list, q->sync_event->ze, 0, NULL);
+            zr = KRT__ZE(q->ctx->ddi, CommandList, AppendBarrier)(q->list, q->sync_event->ze, 0, NULL);
             q->pending_mark = ++q->appended;
             pthread_mutex_unlock(&q->lock);
             if ((r = krt__ze(zr, "zeCommandListAppendBarrier")) != KRT_SUCCESS)
@@ -104,7 +104,7 @@ krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
         }
         if ((r = krt__ze(zr, "zeEventHostSynchronize")) != KRT_SUCCESS)
             break;
-        if ((r = krt__ze(zeEventHostReset(q->sync_event->ze), "zeEventHostReset")) != KRT_SUCCESS)
+        if ((r = krt__ze(KRT__ZE(q->ctx->ddi, Event, HostReset)(q->sync_event->ze), "zeEventHostReset")) != KRT_SUCCESS)
             break;
         q->sync_pending = 0;
         if (q->pending_mark >= target)
@@ -144,7 +144,7 @@ void krt__queue_destroy_locked(krt_queue *q)
         }
     if (ctx->default_queue == q)
         ctx->default_queue = NULL;
-    zeCommandListDestroy(q->list);
+    KRT__ZE(q->ctx->ddi, CommandList, Destroy)(q->list);
     krt__event_destroy_locked(q->sync_event);
     pthread_mutex_destroy(&q->lock);
     pthread_mutex_destroy(&q->sync_lock);

@@ -13,6 +13,13 @@ krt_context *kt_context(const krt_context_desc *desc)
     return ctx;
 }
 
+void kt_skip_on_host(const char *why)
+{
+    const char *device = getenv("KRT_DEVICE");
+    if (device && strcmp(device, "host") == 0)
+        cr_skip_test("not on the host device: %s", why);
+}
+
 const char *kt_kernel_path(const char *name)
 {
     static _Thread_local char path[4096];

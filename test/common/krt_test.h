@@ -37,6 +37,9 @@
 
 /* A context on the default device; desc may be NULL. */
 krt_context *kt_context(const krt_context_desc *desc);
+/* Skips the test when it runs on the host device (KRT_DEVICE=host, the second pass of make test), saying why:
+ * what the test needs that the host device does not do (docs/api.md, "The host device"). */
+void kt_skip_on_host(const char *why);
 
 /* $KRT_TEST_KERNELS/<name>.spv; name may contain a subfolder ("o2/krt_o2_loopmerge"). Static storage. */
 const char *kt_kernel_path(const char *name);

@@ -47,10 +47,10 @@ $(FUZZ_DIR)/obj/runtime/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/
 	$(FUZZ_CC) $(KRT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
 
 $(FUZZ_BIN): test/fuzz/fuzz_module.c test/common/krt_fuzz_one.c test/common/krt_fuzz_one.h $(FUZZ_KRT_OBJS) \
-             $(KRT_OBJDIR)/builtin_kernels.o $(FUZZ_ZE_POCL)
+             $(KRT_OBJDIR)/builtin_kernels.o $(KRT_HOST_OBJS) $(FUZZ_ZE_POCL)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer -rdynamic -Iruntime/include -Itest/common test/fuzz/fuzz_module.c \
-	    test/common/krt_fuzz_one.c $(FUZZ_KRT_OBJS) $(KRT_OBJDIR)/builtin_kernels.o -o $@ $(KRT_LIBS) -ldl
+	    test/common/krt_fuzz_one.c $(FUZZ_KRT_OBJS) $(KRT_OBJDIR)/builtin_kernels.o $(KRT_HOST_OBJS) -o $@ $(KRT_LIBS) -ldl
 
 # Seeds: the project's kernels (build/kernels), SPIR-V only.
 $(FUZZ_DIR)/seeds/.stamp: $(KERNEL_SPVS)

@@ -2,6 +2,8 @@
  * its group size takes the range and lets the work-items past the end return at once: krt rounds the range
  * up to whole groups instead of shrinking the group. */
 
+#include "krt_kernel.h" /* KRT_LOCAL, so that the file also builds as C (docs/single-source.md) */
+
 /* c = a + b. */
 kernel void krt_vadd(global const float *a, global const float *b, global float *c, uint n)
 {
@@ -116,7 +118,7 @@ kernel void krt_struct(global long *out, krt_params p)
 /* Uses a static __local tile, so the kernel has local memory of its own. */
 kernel void krt_local_tile(global int *out, uint n)
 {
-    local int tile[128];
+    KRT_LOCAL(int, tile, [128]);
     size_t l = get_local_id(0);
     size_t i = get_global_id(0);
     tile[l % 128] = (int)i;

@@ -2,6 +2,8 @@
  * at, within every limit. Each kernel guards the work-items past the end of its range, and the first
  * work-item records the shape the launch really used: shape[0..2] the group, shape[3..5] the group counts. */
 
+#include "krt_kernel.h" /* KRT_LOCAL, so that the file also builds as C (docs/single-source.md) */
+
 static void record_shape(global uint *shape)
 {
     if (get_global_id(0) != 0 || get_global_id(1) != 0 || get_global_id(2) != 0)
@@ -40,7 +42,7 @@ kernel void krt_hint8x4(global uint *out, global uint *shape, uint nx, uint ny)
 __attribute__((work_group_size_hint(8, 1, 1)))
 kernel void krt_hint_reduce(global const int *in, global int *partial, global uint *shape, uint n)
 {
-    local int scratch[64];
+    KRT_LOCAL(int, scratch, [64]);
     record_shape(shape);
     size_t i = get_global_id(0);
     uint l = (uint)get_local_id(0);

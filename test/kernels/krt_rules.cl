@@ -23,7 +23,7 @@ kernel void krt_rule_barrier_arg(global uint *out, local uint *scratch, uint n)
 /* A barrier and static __local memory: a per-group table set up and read back. */
 kernel void krt_rule_barrier_static(global uint *out, uint n)
 {
-    local uint table[64];
+    KRT_LOCAL(uint, table, [64]);
     size_t l = get_local_id(0);
     if (l < 64)
         table[l] = (uint)get_local_size(0);

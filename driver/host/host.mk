@@ -1,0 +1,16 @@
+# The host device (driver/host/): a copy of the driver/ object model with the host backend, compiled into libkrt
+# (runtime/runtime.mk links KRT_HOST_OBJS) rather than into a driver the loader lists, so that the host device is
+# there whatever ZE_ENABLE_ALT_DRIVERS says. rename.h renames and hides the table getters of this copy, which
+# would otherwise clash with the loader's exports of the same names.
+
+KRT_HOST_OBJDIR := $(OBJDIR)/host
+KRT_HOST_SRCS   := $(wildcard driver/*.c) $(wildcard driver/host/*.c)
+KRT_HOST_OBJS   := $(patsubst driver/%.c,$(KRT_HOST_OBJDIR)/%.o,$(KRT_HOST_SRCS))
+KRT_HOST_HDRS   := $(wildcard driver/*.h) $(wildcard driver/host/*.h) runtime/src/krt_internal.h runtime/include/krt.h
+KRT_HOST_CFLAGS := $(CFLAGS_C) -fvisibility=hidden -include driver/host/rename.h -DZP_BACKEND=zp_host_backend \
+                   -Iruntime/include -Iruntime/src $(shell $(PKG_CONFIG) --cflags level-zero libffi 2>/dev/null)
+KRT_HOST_LIBS   := $(shell $(PKG_CONFIG) --libs libffi 2>/dev/null || echo -lffi)
+
+$(KRT_HOST_OBJDIR)/%.o: driver/%.c $(KRT_HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KRT_HOST_CFLAGS) -c $< -o $@

@@ -1,0 +1,466 @@
+/*
+ * krt_kernel_host.h: the C side of single-source kernels. krt_kernel.h includes it when the kernel is compiled
+ * as C11 with -DKRT_HOST (`krt-cc --host`, docs/single-source.md) instead of as OpenCL C, so that the same .cl
+ * file becomes an ordinary shared library that krt's host device calls natively: under gdb, a sanitizer or
+ * printf like any C code.
+ *
+ * It gives the OpenCL C address-space and kernel qualifiers, the scalar and vector type names, the work-item
+ * functions and barrier() over the native kernel ABI below, and a documented subset of the built-in functions
+ * (docs/single-source.md lists it, and what a kernel cannot use on the host). It needs GCC or Clang: vectors
+ * are GCC vector extensions and several built-ins are statement expressions.
+ *
+ * The native kernel ABI, version 1 (the contract with the runtime, runtime/src/ mirrors struct krt_host_item):
+ *  - every __kernel function is exported under its own name with the C calling convention, pointers as plain
+ *    pointers and scalars as their C types;
+ *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION;
+ *  - krt_host_item_slot() returns the address of the library's thread-local "current work-item" pointer for
+ *    the calling thread; the runtime stores a work-item's state there before it runs or resumes it, and the
+ *    work-item functions read it;
+ *  - the library never references a libkrt symbol.
+ */
+#ifndef KRT_KERNEL_HOST_H
+#define KRT_KERNEL_HOST_H
+
+#if !defined(__GNUC__)
+#error "krt_kernel_host.h needs GCC or Clang (vector extensions, statement expressions, __atomic built-ins)"
+#endif
+
+/* GCC notes that vectors wider than the enabled SIMD registers (float8 without AVX, ulong16, ...) are passed
+ * differently from what a wider instruction set would do. Both sides of every call are compiled here, and the
+ * host device refuses vector arguments to kernels, so the note says nothing a kernel author can act on. */
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#elif __has_warning("-Wpsabi")
+#pragma clang diagnostic ignored "-Wpsabi"
+#endif
+
+/* The system headers come first, before the qualifier macros below (local, global, constant, kernel) could
+ * change their meaning. Including them again later is harmless: their guards stop them. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* tgmath.h makes sqrt, exp, fabs, fma, fmin, ... pick the float or the double function from the argument, as
+ * OpenCL C's overloads do (plain math.h would compute sqrt(float) in double). */
+#include <tgmath.h>
+
+/* ---- The native kernel ABI ------------------------------------------------------------------------------ */
+
+#define KRT_HOST_ABI_VERSION 1u
+
+/* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. */
+struct krt_host_item {
+    uint32_t work_dim;
+    uint32_t reserved;
+    size_t global_id[3], local_id[3], group_id[3];
+    size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
+    void (*barrier)(const struct krt_host_item *item); /* switch to the next work-item of the group */
+    void *runtime;                                    /* the runtime's, opaque to the kernel */
+};
+
+/* The current work-item of this thread. Weak, so that several translation units of one library share one
+ * variable; hidden, so that each library reads its own even when another kernel library is loaded. */
+__attribute__((weak, visibility("hidden"))) _Thread_local const struct krt_host_item *krt__host_item;
+
+uint32_t krt_host_abi_version(void);
+const struct krt_host_item **krt_host_item_slot(void);
+
+__attribute__((weak, visibility("default"))) uint32_t krt_host_abi_version(void)
+{
+    return KRT_HOST_ABI_VERSION;
+}
+
+__attribute__((weak, visibility("default"))) const struct krt_host_item **krt_host_item_slot(void)
+{
+    return &krt__host_item;
+}
+
+/* ---- Qualifiers ------------------------------------------------------------------------------------------ */
+
+/* A kernel is an exported function; `krt-cc --host` builds with -fvisibility=hidden, so kernels are all a
+ * library exports besides the two functions above. */
+#define __kernel __attribute__((visibility("default")))
+#define kernel __kernel
+/* Pointers of every address space are plain pointers; __constant data is const. __local is `register`: legal
+ * and meaningless on a pointer parameter, while a block-scope `__local float tile[16];` (which plain C would
+ * make one private copy per work-item, silently wrong) fails to compile with "address of register variable
+ * 'tile' requested" at its first use. Group-shared arrays are declared with KRT_LOCAL (krt_kernel.h). */
+#define __global
+#define global
+#define __local register
+#define local register
+#define __private
+#define private
+#define __constant const
+#define constant const
+/* OpenCL's kernel attributes mean nothing to the C compiler: the runtime reads them from the SPIR-V. */
+#define reqd_work_group_size(x, y, z)
+#define work_group_size_hint(x, y, z)
+#define vec_type_hint(t)
+
+/* ---- Types ----------------------------------------------------------------------------------------------- */
+
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong; /* 64 bits, as in OpenCL C: krt's host device is x86-64 or AArch64 Linux */
+_Static_assert(sizeof(long) == 8, "OpenCL C's long is 64 bits; this C compiler's is not");
+
+/* Vectors are GCC vector extensions: element-wise arithmetic, comparisons giving 0 / -1 as in OpenCL C, and
+ * v[i] for a component. OpenCL C's .x / .s0 / .lo swizzles are not C: write v[0] (which OpenCL C also
+ * accepts). A 3-component vector takes the room of 4, as in OpenCL C. */
+#define KRT__VECTORS(name, ctype)                                                                             \
+    typedef ctype name##2 __attribute__((vector_size(2 * sizeof(ctype))));                                    \
+    typedef ctype name##3 __attribute__((vector_size(4 * sizeof(ctype))));                                    \
+    typedef ctype name##4 __attribute__((vector_size(4 * sizeof(ctype))));                                    \
+    typedef ctype name##8 __attribute__((vector_size(8 * sizeof(ctype))));                                    \
+    typedef ctype name##16 __attribute__((vector_size(16 * sizeof(ctype))));
+KRT__VECTORS(char, signed char)
+KRT__VECTORS(uchar, unsigned char)
+KRT__VECTORS(short, short)
+KRT__VECTORS(ushort, unsigned short)
+KRT__VECTORS(int, int)
+KRT__VECTORS(uint, unsigned int)
+KRT__VECTORS(long, long)
+KRT__VECTORS(ulong, unsigned long)
+KRT__VECTORS(float, float)
+KRT__VECTORS(double, double)
+
+/* ---- Work-item functions --------------------------------------------------------------------------------- */
+
+/* A dimension at or past work_dim gives OpenCL C's defaults: ids and offsets 0, sizes and counts 1. */
+#define KRT__ITEM_FN static inline __attribute__((always_inline, unused))
+
+KRT__ITEM_FN uint get_work_dim(void)
+{
+    return krt__host_item->work_dim;
+}
+
+#define KRT__ITEM_QUERY(fn, field, otherwise)                                                                 \
+    KRT__ITEM_FN size_t fn(uint dimindx)                                                                      \
+    {                                                                                                         \
+        const struct krt_host_item *krt__it = krt__host_item;                                                 \
+        return dimindx < krt__it->work_dim && dimindx < 3 ? krt__it->field[dimindx] : (otherwise);            \
+    }
+KRT__ITEM_QUERY(get_global_id, global_id, 0)
+KRT__ITEM_QUERY(get_local_id, local_id, 0)
+KRT__ITEM_QUERY(get_group_id, group_id, 0)
+KRT__ITEM_QUERY(get_global_size, global_size, 1)
+KRT__ITEM_QUERY(get_local_size, local_size, 1)
+KRT__ITEM_QUERY(get_num_groups, num_groups, 1)
+KRT__ITEM_QUERY(get_global_offset, global_offset, 0)
+
+KRT__ITEM_FN size_t get_global_linear_id(void)
+{
+    const struct krt_host_item *it = krt__host_item;
+    size_t id = 0;
+    for (uint d = it->work_dim; d-- > 0;)
+        id = id * it->global_size[d] + (it->global_id[d] - it->global_offset[d]);
+    return id;
+}
+
+KRT__ITEM_FN size_t get_local_linear_id(void)
+{
+    const struct krt_host_item *it = krt__host_item;
+    size_t id = 0;
+    for (uint d = it->work_dim; d-- > 0;)
+        id = id * it->local_size[d] + it->local_id[d];
+    return id;
+}
+
+/* ---- Barriers and fences --------------------------------------------------------------------------------- */
+
+typedef uint cl_mem_fence_flags;
+#define CLK_LOCAL_MEM_FENCE 1u
+#define CLK_GLOBAL_MEM_FENCE 2u
+#define CLK_IMAGE_MEM_FENCE 4u
+
+/* All work-items of a group run on one thread, so a barrier is a switch to the next work-item (the runtime's
+ * item->barrier) and needs no memory fence: the call is opaque to the compiler, which therefore keeps every
+ * store before it and reloads memory after it. */
+KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
+{
+    (void)flags;
+    const struct krt_host_item *it = krt__host_item;
+    it->barrier(it);
+}
+#define work_group_barrier(...) barrier(0)
+
+/* Work-items of other groups run on other threads: a fence is a real one. */
+#define mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define read_mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define write_mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* ---- Atomics ----------------------------------------------------------------------------------------------- */
+
+/* OpenCL 1.x atomics (atomic_* on 32-bit, atom_* on 32- and 64-bit integers), on __global and __local memory
+ * alike, as GCC's __atomic built-ins: correct between the threads that run different groups, and harmless
+ * between the work-items of one group, which run in turn on one thread. Each returns the old value. */
+#define KRT__SEQ __ATOMIC_SEQ_CST
+#define atomic_add(p, v) __atomic_fetch_add((p), (v), KRT__SEQ)
+#define atomic_sub(p, v) __atomic_fetch_sub((p), (v), KRT__SEQ)
+#define atomic_inc(p) __atomic_fetch_add((p), 1, KRT__SEQ)
+#define atomic_dec(p) __atomic_fetch_sub((p), 1, KRT__SEQ)
+#define atomic_and(p, v) __atomic_fetch_and((p), (v), KRT__SEQ)
+#define atomic_or(p, v) __atomic_fetch_or((p), (v), KRT__SEQ)
+#define atomic_xor(p, v) __atomic_fetch_xor((p), (v), KRT__SEQ)
+/* +*(p) is the pointee's type without its qualifiers (volatile, const). xchg works on float too. */
+#define atomic_xchg(p, v)                                                                                     \
+    __extension__({                                                                                           \
+        __typeof__(+*(p)) krt__new = (v), krt__old;                                                           \
+        __atomic_exchange((p), &krt__new, &krt__old, KRT__SEQ);                                               \
+        krt__old;                                                                                             \
+    })
+#define atomic_cmpxchg(p, cmp, v)                                                                             \
+    __extension__({                                                                                           \
+        __typeof__(+*(p)) krt__expected = (cmp);                                                              \
+        __atomic_compare_exchange_n((p), &krt__expected, (v), 0, KRT__SEQ, KRT__SEQ);                         \
+        krt__expected;                                                                                        \
+    })
+/* No __atomic_fetch_min in GCC 12: a compare-and-swap loop that stops once the stored value is already
+ * smaller (larger). */
+#define KRT__ATOMIC_MINMAX(p, v, op)                                                                          \
+    __extension__({                                                                                           \
+        __typeof__(p) krt__p = (p);                                                                           \
+        __typeof__(+*(p)) krt__v = (v), krt__o = __atomic_load_n(krt__p, __ATOMIC_RELAXED);                   \
+        while (krt__v op krt__o &&                                                                            \
+               !__atomic_compare_exchange_n(krt__p, &krt__o, krt__v, 1, KRT__SEQ, __ATOMIC_RELAXED)) {        \
+        }                                                                                                     \
+        krt__o;                                                                                               \
+    })
+#define atomic_min(p, v) KRT__ATOMIC_MINMAX(p, v, <)
+#define atomic_max(p, v) KRT__ATOMIC_MINMAX(p, v, >)
+#define atom_add atomic_add
+#define atom_sub atomic_sub
+#define atom_inc atomic_inc
+#define atom_dec atomic_dec
+#define atom_and atomic_and
+#define atom_or atomic_or
+#define atom_xor atomic_xor
+#define atom_xchg atomic_xchg
+#define atom_cmpxchg atomic_cmpxchg
+#define atom_min atomic_min
+#define atom_max atomic_max
+
+/* ---- Built-in functions (the subset of docs/single-source.md) --------------------------------------------- */
+
+#define KRT__FN static inline __attribute__((always_inline, unused))
+
+/* min, max, clamp for the scalar types OpenCL overloads them on, picked with _Generic after C's usual
+ * arithmetic conversions (char and short arguments compute in int). A vector argument does not compile. */
+#define KRT__SCALAR_FNS(t, s)                                                                                 \
+    KRT__FN t krt__min_##s(t a, t b) { return b < a ? b : a; }                                                \
+    KRT__FN t krt__max_##s(t a, t b) { return a < b ? b : a; }                                                \
+    KRT__FN t krt__clamp_##s(t x, t lo, t hi) { return krt__min_##s(krt__max_##s(x, lo), hi); }
+KRT__SCALAR_FNS(int, int)
+KRT__SCALAR_FNS(unsigned int, uint)
+KRT__SCALAR_FNS(long, long)
+KRT__SCALAR_FNS(unsigned long, ulong)
+KRT__SCALAR_FNS(long long, llong)
+KRT__SCALAR_FNS(unsigned long long, ullong)
+KRT__SCALAR_FNS(float, float)
+KRT__SCALAR_FNS(double, double)
+#define KRT__GENERIC(name, e)                                                                                 \
+    _Generic((e), int: krt__##name##_int, unsigned int: krt__##name##_uint, long: krt__##name##_long,         \
+             unsigned long: krt__##name##_ulong, long long: krt__##name##_llong,                              \
+             unsigned long long: krt__##name##_ullong, float: krt__##name##_float,                            \
+             double: krt__##name##_double)
+#define min(a, b) KRT__GENERIC(min, (a) + (b))((a), (b))
+#define max(a, b) KRT__GENERIC(max, (a) + (b))((a), (b))
+#define clamp(x, lo, hi) KRT__GENERIC(clamp, (x) + (lo) + (hi))((x), (lo), (hi))
+
+/* Integer functions. */
+KRT__FN uint krt__abs_int(int x) { return x < 0 ? 0u - (uint)x : (uint)x; }
+KRT__FN ulong krt__abs_long(long x) { return x < 0 ? 0ul - (ulong)x : (ulong)x; }
+KRT__FN uint krt__abs_uint(uint x) { return x; }
+KRT__FN ulong krt__abs_ulong(ulong x) { return x; }
+#define abs(x)                                                                                                \
+    _Generic(+(x), int: krt__abs_int, unsigned int: krt__abs_uint, long: krt__abs_long,                       \
+             unsigned long: krt__abs_ulong)(x)
+#define mul24(a, b) ((a) * (b))
+#define mad24(a, b, c) ((a) * (b) + (c))
+KRT__FN uint krt__popcount_uint(uint x) { return (uint)__builtin_popcount(x); }
+KRT__FN ulong krt__popcount_ulong(ulong x) { return (ulong)__builtin_popcountl(x); }
+#define popcount(x) _Generic(+(x), int: krt__popcount_uint, unsigned int: krt__popcount_uint,                 \
+                             long: krt__popcount_ulong, unsigned long: krt__popcount_ulong)(x)
+
+/* Floating-point functions beyond C's (which tgmath.h provides: sqrt, exp, log, pow, sin, cos, fabs, floor,
+ * fmin, fmax, fma, ...). */
+#define mad(a, b, c) ((a) * (b) + (c))
+#define rsqrt(x) (1 / sqrt(x))
+#define mix(x, y, a) ((x) + ((y) - (x)) * (a))
+#define native_sqrt(x) sqrt(x)
+#define native_rsqrt(x) rsqrt(x)
+#define native_recip(x) (1 / (x))
+#define native_divide(x, y) ((x) / (y))
+#define native_exp(x) exp(x)
+#define native_exp2(x) exp2(x)
+#define native_log(x) log(x)
+#define native_log2(x) log2(x)
+#define native_sin(x) sin(x)
+#define native_cos(x) cos(x)
+#define native_tan(x) tan(x)
+#define native_powr(x, y) pow((x), (y))
+#define half_sqrt native_sqrt
+#define half_rsqrt native_rsqrt
+#define half_recip native_recip
+#define half_divide native_divide
+#define half_exp native_exp
+#define half_log native_log
+#define half_sin native_sin
+#define half_cos native_cos
+
+/* convert_T: C's conversion, which rounds floats to integers toward zero and integers to floats to nearest
+ * as OpenCL C's default modes do; the _sat and _rt* variants are not covered. */
+#define convert_char(x) ((signed char)(x))
+#define convert_uchar(x) ((uchar)(x))
+#define convert_short(x) ((short)(x))
+#define convert_ushort(x) ((ushort)(x))
+#define convert_int(x) ((int)(x))
+#define convert_uint(x) ((uint)(x))
+#define convert_long(x) ((long)(x))
+#define convert_ulong(x) ((ulong)(x))
+#define convert_float(x) ((float)(x))
+#define convert_double(x) ((double)(x))
+#define convert_char2(v) __builtin_convertvector((v), char2)
+#define convert_char3(v) __builtin_convertvector((v), char3)
+#define convert_char4(v) __builtin_convertvector((v), char4)
+#define convert_char8(v) __builtin_convertvector((v), char8)
+#define convert_char16(v) __builtin_convertvector((v), char16)
+#define convert_uchar2(v) __builtin_convertvector((v), uchar2)
+#define convert_uchar3(v) __builtin_convertvector((v), uchar3)
+#define convert_uchar4(v) __builtin_convertvector((v), uchar4)
+#define convert_uchar8(v) __builtin_convertvector((v), uchar8)
+#define convert_uchar16(v) __builtin_convertvector((v), uchar16)
+#define convert_short2(v) __builtin_convertvector((v), short2)
+#define convert_short3(v) __builtin_convertvector((v), short3)
+#define convert_short4(v) __builtin_convertvector((v), short4)
+#define convert_short8(v) __builtin_convertvector((v), short8)
+#define convert_short16(v) __builtin_convertvector((v), short16)
+#define convert_ushort2(v) __builtin_convertvector((v), ushort2)
+#define convert_ushort3(v) __builtin_convertvector((v), ushort3)
+#define convert_ushort4(v) __builtin_convertvector((v), ushort4)
+#define convert_ushort8(v) __builtin_convertvector((v), ushort8)
+#define convert_ushort16(v) __builtin_convertvector((v), ushort16)
+#define convert_int2(v) __builtin_convertvector((v), int2)
+#define convert_int3(v) __builtin_convertvector((v), int3)
+#define convert_int4(v) __builtin_convertvector((v), int4)
+#define convert_int8(v) __builtin_convertvector((v), int8)
+#define convert_int16(v) __builtin_convertvector((v), int16)
+#define convert_uint2(v) __builtin_convertvector((v), uint2)
+#define convert_uint3(v) __builtin_convertvector((v), uint3)
+#define convert_uint4(v) __builtin_convertvector((v), uint4)
+#define convert_uint8(v) __builtin_convertvector((v), uint8)
+#define convert_uint16(v) __builtin_convertvector((v), uint16)
+#define convert_long2(v) __builtin_convertvector((v), long2)
+#define convert_long3(v) __builtin_convertvector((v), long3)
+#define convert_long4(v) __builtin_convertvector((v), long4)
+#define convert_long8(v) __builtin_convertvector((v), long8)
+#define convert_long16(v) __builtin_convertvector((v), long16)
+#define convert_ulong2(v) __builtin_convertvector((v), ulong2)
+#define convert_ulong3(v) __builtin_convertvector((v), ulong3)
+#define convert_ulong4(v) __builtin_convertvector((v), ulong4)
+#define convert_ulong8(v) __builtin_convertvector((v), ulong8)
+#define convert_ulong16(v) __builtin_convertvector((v), ulong16)
+#define convert_float2(v) __builtin_convertvector((v), float2)
+#define convert_float3(v) __builtin_convertvector((v), float3)
+#define convert_float4(v) __builtin_convertvector((v), float4)
+#define convert_float8(v) __builtin_convertvector((v), float8)
+#define convert_float16(v) __builtin_convertvector((v), float16)
+#define convert_double2(v) __builtin_convertvector((v), double2)
+#define convert_double3(v) __builtin_convertvector((v), double3)
+#define convert_double4(v) __builtin_convertvector((v), double4)
+#define convert_double8(v) __builtin_convertvector((v), double8)
+#define convert_double16(v) __builtin_convertvector((v), double16)
+
+/* as_T: the same bits as another type of the same size (a compile error otherwise). */
+#define KRT__AS(t, x)                                                                                         \
+    __extension__({                                                                                           \
+        __typeof__(x) krt__from = (x);                                                                        \
+        t krt__to;                                                                                            \
+        _Static_assert(sizeof krt__from == sizeof krt__to, "as_" #t ": the sizes differ");                    \
+        __builtin_memcpy(&krt__to, &krt__from, sizeof krt__to);                                               \
+        krt__to;                                                                                              \
+    })
+#define as_char(x) KRT__AS(signed char, x)
+#define as_uchar(x) KRT__AS(uchar, x)
+#define as_short(x) KRT__AS(short, x)
+#define as_ushort(x) KRT__AS(ushort, x)
+#define as_int(x) KRT__AS(int, x)
+#define as_uint(x) KRT__AS(uint, x)
+#define as_long(x) KRT__AS(long, x)
+#define as_ulong(x) KRT__AS(ulong, x)
+#define as_float(x) KRT__AS(float, x)
+#define as_double(x) KRT__AS(double, x)
+#define as_int2(x) KRT__AS(int2, x)
+#define as_uint2(x) KRT__AS(uint2, x)
+#define as_float2(x) KRT__AS(float2, x)
+#define as_int4(x) KRT__AS(int4, x)
+#define as_uint4(x) KRT__AS(uint4, x)
+#define as_float4(x) KRT__AS(float4, x)
+
+/* vloadN(offset, p) reads N elements at p + offset * N; vstoreN(v, offset, p) writes them. The element type
+ * picks the function (vload) or the vector type does (vstore). */
+#define KRT__VLOADSTORE(name, ctype, n)                                                                       \
+    KRT__FN name##n krt__vload##n##_##name(size_t offset, const void *p)                                      \
+    {                                                                                                         \
+        name##n v = {0};                                                                                      \
+        __builtin_memcpy(&v, (const ctype *)p + offset * n, n * sizeof(ctype));                               \
+        return v;                                                                                             \
+    }                                                                                                         \
+    KRT__FN void krt__vstore##n##_##name(name##n v, size_t offset, void *p)                                   \
+    {                                                                                                         \
+        __builtin_memcpy((ctype *)p + offset * n, &v, n * sizeof(ctype));                                     \
+    }
+#define KRT__VLOADSTORE_ALL(name, ctype)                                                                      \
+    KRT__VLOADSTORE(name, ctype, 2)                                                                           \
+    KRT__VLOADSTORE(name, ctype, 3)                                                                           \
+    KRT__VLOADSTORE(name, ctype, 4)                                                                           \
+    KRT__VLOADSTORE(name, ctype, 8)                                                                           \
+    KRT__VLOADSTORE(name, ctype, 16)
+KRT__VLOADSTORE_ALL(char, signed char)
+KRT__VLOADSTORE_ALL(uchar, unsigned char)
+KRT__VLOADSTORE_ALL(short, short)
+KRT__VLOADSTORE_ALL(ushort, unsigned short)
+KRT__VLOADSTORE_ALL(int, int)
+KRT__VLOADSTORE_ALL(uint, unsigned int)
+KRT__VLOADSTORE_ALL(long, long)
+KRT__VLOADSTORE_ALL(ulong, unsigned long)
+KRT__VLOADSTORE_ALL(float, float)
+KRT__VLOADSTORE_ALL(double, double)
+/* _Generic on the pointee's value ((void)0, *(p)): its type without const or volatile. */
+#define KRT__VLOAD(n, offset, p)                                                                              \
+    _Generic(((void)0, *(p)), char: krt__vload##n##_char,                                                     \
+             signed char: krt__vload##n##_char, unsigned char: krt__vload##n##_uchar,                         \
+             short: krt__vload##n##_short, unsigned short: krt__vload##n##_ushort,                            \
+             int: krt__vload##n##_int, unsigned int: krt__vload##n##_uint, long: krt__vload##n##_long,        \
+             unsigned long: krt__vload##n##_ulong, float: krt__vload##n##_float,                              \
+             double: krt__vload##n##_double)((offset), (p))
+#define KRT__VSTORE(n, v, offset, p)                                                                          \
+    _Generic((v), char##n: krt__vstore##n##_char, uchar##n: krt__vstore##n##_uchar,                           \
+             short##n: krt__vstore##n##_short, ushort##n: krt__vstore##n##_ushort,                            \
+             int##n: krt__vstore##n##_int, uint##n: krt__vstore##n##_uint, long##n: krt__vstore##n##_long,    \
+             ulong##n: krt__vstore##n##_ulong, float##n: krt__vstore##n##_float,                              \
+             double##n: krt__vstore##n##_double)((v), (offset), (p))
+#define vload2(offset, p) KRT__VLOAD(2, offset, p)
+#define vload3(offset, p) KRT__VLOAD(3, offset, p)
+#define vload4(offset, p) KRT__VLOAD(4, offset, p)
+#define vload8(offset, p) KRT__VLOAD(8, offset, p)
+#define vload16(offset, p) KRT__VLOAD(16, offset, p)
+#define vstore2(v, offset, p) KRT__VSTORE(2, v, offset, p)
+#define vstore3(v, offset, p) KRT__VSTORE(3, v, offset, p)
+#define vstore4(v, offset, p) KRT__VSTORE(4, v, offset, p)
+#define vstore8(v, offset, p) KRT__VSTORE(8, v, offset, p)
+#define vstore16(v, offset, p) KRT__VSTORE(16, v, offset, p)
+
+/* Specialization constants: a host kernel library is compiled once, so a constant always has its default
+ * value; the host device does not take other values (docs/single-source.md). knobs.cl declares this function
+ * again; that later declaration keeps this one's internal linkage. */
+KRT__FN int __spirv_SpecConstant(int id, int default_value)
+{
+    (void)id;
+    return default_value;
+}
+
+#endif /* KRT_KERNEL_HOST_H */

@@ -1,0 +1,622 @@
+/* The host device (KRT_DEVICE_TYPE_HOST): kernels compiled as C from the project's .cl files and run natively
+ * (build/kernels/host/NAME.so beside build/kernels/NAME.spv). Launches, barriers at every group size up to the
+ * device's maximum, __local memory, errors, events, queues and threads; test_oracle.c compares every example
+ * kernel's results with ze_pocl's. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "krt_test.h"
+
+TestSuite(host, .timeout = KT_TEST_TIMEOUT);
+
+static krt_context *host_context(void)
+{
+    return kt_context(&(krt_context_desc){ .device = "host" });
+}
+
+static const char *kernel_spv(const char *name)
+{
+    static _Thread_local char path[4096];
+    const char *dir = getenv("KRT_KERNELS");
+    cr_assert(dir && dir[0], "KRT_KERNELS is not set (run the tests through make)");
+    snprintf(path, sizeof path, "%s/%s.spv", dir, name);
+    return path;
+}
+
+static krt_module *host_module(krt_context *ctx, const char *name)
+{
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = kernel_spv(name) }, &m));
+    return m;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+Test(host, listed_once_and_chosen_only_by_name)
+{
+    uint32_t n = 0;
+    KT_OK(krt_device_list(NULL, &n));
+    krt_device_info *infos = calloc(n, sizeof *infos);
+    cr_assert_not_null(infos);
+    KT_OK(krt_device_list(infos, &n));
+    int hosts = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (infos[i].type != KRT_DEVICE_TYPE_HOST)
+            continue;
+        hosts++;
+        cr_assert_str_eq(infos[i].driver_name, "host");
+        cr_assert_eq(i, n - 1, "the host device is listed after every Level Zero device");
+        cr_assert_eq(infos[i].max_group_size, 1024);
+        cr_assert_eq(infos[i].compute_units, (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+        cr_assert_gt(infos[i].max_shared_local_memory, 0);
+    }
+    cr_assert_eq(hosts, 1);
+    free(infos);
+    cr_assert_str_eq(krt_device_type_name(KRT_DEVICE_TYPE_HOST), "host");
+
+    krt_context *ctx = host_context();
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    cr_assert_eq(info.type, KRT_DEVICE_TYPE_HOST);
+    krt_context_destroy(ctx);
+    /* "cpu" is ze_pocl's device, never the host; the default never picks the host either. */
+    ctx = kt_context(&(krt_context_desc){ .device = "cpu" });
+    KT_OK(krt_context_device_info(ctx, &info));
+    cr_assert_eq(info.type, KRT_DEVICE_TYPE_CPU);
+    krt_context_destroy(ctx);
+    unsetenv("KRT_DEVICE");
+    ctx = kt_context(NULL);
+    KT_OK(krt_context_device_info(ctx, &info));
+    cr_assert_neq(info.type, KRT_DEVICE_TYPE_HOST);
+    krt_context_destroy(ctx);
+    krt_context *none = NULL;
+    KT_EXPECT(krt_context_create(&(krt_context_desc){ .device = "host:1" }, &none), KRT_ERROR_NO_DEVICE);
+    cr_assert(strstr(krt_last_error_message(), "only 1 host device"), "%s", krt_last_error_message());
+}
+
+/* Without any Level Zero driver the host device is still there, but only for whoever asks for it. */
+Test(host, there_without_a_level_zero_driver)
+{
+    setenv("ZE_ENABLE_ALT_DRIVERS", "/nonexistent/krt-test/libze_nothing.so", 1);
+    unsetenv("KRT_DEVICE");
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(NULL, &ctx), KRT_ERROR_NO_DRIVER);
+    cr_assert(strstr(krt_last_error_message(), "KRT_DEVICE=host"), "%s", krt_last_error_message());
+    uint32_t n = 0;
+    KT_OK(krt_device_list(NULL, &n));
+    cr_assert_eq(n, 1);
+    krt_device_info info;
+    KT_OK(krt_device_list(&info, &n));
+    cr_assert_eq(info.type, KRT_DEVICE_TYPE_HOST);
+    ctx = host_context();
+    krt_module *m = host_module(ctx, "vadd");
+    krt_kernel *k = kt_kernel(m, "vadd");
+    uint32_t count = 1000;
+    float *a = kt_alloc(ctx, count * sizeof *a, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < count; i++)
+        a[i] = (float)i;
+    krt_arg args[] = { KRT_ARG(a), KRT_ARG(a), KRT_ARG(a), KRT_ARG(count) };
+    krt_launch_desc d = kt_desc1(count, args, 4);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < count; i++)
+        cr_assert_eq(a[i], 2.0f * (float)i);
+    krt_context_destroy(ctx);
+}
+
+static void vadd_check(krt_context *ctx, krt_kernel *k, uint32_t n, const uint32_t *group)
+{
+    float *a = kt_alloc(ctx, (n + 1) * sizeof(float), KRT_MEMORY_SHARED);
+    float *b = kt_alloc(ctx, (n + 1) * sizeof(float), KRT_MEMORY_DEVICE);
+    float *c = kt_alloc(ctx, (n + 1) * sizeof(float), KRT_MEMORY_HOST);
+    for (uint32_t i = 0; i <= n; i++) {
+        a[i] = (float)i * 0.5f;
+        b[i] = 3.0f - (float)i;
+        c[i] = -1.0f;
+    }
+    krt_arg args[] = { KRT_ARG(a), KRT_ARG(b), KRT_ARG(c), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(n, args, 4);
+    if (group)
+        memcpy(d.group, group, sizeof d.group);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(c[i], a[i] + b[i], "n %u: c[%u] = %g", n, i, (double)c[i]);
+    cr_assert_eq(c[n], -1.0f, "n %u: the element past the end was written", n);
+    KT_OK(krt_free(ctx, a));
+    KT_OK(krt_free(ctx, b));
+    KT_OK(krt_free(ctx, c));
+}
+
+Test(host, vadd_over_sizes_and_groups)
+{
+    krt_context *ctx = host_context();
+    krt_kernel *k = kt_kernel(host_module(ctx, "vadd"), "vadd");
+    const uint32_t sizes[] = { 1, 2, 63, 64, 65, 1000, 4097, 100003 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        vadd_check(ctx, k, sizes[i], NULL);
+    const uint32_t groups[][3] = { { 1 }, { 3 }, { 64 }, { 1000 }, { 1024 } };
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        vadd_check(ctx, k, 5000, groups[i]);
+    krt_context_destroy(ctx);
+}
+
+Test(host, saxpy_scalars_in_any_position)
+{
+    krt_context *ctx = host_context();
+    krt_kernel *k = kt_kernel(host_module(ctx, "saxpy"), "saxpy");
+    uint32_t n = 12345;
+    float *x = kt_alloc(ctx, n * sizeof *x, KRT_MEMORY_SHARED);
+    float *y = kt_alloc(ctx, n * sizeof *y, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = (float)(i % 97);
+        y[i] = (float)(i % 13);
+    }
+    float a = 2.5f;
+    krt_arg args[] = { KRT_ARG(a), KRT_ARG(x), KRT_ARG(y), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(n, args, 4);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(y[i], 2.5f * (float)(i % 97) + (float)(i % 13));
+    krt_context_destroy(ctx);
+}
+
+/* reduce_sum_i32 with a static group of g work-items: one barrier tree per group, so every group size up to the
+ * device's maximum (1024), powers of two or not, checks the work-item switching and the __local buffer. */
+Test(host, reduce_at_every_kind_of_group_size_up_to_the_maximum)
+{
+    krt_context *ctx = host_context();
+    krt_kernel *k = kt_kernel(host_module(ctx, "reduce"), "reduce_sum_i32");
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    uint32_t n = 50000;
+    int32_t *in = kt_alloc(ctx, n * sizeof *in, KRT_MEMORY_SHARED);
+    srand(12);
+    for (uint32_t i = 0; i < n; i++)
+        in[i] = rand() % 2001 - 1000;
+    const uint32_t groups[] = { 1, 2, 3, 7, 31, 64, 100, 255, 256, 513, 1000, info.max_group_size };
+    for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+        uint32_t g = groups[gi];
+        uint32_t range = g * 6; /* six groups; each work-item strides over the whole input */
+        int32_t *partial = kt_alloc(ctx, 6 * sizeof *partial, KRT_MEMORY_SHARED);
+        krt_arg args[] = { KRT_ARG(in), KRT_ARG(partial), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n) };
+        krt_launch_desc d = kt_desc1(range, args, 4);
+        d.group[0] = g;
+        KT_OK(krt_launch_sync(k, &d));
+        for (uint32_t grp = 0; grp < 6; grp++) {
+            int64_t want = 0;
+            for (uint32_t item = grp * g; item < (grp + 1) * g; item++)
+                for (uint32_t i = item; i < n; i += range)
+                    want += in[i];
+            cr_assert_eq(partial[grp], (int32_t)want, "group size %u, group %u: %d, want %lld", g, grp, partial[grp],
+                         (long long)want);
+        }
+        KT_OK(krt_free(ctx, partial));
+    }
+    krt_context_destroy(ctx);
+}
+
+Test(host, histogram_local_at_group_sizes_up_to_the_maximum)
+{
+    krt_context *ctx = host_context();
+    krt_module *m = host_module(ctx, "histogram");
+    krt_kernel *local = kt_kernel(m, "histogram_local");
+    krt_kernel *global = kt_kernel(m, "histogram_global");
+    uint32_t n = 200003;
+    uint8_t *data = kt_alloc(ctx, n, KRT_MEMORY_SHARED);
+    uint32_t want[256] = { 0 };
+    srand(5);
+    for (uint32_t i = 0; i < n; i++) {
+        data[i] = (uint8_t)(rand() % 7 == 0 ? 42 : rand());
+        want[data[i]]++;
+    }
+    uint32_t *bins = kt_alloc(ctx, 256 * sizeof *bins, KRT_MEMORY_SHARED);
+    const uint32_t groups[] = { 0, 1, 17, 256, 512, 1000, 1024 };
+    for (int which = 0; which < 2; which++) {
+        for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+            memset(bins, 0, 256 * sizeof *bins);
+            krt_arg args[] = { KRT_ARG(data), KRT_ARG(bins), KRT_ARG(n) };
+            krt_launch_desc d = kt_desc1(n, args, 3);
+            d.group[0] = groups[gi];
+            KT_OK(krt_launch_sync(which ? global : local, &d));
+            for (int b = 0; b < 256; b++)
+                cr_assert_eq(bins[b], want[b], "%s, group %u: bin %d holds %u, want %u",
+                             which ? "histogram_global" : "histogram_local", groups[gi], b, bins[b], want[b]);
+        }
+    }
+    krt_context_destroy(ctx);
+}
+
+static void matmul_ref(const float *a, const float *b, float *c, uint32_t m, uint32_t n, uint32_t kk)
+{
+    for (uint32_t r = 0; r < m; r++)
+        for (uint32_t col = 0; col < n; col++) {
+            double s = 0;
+            for (uint32_t i = 0; i < kk; i++)
+                s += (double)a[r * kk + i] * b[i * n + col];
+            c[r * n + col] = (float)s;
+        }
+}
+
+Test(host, matmul_naive_and_tiled_in_two_dimensions)
+{
+    krt_context *ctx = host_context();
+    krt_module *mod = host_module(ctx, "matmul");
+    krt_kernel *naive = kt_kernel(mod, "matmul_naive");
+    krt_kernel *tiled = kt_kernel(mod, "matmul_tiled");
+    krt_kernel_info ki;
+    KT_OK(krt_module_kernel_info(mod, "matmul_naive", &ki));
+    cr_assert_eq(ki.num_args, 6);
+    const uint32_t dims[][3] = { { 16, 16, 16 }, { 33, 17, 40 }, { 64, 48, 80 } };
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
+        uint32_t m = dims[t][0], n = dims[t][1], kk = dims[t][2];
+        float *a = kt_alloc(ctx, (size_t)m * kk * sizeof(float), KRT_MEMORY_SHARED);
+        float *b = kt_alloc(ctx, (size_t)kk * n * sizeof(float), KRT_MEMORY_SHARED);
+        float *c = kt_alloc(ctx, (size_t)m * n * sizeof(float), KRT_MEMORY_SHARED);
+        float *ref = malloc((size_t)m * n * sizeof(float));
+        for (uint32_t i = 0; i < m * kk; i++)
+            a[i] = (float)((i * 7) % 11) - 5.0f;
+        for (uint32_t i = 0; i < kk * n; i++)
+            b[i] = (float)((i * 3) % 5) - 2.0f;
+        matmul_ref(a, b, ref, m, n, kk);
+        for (int which = 0; which < 2; which++) {
+            memset(c, 0, (size_t)m * n * sizeof(float));
+            krt_arg args[] = { KRT_ARG(a), KRT_ARG(b), KRT_ARG(c), KRT_ARG(m), KRT_ARG(n), KRT_ARG(kk) };
+            krt_launch_desc d = { .range = { .dims = 2, .size = { n, m } }, .args = args, .num_args = 6 };
+            if (!which) {
+                d.group[0] = 32; /* 32 x 32 = the maximum */
+                d.group[1] = 32;
+                if (d.group[0] > n || d.group[1] > m)
+                    d.group[0] = d.group[1] = 0;
+            }
+            KT_OK(krt_launch_sync(which ? tiled : naive, &d));
+            for (uint32_t i = 0; i < m * n; i++)
+                cr_assert_eq(c[i], ref[i], "%s %ux%ux%u: c[%u] = %g, want %g", which ? "tiled" : "naive", m, n, kk,
+                             i, (double)c[i], (double)ref[i]);
+        }
+        free(ref);
+    }
+    krt_context_destroy(ctx);
+}
+
+Test(host, memfill_every_pattern_size)
+{
+    krt_context *ctx = host_context();
+    size_t size = 4096 + 128;
+    uint8_t *p = kt_alloc(ctx, size + 16, KRT_MEMORY_DEVICE);
+    uint8_t pattern[128];
+    for (int i = 0; i < 128; i++)
+        pattern[i] = (uint8_t)(i * 37 + 1);
+    for (size_t ps = 1; ps <= 128; ps *= 2) {
+        memset(p, 0xee, size + 16);
+        KT_OK(krt_memfill(ctx, NULL, p + 8, pattern, ps, size));
+        KT_OK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+        for (size_t i = 0; i < size; i++)
+            cr_assert_eq(p[8 + i], pattern[i % ps], "pattern %zu, byte %zu", ps, i);
+        cr_assert_eq(p[7], 0xee);
+        cr_assert_eq(p[8 + size], 0xee);
+    }
+    KT_EXPECT(krt_memfill(ctx, NULL, p, pattern, 3, 9), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_memfill(ctx, NULL, p, pattern, 4, size + 32), KRT_ERROR_INVALID_ARGUMENT);
+    krt_context_destroy(ctx);
+}
+
+/* The argument checks come from the SPIR-V, as on any device: the same call fails with the same code and the
+ * same message on the host device and on ze_pocl. */
+Test(host, argument_errors_are_those_of_a_device)
+{
+    krt_context *host = host_context();
+    krt_context *cpu = kt_context(&(krt_context_desc){ .device = "cpu" });
+    krt_context *ctxs[2] = { host, cpu };
+    char msg[2][6][512];
+    for (int c = 0; c < 2; c++) {
+        krt_module *mod = host_module(ctxs[c], "vadd");
+        krt_kernel *k = kt_kernel(mod, "vadd");
+        float *a = kt_alloc(ctxs[c], 64 * sizeof(float), KRT_MEMORY_SHARED);
+        float x = 1.0f;
+        uint32_t n = 64;
+        int local_int = 5;
+        krt_arg too_few[] = { KRT_ARG(a), KRT_ARG(a), KRT_ARG(a) };
+        krt_arg wrong_type[] = { KRT_ARG(a), KRT_ARG(a), KRT_ARG(a), KRT_ARG(x) };
+        krt_arg not_alloc[] = { KRT_ARG(a), KRT_ARG(a), { .value = &(void *){ &local_int }, .size = sizeof(void *) },
+                                KRT_ARG(n) };
+        krt_arg ok[] = { KRT_ARG(a), KRT_ARG(a), KRT_ARG(a), KRT_ARG(n) };
+        krt_launch_desc d = kt_desc1(n, too_few, 3);
+        KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+        snprintf(msg[c][0], sizeof msg[c][0], "%s", krt_last_error_message());
+        d = kt_desc1(n, wrong_type, 4);
+        KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_KERNEL_ARGUMENT);
+        snprintf(msg[c][1], sizeof msg[c][1], "%s", krt_last_error_message());
+        d = kt_desc1(n, not_alloc, 4);
+        KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_POINTER);
+        snprintf(msg[c][2], sizeof msg[c][2], "%s", krt_last_error_message());
+        d = kt_desc1(n, ok, 4);
+        d.group[0] = 2048;
+        KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_GROUP_SIZE);
+        d = kt_desc1(0, ok, 4);
+        KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_NDRANGE);
+        snprintf(msg[c][3], sizeof msg[c][3], "%s", krt_last_error_message());
+        krt_kernel *missing = NULL;
+        KT_EXPECT(krt_kernel_get(mod, "no_such", &missing), KRT_ERROR_KERNEL_NOT_FOUND);
+        snprintf(msg[c][4], sizeof msg[c][4], "%s", krt_last_error_message());
+        /* and the context is still usable */
+        d = kt_desc1(n, ok, 4);
+        KT_OK(krt_launch_sync(k, &d));
+    }
+    for (int i = 0; i < 5; i++)
+        cr_assert_str_eq(msg[0][i], msg[1][i]);
+    krt_context_destroy(host);
+    krt_context_destroy(cpu);
+}
+
+Test(host, modules_without_a_native_library_are_refused_clearly)
+{
+    krt_context *ctx = host_context();
+    size_t size = 0;
+    void *code = kt_read_file(kernel_spv("vadd"), &size);
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .code = code, .size = size }, &m),
+              KRT_ERROR_UNSUPPORTED_FEATURE);
+    cr_assert(strstr(krt_last_error_message(), "host_library"), "%s", krt_last_error_message());
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .source = "__kernel void f(__global int *x) { *x = 1; }" },
+                                &m),
+              KRT_ERROR_UNSUPPORTED_FEATURE);
+    /* bytes with the library named */
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s/host/vadd.so", getenv("KRT_KERNELS"));
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .code = code, .size = size, .host_library = lib }, &m));
+    kt_kernel(m, "vadd");
+    krt_module_destroy(m);
+    /* a .spv with no library beside it */
+    char dir[] = "/tmp/krt-host-test-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char spv[4200];
+    snprintf(spv, sizeof spv, "%s/vadd.spv", dir);
+    FILE *f = fopen(spv, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(code, 1, size, f), size);
+    fclose(f);
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv }, &m), KRT_ERROR_IO);
+    cr_assert(strstr(krt_last_error_message(), "/host/vadd.so"), "%s", krt_last_error_message());
+    /* a library that is not a kernel library */
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv, .host_library = "libm.so.6" }, &m),
+              KRT_ERROR_IO);
+    krt_result r = krt_module_create(ctx, &(krt_module_desc){ .code = code, .size = size,
+                                                                .host_library = "/lib/x86_64-linux-gnu/libm.so.6" },
+                                     &m);
+    if (access("/lib/x86_64-linux-gnu/libm.so.6", R_OK) == 0) {
+        cr_assert_eq(r, KRT_ERROR_MODULE_BUILD_FAILURE, "%s", krt_result_name(r));
+        cr_assert(strstr(krt_last_error_message(), "krt_host_abi_version"), "%s", krt_last_error_message());
+    }
+    /* the library lacks a kernel the SPIR-V has: saxpy's SPIR-V with vadd's library */
+    krt_module *wrong = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = kernel_spv("saxpy"), .host_library = lib }, &wrong));
+    krt_kernel *k = NULL;
+    KT_EXPECT(krt_kernel_get(wrong, "saxpy", &k), KRT_ERROR_KERNEL_NOT_FOUND);
+    krt_module_destroy(wrong);
+    unlink(spv);
+    rmdir(dir);
+    free(code);
+    /* specialization constants cannot reach a compiled library */
+    int32_t five = 5;
+    krt_spec_constant spec = { .id = 1, .value = &five, .size = sizeof five };
+    KT_EXPECT(krt_module_create(ctx,
+                                &(krt_module_desc){ .path = kernel_spv("knobs"), .spec_constants = &spec,
+                                                    .num_spec_constants = 1 },
+                                &m),
+              KRT_ERROR_UNSUPPORTED_FEATURE);
+    /* vector arguments are not passed: the built-in fill's ulong16 */
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+Test(host, events_carry_monotonic_timestamps_and_order_queues)
+{
+    krt_context *ctx = host_context();
+    krt_kernel *k = kt_kernel(host_module(ctx, "saxpy"), "saxpy");
+    krt_queue *q1 = NULL, *q2 = NULL;
+    KT_OK(krt_queue_create(ctx, NULL, &q1));
+    KT_OK(krt_queue_create(ctx, NULL, &q2));
+    krt_event *e1 = NULL, *e2 = NULL;
+    KT_OK(krt_event_create(ctx, &(krt_event_desc){ .flags = KRT_EVENT_FLAG_TIMESTAMP }, &e1));
+    KT_OK(krt_event_create(ctx, &(krt_event_desc){ .flags = KRT_EVENT_FLAG_TIMESTAMP }, &e2));
+    uint32_t n = 300000;
+    float *x = kt_alloc(ctx, n * sizeof *x, KRT_MEMORY_SHARED);
+    float *y = kt_alloc(ctx, n * sizeof *y, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = 1.0f;
+        y[i] = 0.0f;
+    }
+    float one = 1.0f, two = 2.0f;
+    krt_arg a1[] = { KRT_ARG(one), KRT_ARG(x), KRT_ARG(y), KRT_ARG(n) };
+    krt_arg a2[] = { KRT_ARG(two), KRT_ARG(y), KRT_ARG(x), KRT_ARG(n) };
+    uint64_t before = mono_ns();
+    krt_launch_desc d1 = kt_desc1(n, a1, 4);
+    d1.queue = q1;
+    d1.signal = e1;
+    KT_OK(krt_launch(k, &d1));
+    /* q2's launch reads y, which q1's writes: it waits for e1 */
+    krt_launch_desc d2 = kt_desc1(n, a2, 4);
+    d2.queue = q2;
+    d2.signal = e2;
+    d2.wait = &e1;
+    d2.num_wait = 1;
+    KT_OK(krt_launch(k, &d2));
+    KT_OK(krt_event_synchronize(e2, UINT64_MAX));
+    uint64_t after = mono_ns();
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(x[i], 3.0f, "x[%u] = %g: the second launch did not wait for the first", i, (double)x[i]);
+    uint64_t s1, t1, s2, t2;
+    KT_OK(krt_event_kernel_time(e1, &s1, &t1));
+    KT_OK(krt_event_kernel_time(e2, &s2, &t2));
+    cr_assert(before <= s1 && s1 <= t1 && t1 <= s2 && s2 <= t2 && t2 <= after,
+              "times %llu %llu %llu %llu %llu %llu", (unsigned long long)before, (unsigned long long)s1,
+              (unsigned long long)t1, (unsigned long long)s2, (unsigned long long)t2, (unsigned long long)after);
+    KT_OK(krt_event_query(e2));
+    krt_event_destroy(e1);
+    krt_event_destroy(e2);
+    krt_queue_destroy(q1);
+    krt_queue_destroy(q2);
+    krt_context_destroy(ctx);
+}
+
+typedef struct thread_arg {
+    krt_context *ctx;
+    krt_kernel *shared;
+    int id;
+    int failures;
+} thread_arg;
+
+/* Each thread launches on its own queue and on the default one, with its own values, and checks every result. */
+static void *thread_main(void *p)
+{
+    thread_arg *t = p;
+    krt_queue *q = NULL;
+    if (krt_queue_create(t->ctx, NULL, &q) != KRT_SUCCESS) {
+        t->failures++;
+        return NULL;
+    }
+    uint32_t n = 2000 + 97 * (uint32_t)t->id;
+    float *x = NULL, *y = NULL;
+    krt_alloc(t->ctx, n * sizeof(float), &(krt_alloc_desc){ .kind = KRT_MEMORY_SHARED }, (void **)&x);
+    krt_alloc(t->ctx, n * sizeof(float), &(krt_alloc_desc){ .kind = KRT_MEMORY_SHARED }, (void **)&y);
+    if (!x || !y) {
+        t->failures++;
+        return NULL;
+    }
+    for (int round = 0; round < 40; round++) {
+        float a = (float)(t->id + round);
+        for (uint32_t i = 0; i < n; i++) {
+            x[i] = (float)i;
+            y[i] = 1.0f;
+        }
+        krt_arg args[] = { KRT_ARG(a), KRT_ARG(x), KRT_ARG(y), KRT_ARG(n) };
+        krt_launch_desc d = { .range = { .dims = 1, .size = { n } }, .args = args, .num_args = 4 };
+        d.queue = round % 2 ? q : NULL;
+        if (krt_launch_sync(t->shared, &d) != KRT_SUCCESS) {
+            t->failures++;
+            continue;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if (y[i] != a * (float)i + 1.0f) {
+                t->failures++;
+                break;
+            }
+    }
+    krt_free(t->ctx, x);
+    krt_free(t->ctx, y);
+    krt_queue_destroy(q);
+    return NULL;
+}
+
+Test(host, eight_threads_share_a_kernel)
+{
+    krt_context *ctx = host_context();
+    krt_kernel *k = kt_kernel(host_module(ctx, "saxpy"), "saxpy");
+    pthread_t th[8];
+    thread_arg args[8];
+    for (int i = 0; i < 8; i++) {
+        args[i] = (thread_arg){ ctx, k, i, 0 };
+        cr_assert_eq(pthread_create(&th[i], NULL, thread_main, &args[i]), 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_eq(args[i].failures, 0, "thread %d: %d failures", i, args[i].failures);
+    }
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+typedef struct reduce_arg {
+    krt_context *ctx;
+    krt_kernel *k;
+    const int32_t *in;
+    uint32_t n;
+    int id;
+    int failures;
+} reduce_arg;
+
+/* Barrier kernels from several threads at once: groups of several launches share the pool, each group's
+ * work-items switching on their own stacks. */
+static void *reduce_thread(void *p)
+{
+    reduce_arg *t = p;
+    krt_queue *q = NULL;
+    if (krt_queue_create(t->ctx, NULL, &q) != KRT_SUCCESS) {
+        t->failures++;
+        return NULL;
+    }
+    int32_t *partial = NULL;
+    krt_alloc(t->ctx, 64 * sizeof(int32_t), &(krt_alloc_desc){ .kind = KRT_MEMORY_SHARED }, (void **)&partial);
+    if (!partial) {
+        t->failures++;
+        return NULL;
+    }
+    for (int round = 0; round < 12; round++) {
+        uint32_t g = 1 + (uint32_t)((t->id * 131 + round * 77) % 1024);
+        uint32_t groups = 1 + (uint32_t)((t->id + round) % 8);
+        uint32_t range = g * groups;
+        krt_arg args[] = { KRT_ARG(t->in), KRT_ARG(partial), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(t->n) };
+        krt_launch_desc d = { .range = { .dims = 1, .size = { range } }, .args = args, .num_args = 4, .queue = q };
+        d.group[0] = g;
+        if (krt_launch_sync(t->k, &d) != KRT_SUCCESS) {
+            t->failures++;
+            continue;
+        }
+        for (uint32_t grp = 0; grp < groups; grp++) {
+            int64_t want = 0;
+            for (uint32_t item = grp * g; item < (grp + 1) * g; item++)
+                for (uint32_t i = item; i < t->n; i += range)
+                    want += t->in[i];
+            t->failures += partial[grp] != (int32_t)want;
+        }
+    }
+    krt_free(t->ctx, partial);
+    krt_queue_destroy(q);
+    return NULL;
+}
+
+Test(host, eight_threads_run_barrier_kernels_at_once)
+{
+    krt_context *ctx = host_context();
+    krt_kernel *k = kt_kernel(host_module(ctx, "reduce"), "reduce_sum_i32");
+    uint32_t n = 20011;
+    int32_t *in = kt_alloc(ctx, n * sizeof *in, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < n; i++)
+        in[i] = (int32_t)(i % 101) - 50;
+    pthread_t th[8];
+    reduce_arg args[8];
+    for (int i = 0; i < 8; i++) {
+        args[i] = (reduce_arg){ ctx, k, in, n, i, 0 };
+        cr_assert_eq(pthread_create(&th[i], NULL, reduce_thread, &args[i]), 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_eq(args[i].failures, 0, "thread %d: %d wrong partial sums or failed launches", i,
+                     args[i].failures);
+    }
+    krt_context_destroy(ctx);
+}
+
+Test(host, queue_synchronize_timeout_and_copies)
+{
+    krt_context *ctx = host_context();
+    size_t n = 1 << 20;
+    uint8_t *a = kt_alloc(ctx, n, KRT_MEMORY_DEVICE);
+    uint8_t *b = kt_alloc(ctx, n, KRT_MEMORY_HOST);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(i * 13);
+    KT_OK(krt_memcpy(ctx, NULL, a, b, n));
+    KT_OK(krt_queue_synchronize_timeout(krt_context_default_queue(ctx), UINT64_MAX));
+    cr_assert_eq(memcmp(a, b, n), 0);
+    KT_EXPECT(krt_memcpy(ctx, NULL, a, a + 16, 64), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_memcpy(ctx, NULL, a, b, n + 1), KRT_ERROR_INVALID_ARGUMENT);
+    krt_context_destroy(ctx);
+}
