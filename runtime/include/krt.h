@@ -638,6 +638,44 @@ KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);
 KRT_API krt_result krt_launch_sync(krt_kernel *kernel, const krt_launch_desc *desc);
 
 /* ---------------------------------------------------------------------------------------------------------
+ * Host tasks: a C callback in queue order (SYCL's host_task, CUDA's cuLaunchHostFunc)
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef void (*krt_host_fn)(void *data);
+
+typedef struct krt_host_task_desc {
+    krt_host_fn fn;               /* required */
+    void *data;                   /* passed to fn as it is; krt never reads it */
+    krt_queue *queue;             /* NULL = the context's default queue */
+    krt_event *signal;            /* signalled after fn returns; NULL = none. Not a KRT_EVENT_FLAG_TIMESTAMP
+                                   * event: a host task has no kernel time */
+    krt_event *const *wait;       /* fn runs after these are signalled (and after the queue's earlier work) */
+    uint32_t num_wait;
+} krt_host_task_desc;
+
+/* Appends a host task to the queue and returns without waiting: fn(data) runs once every command appended to
+ * the queue before it has completed and every wait event is signalled; the queue's later commands start after
+ * fn has returned. fn runs on a thread krt owns, one per queue, started at the queue's first host task (a
+ * program that never calls this pays nothing), with every signal blocked; the host tasks of one queue run one
+ * at a time in append order, those of different queues concurrently.
+ * fn returns nothing: an error inside it is the caller's to report, for example through a status field in
+ * data that the caller reads after a synchronize or from a later host task. krt's own message for a krt call
+ * that fails inside fn is on fn's thread (krt_last_error_message there).
+ * fn may call krt: launch, copy and enqueue host tasks, on its own queue too (they run after it). It must not
+ * wait for its own queue: krt_queue_synchronize, _timeout, krt_launch_sync, krt_memcpy_sync and
+ * krt_kernel_tune on that queue and krt_context_synchronize of its context return KRT_ERROR_INVALID_STATE,
+ * and krt_queue_destroy of its queue and krt_context_destroy of its context are ignored (a KRT_LOG_ERROR
+ * line says so). Waiting on an event that only a later command of its own queue signals can never end and
+ * cannot be detected. A synchronize from another thread while fn blocks returns KRT_TIMEOUT if timed, else
+ * waits for fn; krt_queue_destroy and krt_context_destroy wait for every pending host task to run (see
+ * docs/api.md). A failing call never runs fn; on KRT_SUCCESS fn runs exactly once, unless the driver loses
+ * the device before (then fn is skipped and the signal event is still signalled, so that nothing hangs).
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (ctx, desc or fn NULL; wait NULL with num_wait > 0; a NULL
+ * wait event; a queue or event of another context; a timestamp signal event); KRT_ERROR_OUT_OF_HOST_MEMORY
+ * (also when the queue's thread cannot be started); KRT_ERROR_DRIVER (the driver refused an append). */
+KRT_API krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc);
+
+/* ---------------------------------------------------------------------------------------------------------
  * Measured tuning and wisdom (opt in)
  * ------------------------------------------------------------------------------------------------------- */
 

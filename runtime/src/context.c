@@ -445,6 +445,11 @@ void krt_context_destroy(krt_context *ctx)
 {
     if (!ctx)
         return;
+    krt_queue *own = krt__host_task_current();
+    if (own && own->ctx == ctx) {
+        krt__logf(&ctx->log, KRT_LOG_ERROR, "krt_context_destroy ignored: called from a host task of the context");
+        return;
+    }
     krt_context_synchronize(ctx);
     pthread_mutex_lock(&ctx->lock);
     while (ctx->modules)

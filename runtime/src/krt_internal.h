@@ -418,6 +418,8 @@ struct krt_queue {
     uint64_t pending_mark;
     int is_default;
     krt_queue *next;
+    /* host_task.c: the queue's host-task thread and its two events, made at its first krt_host_task. */
+    _Atomic(struct krt__host_worker *) host;
 };
 
 struct krt_event {
@@ -438,6 +440,15 @@ krt_result krt__queue_sync_until(krt_queue *queue, uint64_t timeout_ns);
 krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt_event **out);
 void krt__event_destroy_locked(krt_event *event);
 void krt__event_pools_destroy(krt_context *ctx);
+
+/* ---- host_task.c ----------------------------------------------------------------------------------- */
+
+/* The queue whose host task the calling thread is running, else NULL: a wait for that queue (or its context)
+ * from inside the task could never end. */
+krt_queue *krt__host_task_current(void);
+/* Stops and joins the queue's host-task thread, if it has one, and frees its events. The caller holds
+ * ctx->lock and has waited for the queue. */
+void krt__host_worker_destroy_locked(krt_queue *queue);
 
 /* ---- launch.c -------------------------------------------------------------------------------------- */
 

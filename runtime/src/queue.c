@@ -75,6 +75,10 @@ static ze_result_t wait_sync_event(krt_queue *q, uint64_t deadline)
  * command appended before the new wait began (the append count says so), else it appends a new barrier. */
 krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
 {
+    /* A host task's own queue is held back until the task returns: such a wait could never end. */
+    if (krt__host_task_current() == q)
+        return krt__fail(KRT_ERROR_INVALID_STATE, "a host task cannot wait for its own queue (it would wait for "
+                                                  "itself); wait from another thread, or use a later host task");
     uint64_t deadline = UINT64_MAX;
     if (timeout_ns != UINT64_MAX) {
         uint64_t now = now_ns();
@@ -144,6 +148,7 @@ void krt__queue_destroy_locked(krt_queue *q)
         }
     if (ctx->default_queue == q)
         ctx->default_queue = NULL;
+    krt__host_worker_destroy_locked(q);
     zeCommandListDestroy(q->list);
     krt__event_destroy_locked(q->sync_event);
     pthread_mutex_destroy(&q->lock);
@@ -155,6 +160,10 @@ void krt_queue_destroy(krt_queue *queue)
 {
     if (!queue || queue->is_default)
         return;
+    if (krt__host_task_current() == queue) {
+        krt__logf(&queue->ctx->log, KRT_LOG_ERROR, "krt_queue_destroy ignored: called from a host task of the queue");
+        return;
+    }
     krt__queue_sync(queue);
     krt_context *ctx = queue->ctx;
     pthread_mutex_lock(&ctx->lock);
@@ -171,6 +180,10 @@ krt_result krt_context_synchronize(krt_context *ctx)
 {
     if (!ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_synchronize: ctx is NULL");
+    krt_queue *own = krt__host_task_current();
+    if (own && own->ctx == ctx)
+        return krt__fail(KRT_ERROR_INVALID_STATE, "krt_context_synchronize: a host task cannot wait for its own "
+                                                  "context (its queue waits for the task)");
     /* The queues are copied out under the context lock and waited for without it, so that other threads can
      * allocate, create events or queues meanwhile. A queue must not be destroyed while a synchronize of its
      * context runs (the same rule as for any object in use). Past 64 queues the lock is held throughout. */

@@ -1,0 +1,444 @@
+/* krt_host_task: C callbacks in queue order, against launches on one queue, across queues through events,
+ * from eight threads at once, with an error inside the callback, and while a synchronize times out. Every
+ * value a callback or a kernel computes is checked; a gate (a user event signalled only after everything is
+ * appended) keeps the work pending, so that order comes from the queue and the events, not from timing. */
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "krt_test.h"
+
+TestSuite(host_task, .timeout = KT_TEST_TIMEOUT);
+
+#define N 4096
+
+typedef struct {
+    krt_context *ctx;
+    krt_module *m;
+    krt_kernel *iota, *scale;
+} fixture;
+
+static fixture setup(void)
+{
+    fixture f;
+    f.ctx = kt_context(NULL);
+    f.m = kt_module(f.ctx, "krt_basic");
+    f.iota = kt_kernel(f.m, "krt_iota");
+    f.scale = kt_kernel(f.m, "krt_scale");
+    return f;
+}
+
+/* out[i] = base + i, on q, waiting on the events given. */
+static krt_result launch_iota(fixture *f, krt_queue *q, uint32_t *out, uint32_t n, uint32_t base, krt_event *const *wait,
+                              uint32_t num_wait, krt_event *signal)
+{
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    d.queue = q;
+    d.wait = wait;
+    d.num_wait = num_wait;
+    d.signal = signal;
+    return krt_launch(f->iota, &d);
+}
+
+/* data[i] *= factor, on q. */
+static krt_result launch_scale(fixture *f, krt_queue *q, int32_t *data, uint32_t n, int32_t factor, krt_event *const *wait,
+                               uint32_t num_wait, krt_event *signal)
+{
+    krt_arg args[] = {KRT_ARG(data), KRT_ARG(factor), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    d.queue = q;
+    d.wait = wait;
+    d.num_wait = num_wait;
+    d.signal = signal;
+    return krt_launch(f->scale, &d);
+}
+
+static krt_result host_task(krt_context *ctx, krt_queue *q, krt_host_fn fn, void *data, krt_event *const *wait,
+                            uint32_t num_wait, krt_event *signal)
+{
+    krt_host_task_desc d = {.fn = fn, .data = data, .queue = q, .signal = signal, .wait = wait, .num_wait = num_wait};
+    return krt_host_task(ctx, &d);
+}
+
+/* ---- order against launches on one queue ------------------------------------------------------------------- */
+
+typedef struct {
+    int32_t *x;
+    uint32_t n;
+    int32_t base;   /* what the launch before the task wrote: base + i */
+    int32_t factor; /* what the launch after the first task multiplies by */
+    int wrong;      /* values the tasks found that the launches before them should not have left */
+    int32_t *out;   /* the second task's copy of the final values */
+} round_data;
+
+/* Reads the iota launch's values, checks them, and writes 3 * x + 1 for the scale launch after it. */
+static void transform_task(void *p)
+{
+    round_data *r = p;
+    for (uint32_t i = 0; i < r->n; i++) {
+        if (r->x[i] != r->base + (int32_t)i)
+            r->wrong++;
+        r->x[i] = 3 * r->x[i] + 1;
+    }
+}
+
+/* Reads the scale launch's values, checks them and keeps them. */
+static void collect_task(void *p)
+{
+    round_data *r = p;
+    for (uint32_t i = 0; i < r->n; i++) {
+        if (r->x[i] != (3 * (r->base + (int32_t)i) + 1) * r->factor)
+            r->wrong++;
+        r->out[i] = r->x[i];
+    }
+}
+
+Test(host_task, order_against_launches_on_one_queue)
+{
+    enum { ROUNDS = 12 };
+    fixture f = setup();
+    krt_queue *q = krt_context_default_queue(f.ctx);
+    int32_t *x = kt_alloc(f.ctx, N * sizeof(int32_t), KRT_MEMORY_SHARED);
+    krt_event *gate;
+    KT_OK(krt_event_create(f.ctx, NULL, &gate));
+    round_data rounds[ROUNDS];
+    /* Every round reuses x with nothing but the queue's order between them: a task that ran early or late would
+     * see (and leave) another round's values. */
+    for (int r = 0; r < ROUNDS; r++) {
+        uint32_t n = N - (uint32_t)r * 37;
+        rounds[r] = (round_data){x, n, 1000 * r, r + 2, 0, calloc(n, sizeof(int32_t))};
+        cr_assert_not_null(rounds[r].out);
+        KT_OK(launch_iota(&f, q, (uint32_t *)x, n, (uint32_t)rounds[r].base, r == 0 ? &gate : NULL, r == 0, NULL));
+        KT_OK(host_task(f.ctx, q, transform_task, &rounds[r], NULL, 0, NULL));
+        KT_OK(launch_scale(&f, q, x, n, rounds[r].factor, NULL, 0, NULL));
+        KT_OK(host_task(f.ctx, q, collect_task, &rounds[r], NULL, 0, NULL));
+    }
+    KT_EXPECT(krt_queue_synchronize_timeout(q, 0), KRT_TIMEOUT);
+    for (int r = 0; r < ROUNDS; r++)
+        cr_assert_eq(rounds[r].out[0], 0, "round %d's task ran before the gate opened", r);
+    /* A launch on another queue opens the gate. */
+    krt_queue *q2;
+    KT_OK(krt_queue_create(f.ctx, NULL, &q2));
+    uint32_t *scratch = kt_alloc(f.ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    KT_OK(launch_iota(&f, q2, scratch, 64, 0, NULL, 0, gate));
+    KT_OK(krt_queue_synchronize(q));
+    for (int r = 0; r < ROUNDS; r++) {
+        cr_assert_eq(rounds[r].wrong, 0, "round %d: a task saw %d values of another round", r, rounds[r].wrong);
+        for (uint32_t i = 0; i < rounds[r].n; i++)
+            cr_assert_eq(rounds[r].out[i], (3 * (rounds[r].base + (int32_t)i) + 1) * rounds[r].factor,
+                         "round %d item %u", r, i);
+        free(rounds[r].out);
+    }
+    int32_t last = ROUNDS - 1;
+    for (uint32_t i = 0; i < rounds[last].n; i++)
+        cr_assert_eq(x[i], (3 * (1000 * last + (int32_t)i) + 1) * (last + 2));
+    krt_queue_destroy(q2);
+    krt_context_destroy(f.ctx);
+}
+
+/* ---- event waits across queues ------------------------------------------------------------------------------ */
+
+typedef struct {
+    const uint32_t *x;
+    int32_t *y;
+    uint32_t n;
+    atomic_int ran;
+} cross_data;
+
+/* y = 2 * x, from the values a launch on the other queue wrote. */
+static void double_task(void *p)
+{
+    cross_data *c = p;
+    for (uint32_t i = 0; i < c->n; i++)
+        c->y[i] = 2 * (int32_t)c->x[i];
+    atomic_fetch_add(&c->ran, 1);
+}
+
+/* y += 1 after the first task, on a third queue. */
+static void increment_task(void *p)
+{
+    cross_data *c = p;
+    for (uint32_t i = 0; i < c->n; i++)
+        c->y[i] += 1;
+    atomic_fetch_add(&c->ran, 1);
+}
+
+Test(host_task, event_waits_across_queues)
+{
+    fixture f = setup();
+    krt_queue *qa, *qb, *qc;
+    KT_OK(krt_queue_create(f.ctx, NULL, &qa));
+    KT_OK(krt_queue_create(f.ctx, NULL, &qb));
+    KT_OK(krt_queue_create(f.ctx, NULL, &qc));
+    uint32_t *x = kt_alloc(f.ctx, N * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    int32_t *y = kt_alloc(f.ctx, N * sizeof(int32_t), KRT_MEMORY_SHARED);
+    memset(y, 0, N * sizeof(int32_t));
+    krt_event *gate, *wrote_x, *doubled, *incremented, *scaled;
+    KT_OK(krt_event_create(f.ctx, NULL, &gate));
+    KT_OK(krt_event_create(f.ctx, NULL, &wrote_x));
+    KT_OK(krt_event_create(f.ctx, NULL, &doubled));
+    KT_OK(krt_event_create(f.ctx, NULL, &incremented));
+    KT_OK(krt_event_create(f.ctx, NULL, &scaled));
+    cross_data c = {x, y, N, 0};
+
+    /* Appended in the reverse of the order they must run in, each on its own queue: only the events order them.
+     * qc: y += 1 after doubled; qb: y = 2x after wrote_x; qa: x = 5 + i after the gate, then y *= 7 after
+     * incremented (a launch waiting on a host task of another queue). */
+    KT_OK(host_task(f.ctx, qc, increment_task, &c, &doubled, 1, incremented));
+    KT_OK(host_task(f.ctx, qb, double_task, &c, &wrote_x, 1, doubled));
+    KT_OK(launch_iota(&f, qa, x, N, 5, &gate, 1, wrote_x));
+    KT_OK(launch_scale(&f, qa, y, N, 7, &incremented, 1, scaled));
+    cr_assert_eq(krt_event_query(doubled), KRT_NOT_READY);
+    cr_assert_eq(atomic_load(&c.ran), 0, "a host task ran before the events it waits on");
+
+    /* Open the gate from a fourth queue, as a producer on another queue would. */
+    krt_queue *qd;
+    KT_OK(krt_queue_create(f.ctx, NULL, &qd));
+    uint32_t *scratch = kt_alloc(f.ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    KT_OK(launch_iota(&f, qd, scratch, 64, 0, NULL, 0, gate));
+
+    KT_OK(krt_event_synchronize(scaled, UINT64_MAX));
+    KT_OK(krt_event_query(doubled));
+    KT_OK(krt_event_query(incremented));
+    cr_assert_eq(atomic_load(&c.ran), 2);
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(y[i], (2 * (5 + (int32_t)i) + 1) * 7, "item %u", i);
+    krt_context_destroy(f.ctx);
+}
+
+/* ---- an error inside the callback ------------------------------------------------------------------------- */
+
+typedef struct {
+    krt_context *ctx;
+    krt_queue *q;
+    krt_kernel *iota;
+    uint32_t *x;
+    /* What the callback reports: it returns void, so the caller's data carries its outcome. */
+    int status;          /* 0 fine, -1 the input was wrong */
+    krt_result own_sync, own_sync_timeout, ctx_sync, launch_sync, launch;
+    int message_set;     /* krt_last_error_message on the callback's thread was non-empty after the refusal */
+} error_data;
+
+/* Finds a value it does not accept and reports it through data, then tries what a host task must not do. */
+static void failing_task(void *p)
+{
+    error_data *e = p;
+    if (e->x[0] != 123456u)
+        e->status = -1;
+    e->own_sync = krt_queue_synchronize(e->q);
+    e->message_set = krt_last_error_message()[0] != '\0';
+    e->own_sync_timeout = krt_queue_synchronize_timeout(e->q, 1000000);
+    e->ctx_sync = krt_context_synchronize(e->ctx);
+    krt_queue_destroy(e->q);   /* ignored: the queue is this task's */
+    krt_context_destroy(e->ctx); /* ignored likewise */
+    /* Launching on its own queue is allowed: it runs after this task. */
+    uint32_t n = 64, base = 900;
+    krt_arg args[] = {KRT_ARG(e->x), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    d.queue = e->q;
+    e->launch_sync = krt_launch_sync(e->iota, &d);
+    e->launch = krt_launch(e->iota, &d);
+}
+
+static void check_after_task(void *p)
+{
+    error_data *e = p;
+    /* The launches the failing task appended ran before this later task. */
+    for (uint32_t i = 0; i < 64; i++)
+        if (e->x[i] != 900 + i)
+            e->status = -2;
+}
+
+Test(host_task, error_inside_the_callback_is_the_callers)
+{
+    fixture f = setup();
+    krt_queue *q;
+    KT_OK(krt_queue_create(f.ctx, NULL, &q));
+    uint32_t *x = kt_alloc(f.ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    error_data e = {.ctx = f.ctx, .q = q, .iota = f.iota, .x = x};
+    krt_event *done;
+    KT_OK(krt_event_create(f.ctx, NULL, &done));
+    KT_OK(launch_iota(&f, q, x, 64, 7, NULL, 0, NULL));
+    KT_OK(host_task(f.ctx, q, failing_task, &e, NULL, 0, done));
+    KT_OK(krt_queue_synchronize(q));
+    /* The callback's error is in data; krt's refusals are exact codes; the signal still fired. */
+    cr_assert_eq(e.status, -1, "x[0] is 7, which the task must have refused");
+    cr_assert_eq(e.own_sync, KRT_ERROR_INVALID_STATE);
+    cr_assert_eq(e.own_sync_timeout, KRT_ERROR_INVALID_STATE);
+    cr_assert_eq(e.ctx_sync, KRT_ERROR_INVALID_STATE);
+    cr_assert_eq(e.launch_sync, KRT_ERROR_INVALID_STATE, "the launch is appended, the wait refused");
+    cr_assert_eq(e.launch, KRT_SUCCESS);
+    cr_assert(e.message_set);
+    KT_OK(krt_event_query(done));
+    /* The queue and the context survived the ignored destroys and still work, host tasks included. */
+    e.status = 0;
+    KT_OK(host_task(f.ctx, q, check_after_task, &e, NULL, 0, NULL));
+    KT_OK(krt_queue_synchronize(q));
+    cr_assert_eq(e.status, 0);
+    KT_OK(launch_iota(&f, q, x, 64, 11, NULL, 0, NULL));
+    KT_OK(krt_queue_synchronize(q));
+    for (uint32_t i = 0; i < 64; i++)
+        cr_assert_eq(x[i], 11 + i);
+    kt_assert_usable(f.ctx);
+    krt_queue_destroy(q);
+    krt_context_destroy(f.ctx);
+}
+
+/* ---- eight threads at once ---------------------------------------------------------------------------------- */
+
+#define THREADS 8
+#define ROUNDS 25
+
+typedef struct {
+    fixture *f;
+    krt_queue *shared;
+    pthread_barrier_t *start;
+    int id;
+    int32_t *x;
+    uint32_t n;
+    int32_t base, add; /* this round's: set by the thread before it appends, read by its tasks */
+    int wrong;
+    int64_t sum;       /* what the tasks computed, over all rounds */
+    krt_result error;
+} thread_data;
+
+/* Sees base + i from the iota launch before it, adds the thread's id, for the scale launch after it. */
+static void thread_add_task(void *p)
+{
+    thread_data *t = p;
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (t->x[i] != t->base + (int32_t)i)
+            t->wrong++;
+        t->x[i] += t->add;
+    }
+}
+
+/* Sees 2 * (base + i + add) from the scale launch and sums it. */
+static void thread_sum_task(void *p)
+{
+    thread_data *t = p;
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (t->x[i] != 2 * (t->base + (int32_t)i + t->add))
+            t->wrong++;
+        t->sum += t->x[i];
+    }
+}
+
+static void *thread_main(void *p)
+{
+    thread_data *t = p;
+    krt_queue *own = NULL;
+    krt_result r = KRT_SUCCESS;
+    /* Even threads share one queue (their appends interleave there), odd ones use their own. */
+    if (t->id % 2 && (r = krt_queue_create(t->f->ctx, NULL, &own)) != KRT_SUCCESS) {
+        t->error = r;
+        return NULL;
+    }
+    krt_queue *q = own ? own : t->shared;
+    pthread_barrier_wait(t->start);
+    for (int round = 0; round < ROUNDS && r == KRT_SUCCESS; round++) {
+        /* The tasks read base and add when they run, so the thread waits for the round before changing them. */
+        t->base = t->id * 100000 + round * 1000;
+        t->add = t->id + 1;
+        if ((r = launch_iota(t->f, q, (uint32_t *)t->x, t->n, (uint32_t)t->base, NULL, 0, NULL)) != KRT_SUCCESS ||
+            (r = host_task(t->f->ctx, q, thread_add_task, t, NULL, 0, NULL)) != KRT_SUCCESS ||
+            (r = launch_scale(t->f, q, t->x, t->n, 2, NULL, 0, NULL)) != KRT_SUCCESS ||
+            (r = host_task(t->f->ctx, q, thread_sum_task, t, NULL, 0, NULL)) != KRT_SUCCESS)
+            break;
+        /* A shared queue is waited for as a whole, every thread's work included, which is fine. */
+        if (round % 5 == 4 || round == ROUNDS - 1)
+            r = krt_queue_synchronize(q);
+        else {
+            krt_event *e;
+            if ((r = krt_event_create(t->f->ctx, NULL, &e)) != KRT_SUCCESS)
+                break;
+            r = host_task(t->f->ctx, q, thread_sum_task, t, NULL, 0, e);
+            if (r == KRT_SUCCESS)
+                r = krt_event_synchronize(e, UINT64_MAX);
+            krt_event_destroy(e);
+        }
+    }
+    t->error = r;
+    krt_queue_destroy(own);
+    return NULL;
+}
+
+Test(host_task, eight_threads_enqueue_host_tasks_and_launches)
+{
+    fixture f = setup();
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, THREADS);
+    thread_data t[THREADS];
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        uint32_t n = 1000 + 131 * (uint32_t)i;
+        t[i] = (thread_data){&f, krt_context_default_queue(f.ctx), &start, i,
+                             kt_alloc(f.ctx, n * sizeof(int32_t), KRT_MEMORY_SHARED), n, 0, 0, 0, 0, KRT_SUCCESS};
+        cr_assert_eq(pthread_create(&th[i], NULL, thread_main, &t[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < THREADS; i++) {
+        cr_assert_eq(t[i].error, KRT_SUCCESS, "thread %d: %s", i, krt_result_name(t[i].error));
+        cr_assert_eq(t[i].wrong, 0, "thread %d: its tasks saw %d wrong values", i, t[i].wrong);
+        /* Each round sums 2 * (base + i + add) once, plus once more for the rounds waited for by an event. */
+        int64_t expect = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            int64_t base = i * 100000 + round * 1000, add = i + 1, n = t[i].n;
+            int64_t s = 2 * (n * base + n * (n - 1) / 2 + n * add);
+            expect += (round % 5 == 4 || round == ROUNDS - 1) ? s : 2 * s;
+        }
+        cr_assert_eq(t[i].sum, expect, "thread %d: sum %lld, expected %lld", i, (long long)t[i].sum,
+                     (long long)expect);
+    }
+    krt_context_destroy(f.ctx);
+}
+
+/* ---- a synchronize timeout while a host task blocks ------------------------------------------------------ */
+
+typedef struct {
+    sem_t release;
+    atomic_int entered;
+} block_data;
+
+static void blocking_task(void *p)
+{
+    block_data *b = p;
+    atomic_store(&b->entered, 1);
+    while (sem_wait(&b->release) != 0) {
+    }
+}
+
+Test(host_task, synchronize_times_out_while_a_task_blocks)
+{
+    fixture f = setup();
+    krt_queue *q = krt_context_default_queue(f.ctx);
+    uint32_t *x = kt_alloc(f.ctx, N * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    memset(x, 0, N * sizeof(uint32_t));
+    block_data b;
+    cr_assert_eq(sem_init(&b.release, 0, 0), 0);
+    atomic_init(&b.entered, 0);
+    krt_event *done;
+    KT_OK(krt_event_create(f.ctx, NULL, &done));
+    KT_OK(host_task(f.ctx, q, blocking_task, &b, NULL, 0, done));
+    KT_OK(launch_iota(&f, q, x, N, 3, NULL, 0, NULL));
+    /* The task cannot return before the semaphore is posted, so these time out whatever the machine's load. */
+    KT_EXPECT(krt_queue_synchronize_timeout(q, 20 * 1000 * 1000), KRT_TIMEOUT);
+    KT_EXPECT(krt_queue_synchronize_timeout(q, 0), KRT_TIMEOUT);
+    cr_assert_eq(krt_event_synchronize(done, 10 * 1000 * 1000), KRT_TIMEOUT);
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(x[i], 0, "the launch after the blocked task ran");
+    cr_assert_eq(sem_post(&b.release), 0);
+    KT_OK(krt_queue_synchronize(q));
+    KT_OK(krt_event_query(done));
+    cr_assert_eq(atomic_load(&b.entered), 1);
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(x[i], 3 + i);
+    sem_destroy(&b.release);
+    krt_context_destroy(f.ctx);
+}
