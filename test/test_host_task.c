@@ -442,3 +442,198 @@ Test(host_task, synchronize_times_out_while_a_task_blocks)
     sem_destroy(&b.release);
     krt_context_destroy(f.ctx);
 }
+
+/* ---- destroy with pending host tasks ----------------------------------------------------------------------- */
+
+typedef struct {
+    atomic_int count;
+    sem_t *release; /* NULL: do not block */
+} count_data;
+
+static void count_task(void *p)
+{
+    count_data *c = p;
+    if (c->release)
+        while (sem_wait(c->release) != 0) {
+        }
+    atomic_fetch_add(&c->count, 1);
+}
+
+typedef struct {
+    sem_t *release;
+    int posts;
+} releaser_data;
+
+/* Lets the blocked tasks go one at a time, from a thread of the program's, while the main thread destroys. */
+static void *releaser(void *p)
+{
+    releaser_data *r = p;
+    for (int i = 0; i < r->posts; i++)
+        sem_post(r->release);
+    return NULL;
+}
+
+Test(host_task, queue_destroy_runs_pending_tasks_first)
+{
+    enum { TASKS = 50 };
+    fixture f = setup();
+    krt_queue *q;
+    KT_OK(krt_queue_create(f.ctx, NULL, &q));
+    sem_t release;
+    cr_assert_eq(sem_init(&release, 0, 0), 0);
+    count_data c = {0, &release};
+    for (int i = 0; i < TASKS; i++)
+        KT_OK(host_task(f.ctx, q, count_task, &c, NULL, 0, NULL));
+    cr_assert_eq(atomic_load(&c.count), 0, "a task ran before its semaphore was posted");
+    pthread_t th;
+    releaser_data r = {&release, TASKS};
+    cr_assert_eq(pthread_create(&th, NULL, releaser, &r), 0);
+    krt_queue_destroy(q);
+    cr_assert_eq(atomic_load(&c.count), TASKS, "krt_queue_destroy returned before every host task ran");
+    pthread_join(th, NULL);
+    sem_destroy(&release);
+    kt_assert_usable(f.ctx);
+    krt_context_destroy(f.ctx);
+}
+
+Test(host_task, context_destroy_runs_pending_tasks_first)
+{
+    enum { TASKS = 40 };
+    fixture f = setup();
+    krt_queue *q;
+    KT_OK(krt_queue_create(f.ctx, NULL, &q));
+    count_data c = {0, NULL};
+    krt_event *gate;
+    KT_OK(krt_event_create(f.ctx, NULL, &gate));
+    /* Half on the default queue behind a launch, half on q behind the gate the launch signals. */
+    uint32_t *x = kt_alloc(f.ctx, N * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    for (int i = 0; i < TASKS / 2; i++)
+        KT_OK(host_task(f.ctx, q, count_task, &c, &gate, 1, NULL));
+    KT_OK(launch_iota(&f, NULL, x, N, 1, NULL, 0, gate));
+    for (int i = 0; i < TASKS / 2; i++)
+        KT_OK(host_task(f.ctx, NULL, count_task, &c, NULL, 0, NULL));
+    krt_context_destroy(f.ctx);
+    cr_assert_eq(atomic_load(&c.count), TASKS, "krt_context_destroy returned before every host task ran");
+}
+
+/* ---- many pending tasks, many wait events, the thread that runs them ----------------------------------- */
+
+typedef struct {
+    int order[1000];
+    atomic_int next;
+    pthread_t thread;
+    int other_thread; /* a task ran on a thread other than the first task's */
+    int sigint_blocked;
+} seq_data;
+
+typedef struct {
+    seq_data *s;
+    int index;
+} seq_item;
+
+static void seq_task(void *p)
+{
+    seq_item *it = p;
+    seq_data *s = it->s;
+    int n = atomic_fetch_add(&s->next, 1);
+    s->order[n] = it->index;
+    if (n == 0) {
+        s->thread = pthread_self();
+        sigset_t mask;
+        pthread_sigmask(SIG_BLOCK, NULL, &mask);
+        s->sigint_blocked = sigismember(&mask, SIGINT) == 1;
+    } else if (!pthread_equal(s->thread, pthread_self())) {
+        s->other_thread = 1;
+    }
+}
+
+Test(host_task, a_thousand_pending_tasks_run_in_order_on_one_thread)
+{
+    enum { TASKS = 1000, WAITS = 20 };
+    fixture f = setup();
+    krt_queue *q;
+    KT_OK(krt_queue_create(f.ctx, NULL, &q));
+    /* The first task waits on 20 events (more than krt's stack array), each signalled by a launch on another
+     * queue; the 999 others pile up behind it. */
+    krt_event *ev[WAITS];
+    for (int i = 0; i < WAITS; i++)
+        KT_OK(krt_event_create(f.ctx, NULL, &ev[i]));
+    static seq_data s;
+    memset(&s, 0, sizeof s);
+    static seq_item items[TASKS];
+    for (int i = 0; i < TASKS; i++) {
+        items[i] = (seq_item){&s, i};
+        KT_OK(host_task(f.ctx, q, seq_task, &items[i], i == 0 ? ev : NULL, i == 0 ? WAITS : 0, NULL));
+    }
+    cr_assert_eq(atomic_load(&s.next), 0);
+    krt_queue *other;
+    KT_OK(krt_queue_create(f.ctx, NULL, &other));
+    uint32_t *x = kt_alloc(f.ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    for (int i = 0; i < WAITS; i++) {
+        KT_EXPECT(krt_queue_synchronize_timeout(q, 0), KRT_TIMEOUT);
+        cr_assert_eq(atomic_load(&s.next), 0, "the first task ran with %d of its %d events signalled", i, WAITS);
+        KT_OK(launch_iota(&f, other, x, 64, 0, NULL, 0, ev[i]));
+        KT_OK(krt_queue_synchronize(other));
+    }
+    KT_OK(krt_queue_synchronize(q));
+    cr_assert_eq(atomic_load(&s.next), TASKS);
+    for (int i = 0; i < TASKS; i++)
+        cr_assert_eq(s.order[i], i, "position %d ran task %d", i, s.order[i]);
+    cr_assert_eq(s.other_thread, 0, "one queue's tasks ran on more than one thread");
+    cr_assert(!pthread_equal(s.thread, pthread_self()), "fn ran on the caller's thread");
+    cr_assert(s.sigint_blocked, "the host-task thread takes signals");
+    krt_context_destroy(f.ctx);
+}
+
+/* ---- bad input ------------------------------------------------------------------------------------------- */
+
+static void never_task(void *p)
+{
+    atomic_fetch_add((atomic_int *)p, 1);
+}
+
+Test(host_task, bad_input_is_refused_and_never_runs_fn)
+{
+    fixture f = setup();
+    krt_context *other = kt_context(NULL);
+    krt_queue *other_q = krt_context_default_queue(other);
+    krt_event *other_ev, *ts_ev, *ok_ev;
+    KT_OK(krt_event_create(other, NULL, &other_ev));
+    krt_event_desc ts = {.flags = KRT_EVENT_FLAG_TIMESTAMP};
+    KT_OK(krt_event_create(f.ctx, &ts, &ts_ev));
+    KT_OK(krt_event_create(f.ctx, NULL, &ok_ev));
+    atomic_int ran = 0;
+    krt_host_task_desc d = {.fn = never_task, .data = &ran};
+    KT_EXPECT(krt_host_task(NULL, &d), KRT_ERROR_INVALID_ARGUMENT);
+    KT_EXPECT(krt_host_task(f.ctx, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    krt_host_task_desc bad = d;
+    bad.fn = NULL;
+    KT_EXPECT(krt_host_task(f.ctx, &bad), KRT_ERROR_INVALID_ARGUMENT);
+    bad = d;
+    bad.num_wait = 1;
+    KT_EXPECT(krt_host_task(f.ctx, &bad), KRT_ERROR_INVALID_ARGUMENT);
+    krt_event *waits[2] = {ok_ev, NULL};
+    bad.wait = waits;
+    bad.num_wait = 2;
+    KT_EXPECT(krt_host_task(f.ctx, &bad), KRT_ERROR_INVALID_ARGUMENT);
+    waits[1] = other_ev;
+    KT_EXPECT(krt_host_task(f.ctx, &bad), KRT_ERROR_INVALID_ARGUMENT);
+    bad = d;
+    bad.queue = other_q;
+    KT_EXPECT(krt_host_task(f.ctx, &bad), KRT_ERROR_INVALID_ARGUMENT);
+    bad = d;
+    bad.signal = other_ev;
+    KT_EXPECT(krt_host_task(f.ctx, &bad), KRT_ERROR_INVALID_ARGUMENT);
+    bad.signal = ts_ev;
+    KT_EXPECT(krt_host_task(f.ctx, &bad), KRT_ERROR_INVALID_ARGUMENT);
+    KT_OK(krt_context_synchronize(f.ctx));
+    cr_assert_eq(atomic_load(&ran), 0, "a refused host task ran");
+    /* The refusals left nothing behind: a good task runs once and signals. */
+    d.signal = ok_ev;
+    KT_OK(krt_host_task(f.ctx, &d));
+    KT_OK(krt_event_synchronize(ok_ev, UINT64_MAX));
+    cr_assert_eq(atomic_load(&ran), 1);
+    kt_assert_usable(f.ctx);
+    krt_context_destroy(other);
+    krt_context_destroy(f.ctx);
+}
