@@ -191,7 +191,8 @@ KRT_API krt_result krt_device_list(krt_device_info *infos, uint32_t *count);
  * KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE); KRT_ERROR_OUT_OF_HOST_MEMORY;
  * KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_create(const krt_context_desc *desc, krt_context **out);
-/* Waits for all queues, then releases everything created from the context, including krt_alloc memory. */
+/* Waits for all queues, then releases everything created from the context, including krt_alloc memory.
+ * Pending host tasks run first; from a host task of the context the call is ignored (see krt_host_task). */
 KRT_API void krt_context_destroy(krt_context *ctx);
 /* Fills *out with the context's device. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
 KRT_API krt_result krt_context_device_info(krt_context *ctx, krt_device_info *out);
@@ -202,7 +203,8 @@ KRT_API krt_result krt_context_extensions(krt_context *ctx, const char **names, 
  * driver call after the first. */
 KRT_API int krt_context_has_extension(krt_context *ctx, const char *name);
 /* Waits until every queue of the context is idle.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
+ * context, see krt_host_task); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_synchronize(krt_context *ctx);
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -264,7 +266,8 @@ KRT_API void krt_queue_destroy(krt_queue *queue);
 /* The queue used when a call is given queue NULL. Never NULL for a live context. */
 KRT_API krt_queue *krt_context_default_queue(krt_context *ctx);
 /* Waits until every command appended to the queue has completed.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
+ * queue, see krt_host_task); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
 /* krt_queue_synchronize bounded by a timeout (UINT64_MAX: forever; 0: a poll), as zeCommandQueueSynchronize
  * takes one: a host notices a kernel that runs away (loops forever, or waits on an event nothing signals)
@@ -273,7 +276,7 @@ KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
  * for it (see docs/design.md, "Kernel code"). A later call, timed or not, picks up where this one stopped; a
  * poll may report KRT_TIMEOUT until the driver reaches the wait's barrier, even on an idle queue.
  * Results: KRT_SUCCESS; KRT_TIMEOUT (not complete within timeout_ns); KRT_ERROR_INVALID_ARGUMENT;
- * KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * KRT_ERROR_INVALID_STATE (called from a host task of the queue); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns);
 
 enum {
