@@ -23,6 +23,14 @@
 #include <signal.h>
 #include <stdlib.h>
 
+/* The Level Zero entry points of the queue's context. Where libkrt calls its drivers through a per-context table
+ * (KRT__ZE, for a driver that is not behind the loader), host tasks use it too; else the loader's functions. */
+#ifdef KRT__ZE
+#define HT_ZE(ctx, table, fn) KRT__ZE((ctx)->ddi, table, fn)
+#else
+#define HT_ZE(ctx, table, fn) ze##table##fn
+#endif
+
 typedef struct krt__host_item {
     krt_host_fn fn;     /* NULL: only consume start (an append failed part-way; the call reported it) */
     void *data;
@@ -63,9 +71,9 @@ static void run_one(krt__host_worker *w, const krt__host_item *t)
     /* The barrier signals start once the queue's earlier work and the task's wait events are done. A driver
      * error here (a lost device) leaves the order unknown: fn is skipped, but the events are still signalled
      * so that no synchronize or later command waits forever on this thread. */
-    ze_result_t zr = zeEventHostSynchronize(w->start->ze, UINT64_MAX);
+    ze_result_t zr = HT_ZE(w->queue->ctx, Event, HostSynchronize)(w->start->ze, UINT64_MAX);
     if (zr == ZE_RESULT_SUCCESS) {
-        zeEventHostReset(w->start->ze);
+        HT_ZE(w->queue->ctx, Event, HostReset)(w->start->ze);
         if (t->fn)
             t->fn(t->data);
     } else {
@@ -73,9 +81,9 @@ static void run_one(krt__host_worker *w, const krt__host_item *t)
                   krt__ze_name(zr));
     }
     if (t->signal)
-        zeEventHostSignal(t->signal->ze);
+        HT_ZE(w->queue->ctx, Event, HostSignal)(t->signal->ze);
     if (t->signal_done)
-        zeEventHostSignal(w->done->ze);
+        HT_ZE(w->queue->ctx, Event, HostSignal)(w->done->ze);
 }
 
 static void *worker_main(void *arg)
@@ -268,14 +276,14 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
     }
     ze_result_t zr = ZE_RESULT_SUCCESS;
     if (w->reset_owed) {
-        zr = zeCommandListAppendEventReset(q->list, w->done->ze);
+        zr = HT_ZE(ctx, CommandList, AppendEventReset)(q->list, w->done->ze);
         if (zr == ZE_RESULT_SUCCESS) {
             q->appended++;
             w->reset_owed = 0;
         }
     }
     if (zr == ZE_RESULT_SUCCESS) {
-        zr = zeCommandListAppendBarrier(q->list, w->start->ze, desc->num_wait, desc->num_wait ? wait : NULL);
+        zr = HT_ZE(ctx, CommandList, AppendBarrier)(q->list, w->start->ze, desc->num_wait, desc->num_wait ? wait : NULL);
         r = krt__ze(zr, "zeCommandListAppendBarrier");
     } else {
         r = krt__ze(zr, "zeCommandListAppendEventReset");
@@ -286,13 +294,13 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
     }
     q->appended++;
     krt__host_item item = { desc->fn, desc->data, desc->signal, 1 };
-    zr = zeCommandListAppendWaitOnEvents(q->list, 1, &w->done->ze);
+    zr = HT_ZE(ctx, CommandList, AppendWaitOnEvents)(q->list, 1, &w->done->ze);
     if (zr != ZE_RESULT_SUCCESS) {
         r = krt__ze(zr, "zeCommandListAppendWaitOnEvents");
         item = (krt__host_item){ NULL, NULL, NULL, 0 };
     } else {
         q->appended++;
-        zr = zeCommandListAppendEventReset(q->list, w->done->ze);
+        zr = HT_ZE(ctx, CommandList, AppendEventReset)(q->list, w->done->ze);
         if (zr != ZE_RESULT_SUCCESS) {
             /* The queue waits for done but would not reset it: the thread signals it (else the queue hangs) and
              * the next task resets it first. */

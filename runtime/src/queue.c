@@ -140,6 +140,7 @@ krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns)
 /* The caller holds ctx->lock. */
 void krt__queue_destroy_locked(krt_queue *q)
 {
+    krt__host_worker_destroy_locked(q); /* before the list and the events its thread uses go */
     krt_context *ctx = q->ctx;
     for (krt_queue **p = &ctx->queues; *p; p = &(*p)->next)
         if (*p == q) {
@@ -148,7 +149,6 @@ void krt__queue_destroy_locked(krt_queue *q)
         }
     if (ctx->default_queue == q)
         ctx->default_queue = NULL;
-    krt__host_worker_destroy_locked(q);
     zeCommandListDestroy(q->list);
     krt__event_destroy_locked(q->sync_event);
     pthread_mutex_destroy(&q->lock);
