@@ -659,8 +659,9 @@ typedef struct krt_host_task_desc {
 /* Appends a host task to the queue and returns without waiting: fn(data) runs once every command appended to
  * the queue before it has completed and every wait event is signalled; the queue's later commands start after
  * fn has returned. fn runs on a thread krt owns, one per queue, started at the queue's first host task (a
- * program that never calls this pays nothing), with every signal blocked; the host tasks of one queue run one
- * at a time in append order, those of different queues concurrently.
+ * program that never calls this pays nothing), with asynchronous signals blocked (a fault's signal stays
+ * open); the host tasks of one queue run one at a time in append order, those of different queues
+ * concurrently.
  * fn returns nothing: an error inside it is the caller's to report, for example through a status field in
  * data that the caller reads after a synchronize or from a later host task. krt's own message for a krt call
  * that fails inside fn is on fn's thread (krt_last_error_message there).

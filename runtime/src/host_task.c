@@ -143,10 +143,15 @@ static krt_result worker_create(krt_queue *q, krt__host_worker **out)
     }
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->wake, NULL);
-    /* The thread runs the caller's code but is krt's: every signal is blocked in it, so that a process-directed
-     * signal (SIGINT, a timer) goes to one of the program's own threads, as it did before the first host task. */
+    /* The thread runs the caller's code but is krt's: asynchronous signals are blocked in it, so that a
+     * process-directed signal (SIGINT, a timer) goes to one of the program's own threads, as it did before the
+     * first host task. The signals a fault raises stay open: blocked, the kernel would kill the process without
+     * running the program's (or ASan's, or gdb's) handler for a bad access inside fn. */
     sigset_t all, old;
     sigfillset(&all);
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int err = pthread_create(&w->thread, NULL, worker_main, w);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
