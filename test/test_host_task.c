@@ -637,3 +637,92 @@ Test(host_task, bad_input_is_refused_and_never_runs_fn)
     krt_context_destroy(other);
     krt_context_destroy(f.ctx);
 }
+
+/* ---- host tasks that append to queues while the queues are destroyed ----------------------------------- */
+
+#define CHAIN 24
+
+typedef struct {
+    krt_context *ctx;
+    krt_kernel *iota;
+    krt_queue *q[2];
+    uint32_t *x[2];      /* each queue's launches write their own buffer */
+    uint32_t *copies;    /* CHAIN words, one krt_memcpy per task */
+    atomic_int count;
+    int wrong;           /* values a task found that its queue's previous launch should not have left */
+    krt_result error;
+} chain_data;
+
+static const uint32_t chain_word = 0xC0FFEEu;
+
+/* Task k (from 1) runs on queue k % 2 of the chain (q[1] == q[0] for a one-queue chain): it checks the launch
+ * that the previous task on this queue appended (task k - 2 on two queues, k - 1 on one), copies a word
+ * (krt_memcpy takes the context's lock), launches, and appends task k + 1 to the other queue, while the program
+ * is already destroying. */
+static void chain_task(void *p)
+{
+    chain_data *c = p;
+    int k = atomic_fetch_add(&c->count, 1) + 1;
+    int side = k % 2;
+    int prev = c->q[0] == c->q[1] ? k - 1 : k - 2;
+    if (prev > 0)
+        for (uint32_t i = 0; i < 64; i++)
+            if (c->x[side][i] != (uint32_t)prev * 100u + i)
+                c->wrong++;
+    krt_result r = krt_memcpy(c->ctx, c->q[side], &c->copies[k - 1], &chain_word, sizeof chain_word);
+    uint32_t n = 64, base = (uint32_t)k * 100u;
+    krt_arg args[] = {KRT_ARG(c->x[side]), KRT_ARG(n), KRT_ARG(base)};
+    krt_launch_desc d = kt_desc1(n, args, 3);
+    d.queue = c->q[side];
+    if (r == KRT_SUCCESS)
+        r = krt_launch(c->iota, &d);
+    if (r == KRT_SUCCESS && k < CHAIN) {
+        krt_host_task_desc t = {.fn = chain_task, .data = c, .queue = c->q[!side]};
+        r = krt_host_task(c->ctx, &t);
+    }
+    if (r != KRT_SUCCESS && c->error == KRT_SUCCESS)
+        c->error = r;
+}
+
+Test(host_task, queue_destroy_waits_for_work_its_tasks_append)
+{
+    fixture f = setup();
+    krt_queue *q;
+    KT_OK(krt_queue_create(f.ctx, NULL, &q));
+    uint32_t *x = kt_alloc(f.ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    uint32_t *copies = kt_alloc(f.ctx, CHAIN * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    memset(copies, 0, CHAIN * sizeof(uint32_t));
+    chain_data c = {f.ctx, f.iota, {q, q}, {x, x}, copies, 0, 0, KRT_SUCCESS};
+    krt_host_task_desc t = {.fn = chain_task, .data = &c, .queue = q};
+    KT_OK(krt_host_task(f.ctx, &t));
+    krt_queue_destroy(q);
+    cr_assert_eq(atomic_load(&c.count), CHAIN, "krt_queue_destroy returned with host tasks still to run");
+    cr_assert_eq(c.error, KRT_SUCCESS, "%s", krt_result_name(c.error));
+    cr_assert_eq(c.wrong, 0, "tasks saw %d values their queue's earlier launch should not have left", c.wrong);
+    for (uint32_t i = 0; i < 64; i++)
+        cr_assert_eq(x[i], (uint32_t)CHAIN * 100u + i, "the last task's launch did not run before the destroy returned");
+    for (int k = 0; k < CHAIN; k++)
+        cr_assert_eq(copies[k], chain_word, "copy %d", k);
+    krt_context_destroy(f.ctx);
+}
+
+Test(host_task, context_destroy_waits_for_work_its_tasks_append_across_queues)
+{
+    fixture f = setup();
+    krt_queue *qa, *qb;
+    KT_OK(krt_queue_create(f.ctx, NULL, &qa));
+    KT_OK(krt_queue_create(f.ctx, NULL, &qb));
+    chain_data *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    *c = (chain_data){f.ctx, f.iota, {qa, qb}, {kt_alloc(f.ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED),
+                                                 kt_alloc(f.ctx, 64 * sizeof(uint32_t), KRT_MEMORY_SHARED)},
+                      kt_alloc(f.ctx, CHAIN * sizeof(uint32_t), KRT_MEMORY_SHARED), 0, 0, KRT_SUCCESS};
+    /* Task 1 runs on queue 1 % 2, qb; each appends the next to the other queue. */
+    krt_host_task_desc t = {.fn = chain_task, .data = c, .queue = qb};
+    KT_OK(krt_host_task(f.ctx, &t));
+    krt_context_destroy(f.ctx);
+    cr_assert_eq(atomic_load(&c->count), CHAIN, "krt_context_destroy returned with host tasks still to run");
+    cr_assert_eq(c->error, KRT_SUCCESS, "%s", krt_result_name(c->error));
+    cr_assert_eq(c->wrong, 0, "tasks saw %d values their queue's earlier launch should not have left", c->wrong);
+    free(c);
+}

@@ -671,8 +671,8 @@ typedef struct krt_host_task_desc {
  * and krt_queue_destroy of its queue and krt_context_destroy of its context are ignored (a KRT_LOG_ERROR
  * line says so). Waiting on an event that only a later command of its own queue signals can never end and
  * cannot be detected. A synchronize from another thread while fn blocks returns KRT_TIMEOUT if timed, else
- * waits for fn; krt_queue_destroy and krt_context_destroy wait for every pending host task to run (see
- * docs/api.md). A failing call never runs fn; on KRT_SUCCESS fn runs exactly once, unless the driver loses
+ * waits for fn; krt_queue_destroy and krt_context_destroy wait for every pending host task to run and for the
+ * work those tasks append meanwhile (see docs/api.md). A failing call never runs fn; on KRT_SUCCESS fn runs exactly once, unless the driver loses
  * the device before (then fn is skipped and the signal event is still signalled, so that nothing hangs).
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (ctx, desc or fn NULL; wait NULL with num_wait > 0; a NULL
  * wait event; a queue or event of another context; a timestamp signal event); KRT_ERROR_OUT_OF_HOST_MEMORY

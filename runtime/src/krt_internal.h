@@ -437,6 +437,9 @@ void krt__queue_destroy_locked(krt_queue *queue);
 krt_result krt__queue_sync(krt_queue *queue);
 /* krt__queue_sync with a timeout (UINT64_MAX: none): KRT_TIMEOUT when the queue is not done by then. */
 krt_result krt__queue_sync_until(krt_queue *queue, uint64_t timeout_ns);
+/* Whether nothing was appended to the queue after the barrier of its last completed wait (a host task may append
+ * while its queue is waited for); *appended (may be NULL) gets the append count. */
+int krt__queue_idle(krt_queue *queue, uint64_t *appended);
 krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt_event **out);
 void krt__event_destroy_locked(krt_event *event);
 void krt__event_pools_destroy(krt_context *ctx);

@@ -123,6 +123,18 @@ krt_result krt__queue_sync(krt_queue *q)
     return krt__queue_sync_until(q, UINT64_MAX);
 }
 
+int krt__queue_idle(krt_queue *q, uint64_t *appended)
+{
+    pthread_mutex_lock(&q->sync_lock);
+    pthread_mutex_lock(&q->lock);
+    int idle = !q->sync_pending && q->appended == q->pending_mark;
+    if (appended)
+        *appended = q->appended;
+    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_unlock(&q->sync_lock);
+    return idle;
+}
+
 krt_result krt_queue_synchronize(krt_queue *queue)
 {
     if (!queue)
@@ -164,7 +176,10 @@ void krt_queue_destroy(krt_queue *queue)
         krt__logf(&queue->ctx->log, KRT_LOG_ERROR, "krt_queue_destroy ignored: called from a host task of the queue");
         return;
     }
-    krt__queue_sync(queue);
+    /* A host task may append to its own queue while the queue is waited for: wait again until a wait leaves
+     * nothing appended after its barrier, so that no command outlives the list. */
+    while (krt__queue_sync(queue) == KRT_SUCCESS && !krt__queue_idle(queue, NULL)) {
+    }
     krt_context *ctx = queue->ctx;
     pthread_mutex_lock(&ctx->lock);
     krt__queue_destroy_locked(queue);
