@@ -44,6 +44,7 @@ EXAMPLE_TESTS = \
     '$(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot.png' \
     '$(BINDIR)/pipeline 100000 4' \
     '$(BINDIR)/pipeline 100003 3' \
+    '$(BINDIR)/hosttask 100003 777' \
     '$(BINDIR)/tour' \
     '$(BINDIR)/devices' \
     '$(BINDIR)/errors >$(BUILD)/errors.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors.txt' \

@@ -1342,3 +1342,75 @@ T(appends_race_with_host_signals)
     ZT_OK(zeMemFree(env.context, x));
     zt_fini(&env);
 }
+
+/* The sequence krt_host_task builds on (runtime/src/host_task.c): the list appends a barrier that signals
+ * start, a wait on done and a reset of done around each host step, and one host thread waits for start,
+ * resets it, works on the data and signals done. One pair of events serves every step, all appended before
+ * the first runs: the list's order alone keeps a step from seeing the pair in the previous step's state. */
+typedef struct {
+    ze_event_handle_t start, done;
+    int *x;
+    int steps;
+    int wrong; /* values a host step found that the launch before it should not have left */
+} host_steps;
+
+static void *host_steps_thread(void *p)
+{
+    host_steps *h = p;
+    for (int s = 0; s < h->steps; s++) {
+        if (zeEventHostSynchronize(h->start, UINT64_MAX) != ZE_RESULT_SUCCESS) {
+            h->wrong = -1;
+            return NULL;
+        }
+        zeEventHostReset(h->start);
+        /* Step s follows s + 1 launches of +1 and s host doublings: x = 2 * x_before + 1, from 0. */
+        int expect = (1 << (s + 1)) - 1;
+        for (int i = 0; i < 256; i++) {
+            if (h->x[i] != expect)
+                h->wrong++;
+            h->x[i] *= 2;
+        }
+        zeEventHostSignal(h->done);
+    }
+    return NULL;
+}
+
+T(host_thread_steps_between_barrier_and_wait)
+{
+    enum { STEPS = 12 };
+    zt_env env;
+    zt_init(&env);
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 1, 256);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 3, false);
+    host_steps h = {zt_event_create(pool, 0), zt_event_create(pool, 1), x, STEPS, 0};
+    ze_event_handle_t gate = zt_event_create(pool, 2);
+    ZT_OK(zeCommandListAppendWaitOnEvents(l, 1, &gate));
+    for (int s = 0; s < STEPS; s++) {
+        ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+        ZT_OK(zeCommandListAppendBarrier(l, h.start, 0, NULL));
+        ZT_OK(zeCommandListAppendWaitOnEvents(l, 1, &h.done));
+        ZT_OK(zeCommandListAppendEventReset(l, h.done));
+    }
+    ZT_OK(zeCommandListAppendLaunchKernel(l, a.add, &four_groups, NULL, 0, NULL));
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, host_steps_thread, &h), 0);
+    ZT_OK(zeEventHostSignal(gate));
+    pthread_join(th, NULL);
+    zt_immediate_sync(&env, l);
+    cr_assert_eq(h.wrong, 0, "host steps saw %d wrong values", h.wrong);
+    /* STEPS + 1 additions and STEPS doublings from 0: 2^(STEPS + 1) - 1. */
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(x[i], (1 << (STEPS + 1)) - 1);
+    ZT_EXPECT(zeEventQueryStatus(h.done), ZE_RESULT_NOT_READY);
+    ZT_OK(zeEventDestroy(h.start));
+    ZT_OK(zeEventDestroy(h.done));
+    ZT_OK(zeEventDestroy(gate));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeCommandListDestroy(l));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    zt_fini(&env);
+}

@@ -192,7 +192,8 @@ KRT_API krt_result krt_device_list(krt_device_info *infos, uint32_t *count);
  * KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE); KRT_ERROR_OUT_OF_HOST_MEMORY;
  * KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_create(const krt_context_desc *desc, krt_context **out);
-/* Waits for all queues, then releases everything created from the context, including krt_alloc memory. */
+/* Waits for all queues, then releases everything created from the context, including krt_alloc memory.
+ * Pending host tasks run first; from a host task of the context the call is ignored (see krt_host_task). */
 KRT_API void krt_context_destroy(krt_context *ctx);
 /* Fills *out with the context's device. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
 KRT_API krt_result krt_context_device_info(krt_context *ctx, krt_device_info *out);
@@ -203,7 +204,8 @@ KRT_API krt_result krt_context_extensions(krt_context *ctx, const char **names, 
  * driver call after the first. */
 KRT_API int krt_context_has_extension(krt_context *ctx, const char *name);
 /* Waits until every queue of the context is idle.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
+ * context, see krt_host_task); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_synchronize(krt_context *ctx);
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -265,7 +267,8 @@ KRT_API void krt_queue_destroy(krt_queue *queue);
 /* The queue used when a call is given queue NULL. Never NULL for a live context. */
 KRT_API krt_queue *krt_context_default_queue(krt_context *ctx);
 /* Waits until every command appended to the queue has completed.
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
+ * queue, see krt_host_task); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
 /* krt_queue_synchronize bounded by a timeout (UINT64_MAX: forever; 0: a poll), as zeCommandQueueSynchronize
  * takes one: a host notices a kernel that runs away (loops forever, or waits on an event nothing signals)
@@ -274,7 +277,7 @@ KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
  * for it (see docs/design.md, "Kernel code"). A later call, timed or not, picks up where this one stopped; a
  * poll may report KRT_TIMEOUT until the driver reaches the wait's barrier, even on an idle queue.
  * Results: KRT_SUCCESS; KRT_TIMEOUT (not complete within timeout_ns); KRT_ERROR_INVALID_ARGUMENT;
- * KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * KRT_ERROR_INVALID_STATE (called from a host task of the queue); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns);
 
 enum {
@@ -641,6 +644,45 @@ KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);
 /* Convenience: launch and wait for the queue. Same results as krt_launch, plus those of
  * krt_queue_synchronize. */
 KRT_API krt_result krt_launch_sync(krt_kernel *kernel, const krt_launch_desc *desc);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Host tasks: a C callback in queue order (SYCL's host_task, CUDA's cuLaunchHostFunc)
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef void (*krt_host_fn)(void *data);
+
+typedef struct krt_host_task_desc {
+    krt_host_fn fn;               /* required */
+    void *data;                   /* passed to fn as it is; krt never reads it */
+    krt_queue *queue;             /* NULL = the context's default queue */
+    krt_event *signal;            /* signalled after fn returns; NULL = none. Not a KRT_EVENT_FLAG_TIMESTAMP
+                                   * event: a host task has no kernel time */
+    krt_event *const *wait;       /* fn runs after these are signalled (and after the queue's earlier work) */
+    uint32_t num_wait;
+} krt_host_task_desc;
+
+/* Appends a host task to the queue and returns without waiting: fn(data) runs once every command appended to
+ * the queue before it has completed and every wait event is signalled; the queue's later commands start after
+ * fn has returned. fn runs on a thread krt owns, one per queue, started at the queue's first host task (a
+ * program that never calls this pays nothing), with asynchronous signals blocked (a fault's signal stays
+ * open); the host tasks of one queue run one at a time in append order, those of different queues
+ * concurrently.
+ * fn returns nothing: an error inside it is the caller's to report, for example through a status field in
+ * data that the caller reads after a synchronize or from a later host task. krt's own message for a krt call
+ * that fails inside fn is on fn's thread (krt_last_error_message there).
+ * fn may call krt: launch, copy and enqueue host tasks, on its own queue too (they run after it). It must not
+ * wait for its own queue: krt_queue_synchronize, _timeout, krt_launch_sync, krt_memcpy_sync and
+ * krt_kernel_tune on that queue and krt_context_synchronize of its context return KRT_ERROR_INVALID_STATE,
+ * and krt_queue_destroy of its queue and krt_context_destroy of its context are ignored (a KRT_LOG_ERROR
+ * line says so). Waiting on an event that only a later command of its own queue signals can never end and
+ * cannot be detected. A synchronize from another thread while fn blocks returns KRT_TIMEOUT if timed, else
+ * waits for fn; krt_queue_destroy and krt_context_destroy wait for every pending host task to run and for the
+ * work those tasks append meanwhile (see docs/api.md). A failing call never runs fn; on KRT_SUCCESS fn runs exactly once, unless the driver loses
+ * the device before (then fn is skipped and the signal event is still signalled, so that nothing hangs).
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (ctx, desc or fn NULL; wait NULL with num_wait > 0; a NULL
+ * wait event; a queue or event of another context; a timestamp signal event); KRT_ERROR_OUT_OF_HOST_MEMORY
+ * (also when the queue's thread cannot be started); KRT_ERROR_DRIVER (the driver refused an append). */
+KRT_API krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc);
 
 /* ---------------------------------------------------------------------------------------------------------
  * Measured tuning and wisdom (opt in)

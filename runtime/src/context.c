@@ -516,11 +516,43 @@ fail:
     return r;
 }
 
+/* Waits until every queue is idle with nothing appended after its last wait. A host task may append to any queue
+ * of the context while the queues are waited for, so one round of waits is not enough: after a round in which
+ * every queue was idle, a second look must find the same append counts (a task that returned between two
+ * queues' checks may have appended to a queue already checked; its own queue, idle at its check, says it had
+ * returned by then). */
+static void drain(krt_context *ctx)
+{
+    for (;;) {
+        if (krt_context_synchronize(ctx) != KRT_SUCCESS)
+            return;
+        int idle = 1;
+        uint64_t first = 0, second = 0, n;
+        pthread_mutex_lock(&ctx->lock);
+        for (krt_queue *q = ctx->queues; q; q = q->next) {
+            idle &= krt__queue_idle(q, &n);
+            first += n;
+        }
+        for (krt_queue *q = ctx->queues; q && idle; q = q->next) {
+            krt__queue_idle(q, &n);
+            second += n;
+        }
+        pthread_mutex_unlock(&ctx->lock);
+        if (idle && first == second)
+            return;
+    }
+}
+
 void krt_context_destroy(krt_context *ctx)
 {
     if (!ctx)
         return;
-    krt_context_synchronize(ctx);
+    krt_queue *own = krt__host_task_current();
+    if (own && own->ctx == ctx) {
+        krt__logf(&ctx->log, KRT_LOG_ERROR, "krt_context_destroy ignored: called from a host task of the context");
+        return;
+    }
+    drain(ctx);
     pthread_mutex_lock(&ctx->lock);
     while (ctx->modules)
         krt__module_destroy_locked(ctx->modules);

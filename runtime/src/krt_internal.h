@@ -423,6 +423,8 @@ struct krt_queue {
     uint64_t pending_mark;
     int is_default;
     krt_queue *next;
+    /* host_task.c: the queue's host-task thread and its two events, made at its first krt_host_task. */
+    _Atomic(struct krt__host_worker *) host;
 };
 
 struct krt_event {
@@ -440,9 +442,21 @@ void krt__queue_destroy_locked(krt_queue *queue);
 krt_result krt__queue_sync(krt_queue *queue);
 /* krt__queue_sync with a timeout (UINT64_MAX: none): KRT_TIMEOUT when the queue is not done by then. */
 krt_result krt__queue_sync_until(krt_queue *queue, uint64_t timeout_ns);
+/* Whether nothing was appended to the queue after the barrier of its last completed wait (a host task may append
+ * while its queue is waited for); *appended (may be NULL) gets the append count. */
+int krt__queue_idle(krt_queue *queue, uint64_t *appended);
 krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt_event **out);
 void krt__event_destroy_locked(krt_event *event);
 void krt__event_pools_destroy(krt_context *ctx);
+
+/* ---- host_task.c ----------------------------------------------------------------------------------- */
+
+/* The queue whose host task the calling thread is running, else NULL: a wait for that queue (or its context)
+ * from inside the task could never end. */
+krt_queue *krt__host_task_current(void);
+/* Stops and joins the queue's host-task thread, if it has one, and frees its events. The caller holds
+ * ctx->lock and has waited for the queue. */
+void krt__host_worker_destroy_locked(krt_queue *queue);
 
 /* ---- launch.c -------------------------------------------------------------------------------------- */
 

@@ -75,6 +75,10 @@ static ze_result_t wait_sync_event(krt_queue *q, uint64_t deadline)
  * command appended before the new wait began (the append count says so), else it appends a new barrier. */
 krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
 {
+    /* A host task's own queue is held back until the task returns: such a wait could never end. */
+    if (krt__host_task_current() == q)
+        return krt__fail(KRT_ERROR_INVALID_STATE, "a host task cannot wait for its own queue (it would wait for "
+                                                  "itself); wait from another thread, or use a later host task");
     uint64_t deadline = UINT64_MAX;
     if (timeout_ns != UINT64_MAX) {
         uint64_t now = now_ns();
@@ -119,6 +123,18 @@ krt_result krt__queue_sync(krt_queue *q)
     return krt__queue_sync_until(q, UINT64_MAX);
 }
 
+int krt__queue_idle(krt_queue *q, uint64_t *appended)
+{
+    pthread_mutex_lock(&q->sync_lock);
+    pthread_mutex_lock(&q->lock);
+    int idle = !q->sync_pending && q->appended == q->pending_mark;
+    if (appended)
+        *appended = q->appended;
+    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_unlock(&q->sync_lock);
+    return idle;
+}
+
 krt_result krt_queue_synchronize(krt_queue *queue)
 {
     if (!queue)
@@ -136,6 +152,7 @@ krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns)
 /* The caller holds ctx->lock. */
 void krt__queue_destroy_locked(krt_queue *q)
 {
+    krt__host_worker_destroy_locked(q); /* before the list and the events its thread uses go */
     krt_context *ctx = q->ctx;
     for (krt_queue **p = &ctx->queues; *p; p = &(*p)->next)
         if (*p == q) {
@@ -155,7 +172,14 @@ void krt_queue_destroy(krt_queue *queue)
 {
     if (!queue || queue->is_default)
         return;
-    krt__queue_sync(queue);
+    if (krt__host_task_current() == queue) {
+        krt__logf(&queue->ctx->log, KRT_LOG_ERROR, "krt_queue_destroy ignored: called from a host task of the queue");
+        return;
+    }
+    /* A host task may append to its own queue while the queue is waited for: wait again until a wait leaves
+     * nothing appended after its barrier, so that no command outlives the list. */
+    while (krt__queue_sync(queue) == KRT_SUCCESS && !krt__queue_idle(queue, NULL)) {
+    }
     krt_context *ctx = queue->ctx;
     pthread_mutex_lock(&ctx->lock);
     krt__queue_destroy_locked(queue);
@@ -171,6 +195,10 @@ krt_result krt_context_synchronize(krt_context *ctx)
 {
     if (!ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_synchronize: ctx is NULL");
+    krt_queue *own = krt__host_task_current();
+    if (own && own->ctx == ctx)
+        return krt__fail(KRT_ERROR_INVALID_STATE, "krt_context_synchronize: a host task cannot wait for its own "
+                                                  "context (its queue waits for the task)");
     /* The queues are copied out under the context lock and waited for without it, so that other threads can
      * allocate, create events or queues meanwhile. A queue must not be destroyed while a synchronize of its
      * context runs (the same rule as for any object in use). Past 64 queues the lock is held throughout. */

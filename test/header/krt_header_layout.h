@@ -30,7 +30,8 @@
     X(offsetof(krt_launch_desc, num_wait))                                                                 \
     X(offsetof(krt_module_desc, source)) X(offsetof(krt_module_desc, compile_options))                     \
     X(offsetof(krt_arg, type)) X(KRT_ARG_TYPE_POINTER) X(sizeof(krt_module_info))                          \
-    X(offsetof(krt_module_info, warnings))
+    X(offsetof(krt_module_info, warnings))                                                                 \
+    X(sizeof(krt_host_task_desc)) X(offsetof(krt_host_task_desc, signal)) X(offsetof(krt_host_task_desc, num_wait))
 
 #define KT_LAYOUT_COUNT_(e) +1
 enum { KT_LAYOUT_COUNT = 0 KT_LAYOUT_LIST(KT_LAYOUT_COUNT_) };
