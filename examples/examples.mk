@@ -82,5 +82,6 @@ EXAMPLE_TESTS += \
     'KRT_DEVICE=host $(BINDIR)/errors >$(BUILD)/errors-host.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors-host.txt' \
     'KRT_DEVICE=host $(BINDIR)/knobs 10007' \
     'KRT_DEVICE=host $(BINDIR)/memory 100003' \
+    'KRT_DEVICE=host $(BINDIR)/hosttask 100003 777' \
     'KRT_DEVICE=host $(PYTHON) examples/python/saxpy.py' \
     'KRT_DEVICE=host $(BINDIR)/krt-info --device host'

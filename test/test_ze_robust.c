@@ -154,11 +154,11 @@ Test(ze_robust, duplicate_export_name_is_refused_not_crash, .timeout = ZT_TEST_T
 }
 
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
- * the translator asserted ("value has no type"). A function's value operands must have a type. */
+ * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
 {
     expect_refused("fuzz/hello_label_as_value.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
-                   "id 41 at word offset 524 is used as a value but has no type");
+                   "id 41 at word offset 524 is used as a value but is a label, a type");
 }
 
 /* Every SPIR-V version word other than 1.0-1.4 is refused in the header; 1.4 (which the kernel's instructions

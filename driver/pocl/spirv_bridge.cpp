@@ -82,6 +82,7 @@ struct Scan {
     std::vector<uint32_t> builtin_named; // ids given a name (OpName, LinkageAttributes) with the builtin prefix
     std::set<std::string> exports;     // LinkageAttributes names with linkage type Export
     std::vector<std::pair<uint32_t, size_t>> value_uses; // ids a function's instruction takes as values, and where
+    std::set<uint32_t> nonvalues;      // ids of labels, types, strings, extended instruction sets, decoration groups
 };
 
 // What the scan callbacks return for a module that is valid SPIR-V but that this device or the translator
@@ -130,7 +131,8 @@ enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_E
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
        DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1,
        DEC_LINKAGE_ATTRIBUTES = 41, OP_LINE = 8, OP_EXT_INST = 12, OP_PHI = 245, OP_LOOP_MERGE = 246,
-       OP_SELECTION_MERGE = 247, OP_BRANCH = 249, OP_BRANCH_CONDITIONAL = 250, OP_SWITCH = 251 };
+       OP_SELECTION_MERGE = 247, OP_BRANCH = 249, OP_BRANCH_CONDITIONAL = 250, OP_SWITCH = 251, OP_LABEL_ID = 248,
+       OP_DECORATION_GROUP = 73 };
 
 // Valid SPIR-V that libLLVMSPIRVLib asserts on (its asserts are compiled in and abort the process), and
 // that the validator lets through: an execution mode given twice for one entry point ("Found incompatible
@@ -236,12 +238,17 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
             op.type == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID || op.type == SPV_OPERAND_TYPE_SCOPE_ID)
             s->used.push_back(in->words[op.offset]);
     }
-    // Operands of a function's instructions that are values must be defined with a result type; the translator
-    // asserts ("value has no type") on a label or a type in their place (found by the fuzz smoke: a label as a
-    // printf argument), and the validator of SPIRV-Tools 2023.1 does not check OpExtInst operands. Labels are
-    // taken where control flow names them (branches, merges, a phi's parents), a set where OpExtInst names it;
-    // the operands of other extended instruction sets (debug information) and OpLine's file are not values.
-    // Checked after the parse, when every definition is known.
+    // Operands of a function's instructions that are values must not be labels, types (OpTypeVoid ..
+    // OpTypeForwardPointer), strings, extended instruction sets or decoration groups: the translator asserts
+    // ("value has no type") on them (found by the fuzz smoke: a label as a printf argument), and the validator of
+    // SPIRV-Tools 2023.1 does not check OpExtInst operands. Other untyped ids are legitimate operands (the INTEL
+    // alias scope declarations of memory operands). Labels are taken where control flow names them (branches,
+    // merges, a phi's parents), a set where OpExtInst names it; the operands of other extended instruction sets
+    // (debug information) and OpLine's file are not values. Checked after the parse, when every definition is
+    // known.
+    if (in->result_id && ((in->opcode >= 19 && in->opcode <= 39) || in->opcode == OP_LABEL_ID ||
+                          in->opcode == OP_STRING || in->opcode == OP_EXT_INST_IMPORT || in->opcode == OP_DECORATION_GROUP))
+        s->nonvalues.insert(in->result_id);
     if (s->in_function && in->opcode != OP_LINE && in->opcode != OP_LOOP_MERGE && in->opcode != OP_SELECTION_MERGE &&
         in->opcode != OP_BRANCH && !(in->opcode == OP_EXT_INST && in->ext_inst_type != SPV_EXT_INST_TYPE_OPENCL_STD)) {
         for (uint16_t i = 0; i < in->num_operands; i++) {
@@ -680,9 +687,10 @@ int parse_ok(const zp_module_src *src, std::string &why) {
         }
         for (const auto &u : scan.value_uses) {
             if (rc != ZP_BRIDGE_OK) break;
-            if (u.first < scan.bound && scan.defined[u.first] == DEF_UNTYPED) {
+            if (scan.nonvalues.count(u.first)) {
                 why = "invalid SPIR-V: id " + std::to_string(u.first) + " at word offset " + std::to_string(u.second) +
-                      " is used as a value but has no type (a label, a type or another non-value)";
+                      " is used as a value but is a label, a type, a string, an extended instruction set or a "
+                      "decoration group";
                 rc = ZP_BRIDGE_INVALID_BINARY;
             }
         }
