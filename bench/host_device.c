@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < 5; r++)
         for (int c = 0; c < 4; c++)
             cellp[r * 4 + c] = cells[r][c];
-    bench_table_emit(out, "host_device", "launch + wait, median of the samples, krt's group size", 4, 5, cellp);
+    bench_table_emit(out, "host_device.md", "launch + wait, median of the samples, krt's group size", 4, 5, cellp);
     FILE *csv = bench_csv_open(out, "host_device.csv");
     fprintf(csv, "kernel,ze_pocl_ms,host_ms\n");
     for (int i = 0; i < 4; i++)
