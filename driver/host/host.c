@@ -395,6 +395,14 @@ static ffi_type *arg_ffi_type(const krt_arg_info *a) {
     }
 }
 
+static void host_kernel_destroy(zp_bkern *k) {
+    if (!k) return;
+    free(k->types);
+    free(k->off);
+    free(k->values);
+    free(k);
+}
+
 static ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, zp_kernel_limits *limits) {
     uint32_t index;
     const krt__kernel_refl *kr = krt__reflection_find(&mod->refl, name, &index);
@@ -435,19 +443,8 @@ static ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern *
     *out = k;
     return ZE_RESULT_SUCCESS;
 oom:
-    free(k->types);
-    free(k->off);
-    free(k->values);
-    free(k);
+    host_kernel_destroy(k);
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-}
-
-static void host_kernel_destroy(zp_bkern *k) {
-    if (!k) return;
-    free(k->types);
-    free(k->off);
-    free(k->values);
-    free(k);
 }
 
 static ze_result_t host_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t kind, size_t size, const void *value) {
