@@ -602,6 +602,16 @@ static void item_barrier(const struct krt_host_item *item) {
 #endif
 }
 
+/* A work-item's local and global ids from its group's ids and its place (x, y, z) in the group. */
+static inline void set_item_ids(struct krt_host_item *it, const zp_ndrange *r, const size_t gid[3], size_t x,
+                                size_t y, size_t z) {
+    const size_t l[3] = {x, y, z};
+    for (int d = 0; d < 3; d++) {
+        it->local_id[d] = l[d];
+        it->global_id[d] = gid[d] * r->local[d] + l[d] + r->offset[d];
+    }
+}
+
 static void run_group(worker *w, job *j, const struct krt_host_item **slot, size_t g) {
     zp_bkern *k = j->kern;
     const zp_ndrange *r = &j->range;
@@ -641,12 +651,7 @@ static void run_group(worker *w, job *j, const struct krt_host_item **slot, size
         for (size_t z = 0; z < lz; z++)
             for (size_t y = 0; y < ly; y++)
                 for (size_t x = 0; x < lx; x++) {
-                    it->local_id[0] = x;
-                    it->local_id[1] = y;
-                    it->local_id[2] = z;
-                    it->global_id[0] = gid[0] * lx + x + r->offset[0];
-                    it->global_id[1] = gid[1] * ly + y + r->offset[1];
-                    it->global_id[2] = gid[2] * lz + z + r->offset[2];
+                    set_item_ids(it, r, gid, x, y, z);
                     ffi_call(&k->cif, k->fn, NULL, w->avalues);
                 }
         return;
@@ -656,13 +661,7 @@ static void run_group(worker *w, job *j, const struct krt_host_item **slot, size
     for (size_t i = 0; i < n; i++) {
         struct krt_host_item *it = &w->items[i];
         *it = base;
-        size_t x = i % lx, y = (i / lx) % ly, z = i / (lx * ly);
-        it->local_id[0] = x;
-        it->local_id[1] = y;
-        it->local_id[2] = z;
-        it->global_id[0] = gid[0] * lx + x + r->offset[0];
-        it->global_id[1] = gid[1] * ly + y + r->offset[1];
-        it->global_id[2] = gid[2] * lz + z + r->offset[2];
+        set_item_ids(it, r, gid, i % lx, (i / lx) % ly, i / (lx * ly));
         uint8_t *stack = w->stacks + i * (HOST_ITEM_STACK + page) + page;
 #if HOST_FAST_SWITCH
         w->sp[i] = fiber_stack_init(stack, HOST_ITEM_STACK);
