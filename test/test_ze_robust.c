@@ -153,6 +153,15 @@ Test(ze_robust, duplicate_export_name_is_refused_not_crash, .timeout = ZT_TEST_T
                    "two ids export the name \"scale_reqd\" (LinkageAttributes at word offset 786)");
 }
 
+/* knobs.spv with scale_reqd's export removed and scale_spec's renamed to "scale_reqd": two functions named alike,
+ * one by OpName, one by its export, which the validator lets through; the translator segfaulted. The name each
+ * function gets must be its own. */
+Test(ze_robust, two_functions_of_one_name_are_refused_not_crash, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/knobs_export_named_as_function.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "functions 106 and 149 are both named \"scale_reqd\" (OpName or LinkageAttributes)");
+}
+
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
  * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)

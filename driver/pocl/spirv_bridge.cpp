@@ -81,6 +81,9 @@ struct Scan {
     std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
     std::vector<uint32_t> builtin_named; // ids given a name (OpName, LinkageAttributes) with the builtin prefix
     std::set<std::string> exports;     // LinkageAttributes names with linkage type Export
+    std::map<uint32_t, std::string> names; // the name the translator gives an id: its last OpName or linkage name
+    std::vector<uint32_t> function_ids;    // OpFunction result ids
+    std::set<uint32_t> entry_functions;    // ids of entry point functions
     std::vector<std::pair<uint32_t, size_t>> value_uses; // ids a function's instruction takes as values, and where
     std::set<uint32_t> nonvalues;      // ids of labels, types, strings, extended instruction sets, decoration groups
 };
@@ -127,7 +130,7 @@ enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
 enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16,
        OP_GROUP_DECORATE = 74, OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332,
        OP_DECORATE_STRING = 5632, OP_MEMBER_DECORATE_STRING = 5633 };
-enum { OP_MEMORY_MODEL = 14, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
+enum { OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
        DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1,
        DEC_LINKAGE_ATTRIBUTES = 41, OP_LINE = 8, OP_EXT_INST = 12, OP_PHI = 245, OP_LOOP_MERGE = 246,
@@ -310,6 +313,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         static const char prefix[] = "__spirv_BuiltIn";
         size_t max = (in->num_words - name_at) * 4u;
         const char *name = reinterpret_cast<const char *>(in->words + name_at);
+        s->names[in->words[1]] = std::string(name, strnlen(name, max));
         if (max >= sizeof prefix - 1 && std::memcmp(name, prefix, sizeof prefix - 1) == 0)
             s->builtin_named.push_back(in->words[1]);
     }
@@ -390,6 +394,10 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         }
         s->in_function = true;
         s->functions++;
+        if (in->num_words >= 3) s->function_ids.push_back(in->words[2]);
+        break;
+    case OP_ENTRY_POINT:
+        if (in->num_words >= 3) s->entry_functions.insert(in->words[2]);
         break;
     case OP_FUNCTION_END:
         if (!s->in_function) {
@@ -691,6 +699,22 @@ int parse_ok(const zp_module_src *src, std::string &why) {
                 why = "invalid SPIR-V: id " + std::to_string(u.first) + " at word offset " + std::to_string(u.second) +
                       " is used as a value but is a label, a type, a string, an extended instruction set or a "
                       "decoration group";
+                rc = ZP_BRIDGE_INVALID_BINARY;
+            }
+        }
+        // The translator gives each function the name of its last OpName or LinkageAttributes (an entry point's
+        // wrapper takes the entry point's) and crashed the process on two functions of one name (a null
+        // function, found by the fuzz smoke: one function's export named as another's OpName); LLVM output never
+        // has two, and the validator of SPIRV-Tools 2023.1 does not look.
+        std::map<std::string, uint32_t> function_names;
+        for (uint32_t id : scan.function_ids) {
+            if (rc != ZP_BRIDGE_OK) break;
+            auto n = scan.names.find(id);
+            if (n == scan.names.end() || n->second.empty() || scan.entry_functions.count(id)) continue;
+            auto seen = function_names.emplace(n->second, id);
+            if (!seen.second) {
+                why = "invalid SPIR-V: functions " + std::to_string(seen.first->second) + " and " + std::to_string(id) +
+                      " are both named \"" + n->second + "\" (OpName or LinkageAttributes)";
                 rc = ZP_BRIDGE_INVALID_BINARY;
             }
         }

@@ -19,7 +19,7 @@ FUZZ_ZE_POCL  := $(abspath $(FUZZ_DIR)/lib/libze_pocl.so)
 FUZZ_TIME     ?= 600
 FUZZ_SEED     ?= 1
 FUZZ_JOBS     ?= 1
-# The smoke: this many inputs (about 30 s on an idle two-core machine, modules only) from the fixed seed.
+# The smoke: this many mutants from this seed (about 60 s on an idle two-core machine, modules only).
 FUZZ_SMOKE_RUNS ?= 60000
 FUZZ_SMOKE_SEED ?= 8
 
@@ -52,6 +52,14 @@ $(FUZZ_BIN): test/fuzz/fuzz_module.c test/common/krt_fuzz_one.c test/common/krt_
 	$(FUZZ_CC) -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer -rdynamic -Iruntime/include -Itest/common test/fuzz/fuzz_module.c \
 	    test/common/krt_fuzz_one.c $(FUZZ_KRT_OBJS) $(KRT_OBJDIR)/builtin_kernels.o $(KRT_HOST_OBJS) -o $@ $(KRT_LIBS) -ldl
 
+# make test's smoke: the same target and mutator without libFuzzer (fuzz_module.c, KRT_FUZZ_STANDALONE), over
+# the normal libkrt and ze_pocl: a fixed sequence of mutants, the same bytes on every machine.
+FUZZ_SMOKE_BIN := $(FUZZ_DIR)/fuzz_smoke
+$(FUZZ_SMOKE_BIN): test/fuzz/fuzz_module.c test/common/krt_fuzz_one.c test/common/krt_fuzz_one.h $(KRT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) -DKRT_FUZZ_STANDALONE -Iruntime/include -Itest/common test/fuzz/fuzz_module.c \
+	    test/common/krt_fuzz_one.c -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt -ldl
+
 # Seeds: the project's kernels (build/kernels), SPIR-V only.
 $(FUZZ_DIR)/seeds/.stamp: $(KERNEL_SPVS)
 	@mkdir -p $(dir $@)
@@ -62,13 +70,16 @@ FUZZ_ENV := ZE_ENABLE_ALT_DRIVERS=$(FUZZ_ZE_POCL) KRT_KERNELS=$(abspath $(BUILD)
 FUZZ_FLAGS := -max_len=16384 -timeout=120 -rss_limit_mb=6144 -malloc_limit_mb=6144 -print_final_stats=1
 
 .PHONY: fuzz fuzz-build fuzz-smoke
-fuzz-build: $(FUZZ_BIN) $(FUZZ_DIR)/seeds/.stamp
+fuzz-build: $(FUZZ_BIN) $(FUZZ_SMOKE_BIN) $(FUZZ_DIR)/seeds/.stamp
 all: fuzz-build
-# The smoke in make test creates modules only (KRT_FUZZ_LAUNCH=0): a mutated kernel run in-process can fault in
-# ways the harness cannot always attribute (one died of SIGSEGV with no report), and make test must not depend
-# on that. Module creation is where the library crashes were; make fuzz launches every kernel as well.
-EXAMPLE_TESTS += 'KRT_FUZZ_LAUNCH=0 $(FUZZ_ENV) FUZZ_BIN=$(FUZZ_BIN) FUZZ_DIR=$(FUZZ_DIR) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
-                  sh test/fuzz/run.sh smoke $(FUZZ_SMOKE_RUNS) $(FUZZ_SMOKE_SEED) 1'
+# The smoke in make test creates modules only: a mutated kernel run in-process can fault in ways no harness can
+# always attribute, and make test must not depend on that; module creation is where the library crashes were.
+# Its seeds are the project's kernels and the fuzzer's past findings (test/data/fuzz). make fuzz launches every
+# kernel as well, guided by coverage; what it finds goes to test/data/fuzz.
+FUZZ_SMOKE = $(FUZZ_SMOKE_ENV) sh test/fuzz/run.sh smoke $(FUZZ_SMOKE_RUNS) $(FUZZ_SMOKE_SEED) 1
+FUZZ_SMOKE_ENV = ZE_ENABLE_ALT_DRIVERS=$(ZE_POCL_SO) KRT_KERNELS=$(abspath $(BUILD)/kernels) \
+                 FUZZ_BIN=$(FUZZ_SMOKE_BIN) FUZZ_DIR=$(FUZZ_DIR) FUZZ_SEEDS="$(FUZZ_DIR)/seeds test/data/fuzz"
+EXAMPLE_TESTS += '$(FUZZ_SMOKE)'
 
 fuzz:
 	@$(MAKE) --no-print-directory deps
@@ -77,5 +88,4 @@ fuzz:
 	    sh test/fuzz/run.sh long $(FUZZ_TIME) $(FUZZ_SEED) $(FUZZ_JOBS)
 
 fuzz-smoke: fuzz-build
-	@KRT_FUZZ_LAUNCH=0 $(FUZZ_ENV) FUZZ_BIN=$(FUZZ_BIN) FUZZ_DIR=$(FUZZ_DIR) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
-	    sh test/fuzz/run.sh smoke $(FUZZ_SMOKE_RUNS) $(FUZZ_SMOKE_SEED) 1
+	@$(FUZZ_SMOKE)

@@ -2,6 +2,10 @@
  * launched once with arguments built from its reflection (test/common/krt_fuzz_one.c). `make fuzz` runs it
  * (test/fuzz/fuzz.mk, docs/driver.md "Fuzzing").
  *
+ * Built with -DKRT_FUZZ_STANDALONE (no libFuzzer) it is make test's smoke, fuzz_smoke: a fixed sequence of
+ * mutants made by the same mutator from the seeds, the same bytes on every machine, so that a smoke that passes
+ * here passes in CI and a finding reproduces anywhere (see main() at the end).
+ *
  * Findings are sorted by where they happen, since a mutated kernel that writes out of bounds or loops forever
  * can take down any in-process CPU device (krt.h, docs/design.md): a fatal signal prints one line
  *   KRT_FUZZ_FAULT signal=N where=kernel-code|library object=...
@@ -34,6 +38,7 @@ static const uint8_t *cur_data;
 static size_t cur_size;
 static char artifact_path[4096];
 static unsigned long long n_inputs, n_refused, n_loaded, n_kernels, n_launched;
+static krt_result last_module_result; /* what krt_module_create returned for the last input */
 
 static void print_stats(void)
 {
@@ -226,6 +231,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cur_size = size;
     kf_run_one(&pool, data, size, do_launch, kernel_timeout_ns, &rep);
     cur_data = NULL;
+    last_module_result = rep.module_result;
     n_inputs++;
     n_refused += rep.outcome == KF_REFUSED;
     n_loaded += rep.outcome == KF_LOADED;
@@ -247,3 +253,187 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     return 0;
 }
+
+#ifdef KRT_FUZZ_STANDALONE
+/* The smoke: `fuzz_smoke RUNS SEED DIR...` runs RUNS mutants of the .spv files in DIRs, sorted by name, modules
+ * only unless KRT_FUZZ_LAUNCH=1. No coverage guides it, so input i is the same bytes on every machine: each is
+ * one to four stacked mutations (LLVMFuzzerCustomMutator, whose byte-level half is the stand-in below) of a
+ * seed, or, every other time, of one of the last 64 mutants that passed krt's own validation. Which those are
+ * depends on nothing but the bytes, so the sequence is fixed. A finding ends the process as under
+ * libFuzzer (KRT_FUZZ_* line, the input saved in $KRT_FUZZ_ARTIFACTS); an input that takes over
+ * KRT_FUZZ_INPUT_TIMEOUT_S seconds (default 120) is KRT_FUZZ_SLOW. Exit 0: every input refused or loaded.
+ * `fuzz_smoke replay FILE...` runs saved inputs as they are. */
+#include <dirent.h>
+
+static uint32_t smoke_rand_state = 1;
+
+static uint32_t smoke_rand(void)
+{
+    return next_rand(&smoke_rand_state);
+}
+
+/* libFuzzer's byte-level mutations, in small: a bit flipped, a byte set, a word set to an edge value, bytes
+ * erased, inserted or copied from elsewhere in the input. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size)
+{
+    static const uint32_t edge[] = {0, 1, 2, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0x80000000u, 0xffffffffu};
+    if (size == 0) return 0;
+    size_t at = smoke_rand() % size;
+    switch (smoke_rand() % 6) {
+    case 0: data[at] ^= (uint8_t)(1u << (smoke_rand() % 8)); break;
+    case 1: data[at] = (uint8_t)smoke_rand(); break;
+    case 2:
+        if (size >= 4) {
+            uint32_t v = edge[smoke_rand() % (sizeof edge / sizeof edge[0])];
+            size_t w = at & ~(size_t)3;
+            memcpy(data + (w + 4 <= size ? w : size - 4), &v, 4);
+        }
+        break;
+    case 3: { /* erase 1-16 bytes */
+        size_t n = 1 + smoke_rand() % 16;
+        if (n > size - at) n = size - at;
+        memmove(data + at, data + at + n, size - at - n);
+        return size - n;
+    }
+    case 4: { /* insert 1-16 random bytes */
+        size_t n = 1 + smoke_rand() % 16;
+        if (size + n > max_size) break;
+        memmove(data + at + n, data + at, size - at);
+        for (size_t i = 0; i < n; i++) data[at + i] = (uint8_t)smoke_rand();
+        return size + n;
+    }
+    case 5: { /* copy 1-64 bytes from elsewhere over at */
+        size_t from = smoke_rand() % size, n = 1 + smoke_rand() % 64;
+        if (n > size - from) n = size - from;
+        if (n > size - at) n = size - at;
+        memmove(data + at, data + from, n);
+        break;
+    }
+    }
+    return size;
+}
+
+typedef struct smoke_input {
+    uint32_t *words;
+    size_t size;
+} smoke_input;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends the .spv files of dir, sorted by name, to *seeds. */
+static void load_seeds(const char *dir, smoke_input **seeds, size_t *n)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "fuzz_smoke: cannot open %s\n", dir);
+        exit(2);
+    }
+    char **names = NULL;
+    size_t count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".spv") != 0) continue;
+        names = realloc(names, (count + 1) * sizeof *names);
+        names[count++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, count, sizeof *names, by_name);
+    for (size_t i = 0; i < count; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "rb");
+        uint32_t *w = f ? calloc(1, 16384) : NULL;
+        size_t got = w ? fread(w, 1, 16384, f) : 0;
+        if (f) fclose(f);
+        if (got >= 20) {
+            *seeds = realloc(*seeds, (*n + 1) * sizeof **seeds);
+            (*seeds)[(*n)++] = (smoke_input){w, got};
+        } else {
+            free(w);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static unsigned long long smoke_index;
+
+static void on_slow(int sig)
+{
+    (void)sig;
+    say("KRT_FUZZ_SLOW an input took longer than KRT_FUZZ_INPUT_TIMEOUT_S\n");
+    abort(); /* on_fatal saves it */
+}
+
+int main(int argc, char **argv)
+{
+    const char *l = getenv("KRT_FUZZ_LAUNCH");
+    if (!l || strcmp(l, "1") != 0) setenv("KRT_FUZZ_LAUNCH", "0", 1);
+    if (argc >= 3 && strcmp(argv[1], "replay") == 0) { /* fuzz_smoke replay FILE...: each file once, as it is */
+        LLVMFuzzerInitialize(&argc, &argv);
+        for (int i = 2; i < argc; i++) {
+            FILE *f = fopen(argv[i], "rb");
+            static uint32_t in[16384 / 4];
+            size_t n = f ? fread(in, 1, sizeof in, f) : 0;
+            if (f) fclose(f);
+            LLVMFuzzerTestOneInput((const uint8_t *)in, n);
+            fprintf(stderr, "fuzz_smoke: %s (%zu bytes): %s\n", argv[i], n, krt_last_error_message());
+        }
+        return 0;
+    }
+    if (argc < 4) {
+        fprintf(stderr, "usage: fuzz_smoke RUNS SEED DIR... | fuzz_smoke replay FILE...\n");
+        return 2;
+    }
+    unsigned long long runs = strtoull(argv[1], NULL, 10);
+    uint32_t seed = (uint32_t)strtoul(argv[2], NULL, 10);
+    smoke_input *seeds = NULL;
+    size_t nseeds = 0;
+    for (int i = 3; i < argc; i++) load_seeds(argv[i], &seeds, &nseeds);
+    if (nseeds == 0) {
+        fprintf(stderr, "fuzz_smoke: no .spv seeds\n");
+        return 2;
+    }
+    LLVMFuzzerInitialize(&argc, &argv);
+    const char *t = getenv("KRT_FUZZ_INPUT_TIMEOUT_S");
+    unsigned timeout_s = t && atoi(t) > 0 ? (unsigned)atoi(t) : 120;
+    signal(SIGALRM, on_slow);
+    enum { MAX = 16384, RECENT = 64 };
+    static uint32_t buf[MAX / 4];
+    static uint32_t recent[RECENT][MAX / 4];
+    static size_t recent_size[RECENT];
+    size_t nrecent = 0;
+    for (smoke_index = 0; smoke_index < runs; smoke_index++) {
+        smoke_rand_state = (uint32_t)(smoke_index * 2654435761u) ^ (seed * 40503u) ^ 0x9e3779b9u;
+        if (!smoke_rand_state) smoke_rand_state = 1;
+        size_t size;
+        if (nrecent && smoke_rand() % 2) {
+            size_t k = smoke_rand() % (nrecent < RECENT ? nrecent : RECENT);
+            size = recent_size[k];
+            memcpy(buf, recent[k], size);
+        } else {
+            const smoke_input *s = &seeds[smoke_rand() % nseeds];
+            size = s->size;
+            memcpy(buf, s->words, size);
+        }
+        for (uint32_t m = 1 + smoke_rand() % 4; m > 0; m--)
+            size = LLVMFuzzerCustomMutator((uint8_t *)buf, size, MAX, smoke_rand());
+        alarm(timeout_s);
+        LLVMFuzzerTestOneInput((const uint8_t *)buf, size);
+        alarm(0);
+        /* Past krt's own validation (SPIRV-Tools linked into libkrt, the same on every machine): loaded, or
+         * refused by the driver. What the driver takes can depend on the device (fp16, fp64), so it does not
+         * choose the bases. */
+        if (last_module_result == KRT_SUCCESS || last_module_result == KRT_ERROR_MODULE_BUILD_FAILURE) {
+            memcpy(recent[nrecent % RECENT], buf, size);
+            recent_size[nrecent % RECENT] = size;
+            nrecent++;
+        }
+    }
+    fprintf(stderr, "fuzz_smoke: %llu inputs from %zu seeds, seed %u: no finding\n", runs, nseeds, seed);
+    return 0;
+}
+#endif
