@@ -5,7 +5,7 @@
 #
 #   make fuzz [FUZZ_TIME=seconds] [FUZZ_SEED=n] [FUZZ_JOBS=n]   long run: build/fuzz/corpus grows, findings in
 #                                    build/fuzz/findings/ and a summary in build/fuzz/summary.txt
-#   make fuzz-smoke                  the smoke run `make test` includes (fixed seeds and run count; see run.sh)
+#   make fuzz-smoke                  the smoke `make test` includes: fuzz_smoke, a fixed sequence of mutants (run.sh)
 #
 # PoCL's kernel cache goes to build/fuzz/pocl-cache-<mode> (emptied at each start) so that mutants never fill
 # ~/.cache. `make all` builds the fuzzer and `make test` runs the smoke (with the programs of EXAMPLE_TESTS).
