@@ -162,6 +162,17 @@ Test(ze_robust, two_functions_of_one_name_are_refused_not_crash, .timeout = ZT_T
                    "functions 106 and 149 are both named \"scale_reqd\" (OpName or LinkageAttributes)");
 }
 
+/* The same module with scale_reqd's OpName removed as well: scale_spec's function alone is named "scale_reqd", and
+ * the translator took it for the body of kernel scale_reqd, whose entry point calls another function; PoCL
+ * asserted on the argument metadata ("kernel_arg_addr_space meta incomplete"). A function named like a kernel
+ * must be the one that kernel's entry point calls. */
+Test(ze_robust, function_named_as_another_kernel_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/knobs_function_named_as_kernel.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "function 149 is named \"scale_reqd\" (OpName or LinkageAttributes), as a kernel is, but that "
+                   "kernel's entry point function 204 does not call it");
+}
+
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
  * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)

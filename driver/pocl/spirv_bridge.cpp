@@ -84,6 +84,9 @@ struct Scan {
     std::map<uint32_t, std::string> names; // the name the translator gives an id: its last OpName or linkage name
     std::vector<uint32_t> function_ids;    // OpFunction result ids
     std::set<uint32_t> entry_functions;    // ids of entry point functions
+    std::vector<std::pair<uint32_t, std::string>> entry_points; // (function id, kernel name) of each OpEntryPoint
+    std::set<std::pair<uint32_t, uint32_t>> calls; // (caller, callee) of each OpFunctionCall
+    uint32_t current_function = 0;
     std::vector<std::pair<uint32_t, size_t>> value_uses; // ids a function's instruction takes as values, and where
     std::set<uint32_t> nonvalues;      // ids of labels, types, strings, extended instruction sets, decoration groups
 };
@@ -130,7 +133,8 @@ enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
 enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16,
        OP_GROUP_DECORATE = 74, OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332,
        OP_DECORATE_STRING = 5632, OP_MEMBER_DECORATE_STRING = 5633 };
-enum { OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56, OP_LOAD = 61,
+enum { OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56,
+       OP_FUNCTION_CALL = 57, OP_LOAD = 61,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
        DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1,
        DEC_LINKAGE_ATTRIBUTES = 41, OP_LINE = 8, OP_EXT_INST = 12, OP_PHI = 245, OP_LOOP_MERGE = 246,
@@ -395,9 +399,18 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         s->in_function = true;
         s->functions++;
         if (in->num_words >= 3) s->function_ids.push_back(in->words[2]);
+        s->current_function = in->num_words >= 3 ? in->words[2] : 0;
+        break;
+    case OP_FUNCTION_CALL:
+        if (in->num_words >= 4) s->calls.insert({s->current_function, in->words[3]});
         break;
     case OP_ENTRY_POINT:
-        if (in->num_words >= 3) s->entry_functions.insert(in->words[2]);
+        if (in->num_words >= 4) {
+            s->entry_functions.insert(in->words[2]);
+            size_t max = (in->num_words - 3) * 4u;
+            const char *name = reinterpret_cast<const char *>(in->words + 3);
+            s->entry_points.push_back({in->words[2], std::string(name, strnlen(name, max))});
+        }
         break;
     case OP_FUNCTION_END:
         if (!s->in_function) {
@@ -706,6 +719,9 @@ int parse_ok(const zp_module_src *src, std::string &why) {
         // wrapper takes the entry point's) and crashed the process on two functions of one name (a null
         // function, found by the fuzz smoke: one function's export named as another's OpName); LLVM output never
         // has two, and the validator of SPIRV-Tools 2023.1 does not look.
+        // A function named like a kernel is taken for that kernel's body, which its entry point's function (a
+        // wrapper, in LLVM's output) calls: named like a kernel whose entry point does not call it, it gave
+        // PoCL a kernel whose argument metadata did not match (an assertion, found by the fuzz smoke).
         std::map<std::string, uint32_t> function_names;
         for (uint32_t id : scan.function_ids) {
             if (rc != ZP_BRIDGE_OK) break;
@@ -716,6 +732,15 @@ int parse_ok(const zp_module_src *src, std::string &why) {
                 why = "invalid SPIR-V: functions " + std::to_string(seen.first->second) + " and " + std::to_string(id) +
                       " are both named \"" + n->second + "\" (OpName or LinkageAttributes)";
                 rc = ZP_BRIDGE_INVALID_BINARY;
+                break;
+            }
+            for (const auto &e : scan.entry_points) {
+                if (e.second != n->second || scan.calls.count({e.first, id})) continue;
+                why = "invalid SPIR-V: function " + std::to_string(id) + " is named \"" + n->second +
+                      "\" (OpName or LinkageAttributes), as a kernel is, but that kernel's entry point function " +
+                      std::to_string(e.first) + " does not call it";
+                rc = ZP_BRIDGE_INVALID_BINARY;
+                break;
             }
         }
         for (uint32_t id : scan.builtin_named) {
