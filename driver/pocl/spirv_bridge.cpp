@@ -81,7 +81,7 @@ struct Scan {
     std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
     std::vector<uint32_t> builtin_named; // ids given a name (OpName, LinkageAttributes) with the builtin prefix
     std::set<std::string> exports;     // LinkageAttributes names with linkage type Export
-    std::map<uint32_t, std::string> names; // the name the translator gives an id: its last OpName or linkage name
+    std::vector<std::pair<uint32_t, std::string>> names; // (id, name) of each OpName and linkage name, in order
     std::vector<uint32_t> function_ids;    // OpFunction result ids
     std::set<uint32_t> entry_functions;    // ids of entry point functions
     std::vector<std::pair<uint32_t, std::string>> entry_points; // (function id, kernel name) of each OpEntryPoint
@@ -317,7 +317,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         static const char prefix[] = "__spirv_BuiltIn";
         size_t max = (in->num_words - name_at) * 4u;
         const char *name = reinterpret_cast<const char *>(in->words + name_at);
-        s->names[in->words[1]] = std::string(name, strnlen(name, max));
+        s->names.emplace_back(in->words[1], std::string(name, strnlen(name, max)));
         if (max >= sizeof prefix - 1 && std::memcmp(name, prefix, sizeof prefix - 1) == 0)
             s->builtin_named.push_back(in->words[1]);
     }
@@ -722,21 +722,27 @@ int parse_ok(const zp_module_src *src, std::string &why) {
         // A function named like a kernel is taken for that kernel's body, which its entry point's function (a
         // wrapper, in LLVM's output) calls: named like a kernel whose entry point does not call it, it gave
         // PoCL a kernel whose argument metadata did not match (an assertion, found by the fuzz smoke).
+        std::map<uint32_t, const std::string *> name_of; // function id -> its last name
+        for (uint32_t id : scan.function_ids) name_of[id] = nullptr;
+        for (const auto &n : scan.names) {
+            auto f = name_of.find(n.first);
+            if (f != name_of.end()) f->second = &n.second;
+        }
         std::map<std::string, uint32_t> function_names;
         for (uint32_t id : scan.function_ids) {
             if (rc != ZP_BRIDGE_OK) break;
-            auto n = scan.names.find(id);
-            if (n == scan.names.end() || n->second.empty() || scan.entry_functions.count(id)) continue;
-            auto seen = function_names.emplace(n->second, id);
+            const std::string *name = name_of[id];
+            if (!name || name->empty() || scan.entry_functions.count(id)) continue;
+            auto seen = function_names.emplace(*name, id);
             if (!seen.second) {
                 why = "invalid SPIR-V: functions " + std::to_string(seen.first->second) + " and " + std::to_string(id) +
-                      " are both named \"" + n->second + "\" (OpName or LinkageAttributes)";
+                      " are both named \"" + *name + "\" (OpName or LinkageAttributes)";
                 rc = ZP_BRIDGE_INVALID_BINARY;
                 break;
             }
             for (const auto &e : scan.entry_points) {
-                if (e.second != n->second || scan.calls.count({e.first, id})) continue;
-                why = "invalid SPIR-V: function " + std::to_string(id) + " is named \"" + n->second +
+                if (e.second != *name || scan.calls.count({e.first, id})) continue;
+                why = "invalid SPIR-V: function " + std::to_string(id) + " is named \"" + *name +
                       "\" (OpName or LinkageAttributes), as a kernel is, but that kernel's entry point function " +
                       std::to_string(e.first) + " does not call it";
                 rc = ZP_BRIDGE_INVALID_BINARY;
