@@ -173,6 +173,15 @@ Test(ze_robust, function_named_as_another_kernel_is_refused_not_abort, .timeout 
                    "kernel's entry point function 204 does not call it");
 }
 
+/* hello.spv with a printf argument replaced by the GlobalInvocationId variable itself (a pointer): the translator
+ * lowers builtins by rewriting their loads and reached an UNREACHABLE ("Unexpected pattern") on this use. */
+Test(ze_robust, builtin_variable_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/hello_builtin_as_value.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "builtin variable %33 is used at word offset 523 other than through OpLoad, an access chain or "
+                   "OpPtrCastToGeneric");
+}
+
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
  * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)

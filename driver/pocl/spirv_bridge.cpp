@@ -78,6 +78,7 @@ struct Scan {
     // (entry point, execution mode, first literal of a float-controls mode) seen so far.
     std::set<std::tuple<uint32_t, uint32_t, uint32_t>> exec_modes;
     std::set<uint32_t> builtins;       // ids decorated BuiltIn
+    std::set<uint32_t> builtin_ptrs;   // builtin variables and the access chains and generic casts of them
     std::vector<uint32_t> inputs;      // module-scope variables of the Input storage class
     std::vector<uint32_t> builtin_named; // ids given a name (OpName, LinkageAttributes) with the builtin prefix
     std::set<std::string> exports;     // LinkageAttributes names with linkage type Export
@@ -134,7 +135,7 @@ enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, 
        OP_GROUP_DECORATE = 74, OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332,
        OP_DECORATE_STRING = 5632, OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56,
-       OP_FUNCTION_CALL = 57, OP_LOAD = 61,
+       OP_FUNCTION_CALL = 57, OP_LOAD = 61, OP_PTR_CAST_TO_GENERIC = 121,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
        DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1,
        DEC_LINKAGE_ATTRIBUTES = 41, OP_LINE = 8, OP_EXT_INST = 12, OP_PHI = 245, OP_LOOP_MERGE = 246,
@@ -267,6 +268,29 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
                 (in->opcode == OP_SWITCH && i >= 1) || (in->opcode == OP_PHI && i >= 3 && i % 2 == 1))
                 continue;
             s->value_uses.push_back({in->words[op.offset], s->pos + op.offset});
+        }
+    }
+    // A builtin variable is taken only through loads, access chains and casts to generic (and those only the
+    // same way): the translator lowers builtins by rewriting their uses and reaches an UNREACHABLE ("Unexpected
+    // pattern") on any other use (found by the fuzz smoke: GlobalInvocationId's variable as a printf argument).
+    // Decorations come before functions, so the builtins are known here.
+    if (s->in_function && in->opcode != OP_LINE) {
+        for (uint16_t i = 0; i < in->num_operands; i++) {
+            const spv_parsed_operand_t &op = in->operands[i];
+            uint32_t id = in->words[op.offset];
+            if (op.type != SPV_OPERAND_TYPE_ID || (!s->builtins.count(id) && !s->builtin_ptrs.count(id))) continue;
+            bool chain = in->opcode == OP_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_ACCESS_CHAIN ||
+                         in->opcode == OP_PTR_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_PTR_ACCESS_CHAIN ||
+                         in->opcode == OP_PTR_CAST_TO_GENERIC;
+            if (i == 2 && (in->opcode == OP_LOAD || chain)) {
+                if (chain) s->builtin_ptrs.insert(in->result_id);
+                continue;
+            }
+            s->why = "builtin variable %" + std::to_string(id) + " is used at word offset " +
+                     std::to_string(s->pos + op.offset) +
+                     " other than through OpLoad, an access chain or OpPtrCastToGeneric (the SPIR-V translator "
+                     "lowers builtins only through those)";
+            return SPV_ERROR_INVALID_BINARY;
         }
     }
     // A literal string must be zero-padded after its NUL to the end of its last word: the translator
