@@ -113,6 +113,9 @@ typedef struct zp_kernel_limits {
     uint64_t local_static;
     uint64_t spill_size;
     uint32_t subgroup_size;      /* 0 for one */
+    /* Bytes of local memory the backend gives the kernel before its __local arguments, which can exceed the
+     * kernel's own (PoCL gives a kernel every __local variable of its program); 0 when it does not say. */
+    uint64_t local_alloc;
 } zp_kernel_limits;
 
 /* One kernel launch. */

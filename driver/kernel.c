@@ -147,9 +147,11 @@ static __attribute__((noinline)) ze_result_t set_arg(ze_kernel_handle_t k, uint3
     }
     case ZP_ARG_LOCAL: {
         if (argSize == 0) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-        /* The kernel's static local memory and all its local arguments must fit the device's local memory
-         * (PoCL aborts the process on a work-group it cannot allocate). */
-        uint64_t total = k->meta->local_static + argSize;
+        /* The kernel's static local memory (as the backend allocates it, when that is more) and all its local
+         * arguments must fit the device's local memory (PoCL aborts the process on a work-group it cannot
+         * allocate). */
+        uint64_t total = (k->limits.local_alloc > k->meta->local_static ? k->limits.local_alloc : k->meta->local_static) +
+                         argSize;
         for (uint32_t i = 0; i < k->meta->num_args; i++) {
             if (i == argIndex || k->meta->args[i].kind != ZP_ARG_LOCAL || !k->arg_set[i]) continue;
             size_t other;

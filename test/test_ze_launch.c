@@ -662,6 +662,49 @@ T(indirect_access_through_stored_pointers)
     zt_fini(&env);
 }
 
+/* PoCL gives a kernel every __local variable of its module: sum_local, which has none of its own, gets big_tile's
+ * 256 KiB too (PoCL 3.1), and PoCL aborted the process at the launch of a work-group whose local argument fitted
+ * the device only without that tile. Such an argument must be refused, or run correctly on a PoCL that gives a
+ * kernel only its own; one that leaves the tile's room runs. */
+Test(ze_launch, local_argument_counts_the_modules_other_locals, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_device_compute_properties_t c = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    ZT_OK(zeDeviceGetComputeProperties(env.device, &c));
+    const size_t tile = 65536 * sizeof(int);
+    if (c.maxSharedLocalMemory < 2 * tile)
+        cr_skip_test("the device's %u bytes of local memory do not hold two 256 KiB tiles", c.maxSharedLocalMemory);
+    ze_module_handle_t m = zt_module_load(&env, "ze_local_siblings");
+    ze_kernel_handle_t k = zt_kernel_create(m, "sum_local");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *in = zt_alloc_shared(&env, 64 * sizeof(int));
+    int *out = zt_alloc_shared(&env, sizeof(int));
+    for (int i = 0; i < 64; i++)
+        in[i] = i;
+    zt_set_args(k, 2, sizeof in, &in, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    const size_t sizes[2] = {(size_t)c.maxSharedLocalMemory - 64, (size_t)c.maxSharedLocalMemory - tile};
+    for (int i = 0; i < 2; i++) {
+        *out = -1;
+        ze_result_t set = zeKernelSetArgumentValue(k, 2, sizes[i], NULL);
+        if (i == 0 && set != ZE_RESULT_SUCCESS) {
+            cr_assert_eq(set, ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE, "%zu bytes: 0x%x", sizes[i], (unsigned)set);
+            continue;
+        }
+        cr_assert_eq(set, ZE_RESULT_SUCCESS, "%zu bytes of local memory (device %u): 0x%x", sizes[i],
+                     c.maxSharedLocalMemory, (unsigned)set);
+        zt_launch_sync(&env, l, k, 64, 1, 1, 1, 1, 1);
+        cr_assert_eq(*out, 64 * 63 / 2, "%zu bytes of local memory: sum %d", sizes[i], *out);
+    }
+    ZT_OK(zeMemFree(env.context, in));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
 /* More local memory than the device has must be refused, at set-argument or at append, without a crash;
  * the list stays usable. */
 Test(ze_launch, local_memory_over_the_limit_is_refused, .timeout = ZT_TEST_TIMEOUT)

@@ -182,6 +182,16 @@ Test(ze_robust, builtin_variable_as_a_value_is_refused_not_abort, .timeout = ZT_
                    "OpPtrCastToGeneric");
 }
 
+/* histogram.spv with histogram_local's 256 bins made 2097408 (8 MiB of static __local): PoCL gives every kernel of
+ * the module that array, and aborted the process at the first launch of histogram_global, which does not use it
+ * (fuzzer, long run). A module with a kernel PoCL cannot give its local memory is a build failure. */
+Test(ze_robust, module_locals_over_the_device_are_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/histogram_local_bins_8mib.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "kernel histogram_global needs 8389632 bytes of local memory (0 of its own; PoCL gives each kernel "
+                   "every __local variable of its module), more than the device's");
+}
+
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
  * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)

@@ -38,6 +38,34 @@ static char *program_log(cl_program prog, cl_device_id dev) {
     return log;
 }
 
+/* Local memory as PoCL allocates it: each kernel gets every __local variable of its program, its own or not
+ * (PoCL 3.1 gives histogram_global histogram_local's bins), and PoCL aborts the process at the launch of a kernel
+ * whose local memory exceeds the device's. Such a module is refused here, from what PoCL reports for each kernel. */
+static ze_result_t check_local_memory(cl_program prog, cl_device_id d, const zp_module_meta *meta, char **log) {
+    cl_ulong dev_local = 0;
+    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof dev_local, &dev_local, NULL);
+    for (uint32_t i = 0; i < meta->count; i++) {
+        cl_int err;
+        cl_kernel k = clCreateKernel(prog, meta->kernels[i].name, &err);
+        if (!k) continue; /* zeKernelCreate reports it */
+        cl_ulong need = 0;
+        clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof need, &need, NULL);
+        clReleaseKernel(k);
+        if (need <= dev_local) continue;
+        free(*log);
+        size_t n = strlen(meta->kernels[i].name) + 256;
+        *log = malloc(n);
+        if (*log)
+            snprintf(*log, n,
+                     "kernel %s needs %llu bytes of local memory (%llu of its own; PoCL gives each kernel every "
+                     "__local variable of its module), more than the device's %llu",
+                     meta->kernels[i].name, (unsigned long long)need, (unsigned long long)meta->kernels[i].local_static,
+                     (unsigned long long)dev_local);
+        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint32_t route, unsigned bridge,
                                   cl_program *out, zp_module_meta *meta, char **log) {
     void *bin = NULL;
@@ -80,6 +108,7 @@ ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint
         if (err != CL_SUCCESS) res = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
     free(opts);
+    if (res == ZE_RESULT_SUCCESS) res = check_local_memory(prog, d, meta, log);
     if (res != ZE_RESULT_SUCCESS) {
         if (!*log) {
             char *msg = malloc(96);
@@ -136,6 +165,9 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
     size_t wg = 0, mult = 0;
     clGetKernelWorkGroupInfo(k, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
     clGetKernelWorkGroupInfo(k, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof mult, &mult, NULL);
+    cl_ulong local_alloc = 0;
+    clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_alloc, &local_alloc, NULL);
+    limits->local_alloc = local_alloc;
     limits->max_group_total = (uint32_t)wg;
     limits->preferred_multiple = mult ? (uint32_t)mult : 1;
     zp_bkern *bk = malloc(sizeof *bk);
