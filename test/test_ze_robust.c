@@ -192,6 +192,55 @@ Test(ze_robust, module_locals_over_the_device_are_refused_not_abort, .timeout = 
                    "every __local variable of its module), more than the device's");
 }
 
+/* vadd.spv with its kernel named "va@dd": PoCL links the work-group function with the name in a symbol, which the
+ * linker reads as a symbol version, and aborted the process at the first launch ("Final linking of kernel ...
+ * failed"; fuzzer, long run, "reduce_sum_i32@"). A '/' did the same, through the kernel cache's paths. */
+Test(ze_robust, kernel_name_with_at_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/vadd_name_with_at.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "kernel name \"va@dd\" has the byte 0x40 at 2; ze_pocl takes a letter or '_', then letters, digits");
+}
+
+/* vadd.spv renamed to 241 'k's is refused (PoCL makes "NAME.so" a file name, and 253 bytes aborted the process);
+ * at 240 it builds and runs. */
+Test(ze_robust, kernel_name_length, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/vadd_name_241.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "is 241 bytes long; ze_pocl takes 1 to 240");
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = read_repro("fuzz/vadd_name_240.spv", &size);
+    ze_module_handle_t m = NULL;
+    ZT_OK(zt_module_create_il(&env, il, size, NULL, &m, NULL));
+    free(il);
+    char name[241];
+    memset(name, 'k', 240);
+    name[240] = '\0';
+    ze_kernel_handle_t k = zt_kernel_create(m, name);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { N = 256 };
+    float *a = zt_alloc_shared(&env, N * sizeof(float)), *b = zt_alloc_shared(&env, N * sizeof(float));
+    float *c = zt_alloc_shared(&env, N * sizeof(float));
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = 0.5f * (float)i;
+        c[i] = -1.0f;
+    }
+    uint32_t n = N;
+    zt_set_args(k, 4, sizeof a, &a, sizeof b, &b, sizeof c, &c, sizeof n, &n);
+    zt_launch_sync(&env, l, k, 64, 1, 1, N / 64, 1, 1);
+    for (int i = 0; i < N; i++)
+        cr_assert_float_eq(c[i], 1.5f * (float)i, 0.0f, "c[%d] = %f", i, (double)c[i]);
+    ZT_OK(zeMemFree(env.context, a));
+    ZT_OK(zeMemFree(env.context, b));
+    ZT_OK(zeMemFree(env.context, c));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
  * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
