@@ -663,18 +663,19 @@ T(indirect_access_through_stored_pointers)
 }
 
 /* PoCL gives a kernel every __local variable of its module: sum_local, which has none of its own, gets big_tile's
- * 256 KiB too (PoCL 3.1), and PoCL aborted the process at the launch of a work-group whose local argument fitted
- * the device only without that tile. Such an argument must be refused, or run correctly on a PoCL that gives a
- * kernel only its own; one that leaves the tile's room runs. */
+ * 32 KiB too (PoCL 3.1), and PoCL aborts the process at the launch of a work-group it cannot fit (with a 256 KiB
+ * tile, an argument of the device's local memory less 64 bytes took the old driver down). An argument that fits
+ * the device only without the tile must be refused, or run correctly on a PoCL that gives a kernel only its own;
+ * one that leaves the tile's room runs. */
 Test(ze_launch, local_argument_counts_the_modules_other_locals, .timeout = ZT_TEST_TIMEOUT)
 {
     zt_env env;
     zt_init(&env);
     ze_device_compute_properties_t c = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
     ZT_OK(zeDeviceGetComputeProperties(env.device, &c));
-    const size_t tile = 65536 * sizeof(int);
+    const size_t tile = 8192 * sizeof(int);
     if (c.maxSharedLocalMemory < 2 * tile)
-        cr_skip_test("the device's %u bytes of local memory do not hold two 256 KiB tiles", c.maxSharedLocalMemory);
+        cr_skip_test("the device's %u bytes of local memory do not hold two 32 KiB tiles", c.maxSharedLocalMemory);
     ze_module_handle_t m = zt_module_load(&env, "ze_local_siblings");
     ze_kernel_handle_t k = zt_kernel_create(m, "sum_local");
     ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);

@@ -164,7 +164,21 @@ static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force
     if (info->kind == KRT_ARG_LOCAL_POINTER) {
         if (!force && slot->is_set && slot->size == a->size)
             return KRT_SUCCESS;
-        krt_result r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, SetArgumentValue)(k->ze, i, a->size, NULL), "zeKernelSetArgumentValue");
+        ze_result_t zr = KRT__ZE(k->ctx->ddi, Kernel, SetArgumentValue)(k->ze, i, a->size, NULL);
+        if (zr == ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE) {
+            /* krt's own check (the kernel's local memory plus its local arguments within the device's) passed, so
+             * the driver counts more local memory than the kernel reports (ze_pocl: what PoCL gives the kernel,
+             * every __local variable of its module). */
+            char label[160];
+            arg_label(k, i, label, sizeof label);
+            slot->is_set = 0;
+            return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                             "%s: the driver refused %zu bytes of __local memory (%s): with the local memory it gives "
+                             "the kernel, more than the device's %u bytes (on ze_pocl a kernel gets every __local "
+                             "variable of its module)",
+                             label, a->size, krt__ze_name(zr), k->ctx->dev->compute.maxSharedLocalMemory);
+        }
+        krt_result r = krt__ze(zr, "zeKernelSetArgumentValue");
         if (r != KRT_SUCCESS)
             return r;
         slot->size = a->size;

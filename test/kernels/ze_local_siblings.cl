@@ -1,10 +1,10 @@
-// Two kernels of one module: one with a 256 KiB static local tile, one with none of its own but a local
+// Two kernels of one module: one with a 32 KiB static local tile (CUDA takes 48 KiB of static shared memory), one with none of its own but a local
 // argument. PoCL gives each kernel of a program every __local variable in it, so the second gets the tile too
 // (test_ze_launch: local_argument_counts_the_modules_other_locals).
 
 kernel void big_tile(global int *out)
 {
-    local int tile[65536];
+    local int tile[8192];
     size_t lid = get_local_id(0);
     tile[lid] = (int)lid;
     barrier(CLK_LOCAL_MEM_FENCE);
