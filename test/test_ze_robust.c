@@ -241,6 +241,14 @@ Test(ze_robust, kernel_name_length, .timeout = ZT_TEST_TIMEOUT)
     zt_fini(&env);
 }
 
+/* matmul.spv with matmul_tiled's body missing its OpFunctionParameter for n (and other changes): its type still takes
+ * six parameters, which SPIRV-Tools 2023.1 does not compare, and the translator segfaulted (fuzzer, long run). */
+Test(ze_robust, function_with_a_parameter_missing_is_refused_not_crash, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/matmul_missing_parameter.spv", ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                   "function %99 has 5 OpFunctionParameter but its type takes 6 parameters");
+}
+
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
  * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)

@@ -88,6 +88,10 @@ struct Scan {
     std::vector<std::pair<uint32_t, std::string>> entry_points; // (function id, kernel name) of each OpEntryPoint
     std::set<std::pair<uint32_t, uint32_t>> calls; // (caller, callee) of each OpFunctionCall
     uint32_t current_function = 0;
+    std::map<uint32_t, uint32_t> function_type_params; // OpTypeFunction id -> its parameter count
+    uint32_t params_expected = UINT32_MAX; // of the function being scanned, until its first block; MAX: unknown
+    uint32_t params_seen = 0;
+    bool in_params = false;
     std::vector<std::pair<uint32_t, size_t>> value_uses; // ids a function's instruction takes as values, and where
     std::set<uint32_t> nonvalues;      // ids of labels, types, strings, extended instruction sets, decoration groups
 };
@@ -135,7 +139,8 @@ enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, 
        OP_GROUP_DECORATE = 74, OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332,
        OP_DECORATE_STRING = 5632, OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56,
-       OP_FUNCTION_CALL = 57, OP_LOAD = 61, OP_PTR_CAST_TO_GENERIC = 121,
+       OP_FUNCTION_CALL = 57, OP_LOAD = 61, OP_PTR_CAST_TO_GENERIC = 121, OP_TYPE_FUNCTION = 33,
+       OP_FUNCTION_PARAMETER = 55,
        OP_STORE = 62, OP_COPY_MEMORY = 63, OP_COPY_MEMORY_SIZED = 64, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72,
        DEC_ALIGNMENT = 44, MEM_ALIGNED = 0x2, OP_VARIABLE = 59, DEC_BUILTIN = 11, SC_INPUT = 1,
        DEC_LINKAGE_ATTRIBUTES = 41, OP_LINE = 8, OP_EXT_INST = 12, OP_PHI = 245, OP_LOOP_MERGE = 246,
@@ -196,6 +201,16 @@ bool translator_takes(Scan *s, const spv_parsed_instruction_t *in) {
         return false;
     }
     return true;
+}
+
+// A function must have one OpFunctionParameter per parameter of its type: the translator reads the type's
+// parameters and segfaulted on a function with one fewer (found by make fuzz), which the validator of SPIRV-Tools
+// 2023.1 lets through.
+bool params_match(Scan *s) {
+    if (s->params_expected == UINT32_MAX || s->params_seen == s->params_expected) return true;
+    s->why = "function %" + std::to_string(s->current_function) + " has " + std::to_string(s->params_seen) +
+             " OpFunctionParameter but its type takes " + std::to_string(s->params_expected) + " parameters";
+    return false;
 }
 
 spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
@@ -424,6 +439,22 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         s->functions++;
         if (in->num_words >= 3) s->function_ids.push_back(in->words[2]);
         s->current_function = in->num_words >= 3 ? in->words[2] : 0;
+        {
+            auto t = in->num_words >= 5 ? s->function_type_params.find(in->words[4]) : s->function_type_params.end();
+            s->params_expected = t == s->function_type_params.end() ? UINT32_MAX : t->second;
+        }
+        s->params_seen = 0;
+        s->in_params = true;
+        break;
+    case OP_TYPE_FUNCTION:
+        if (in->num_words >= 3) s->function_type_params[in->words[1]] = in->num_words - 3;
+        break;
+    case OP_FUNCTION_PARAMETER:
+        s->params_seen++;
+        break;
+    case OP_LABEL_ID:
+        if (s->in_params && !params_match(s)) return SPV_ERROR_INVALID_BINARY;
+        s->in_params = false;
         break;
     case OP_FUNCTION_CALL:
         if (in->num_words >= 4) s->calls.insert({s->current_function, in->words[3]});
@@ -437,6 +468,8 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         }
         break;
     case OP_FUNCTION_END:
+        if (s->in_params && !params_match(s)) return SPV_ERROR_INVALID_BINARY;
+        s->in_params = false;
         if (!s->in_function) {
             s->why = "OpFunctionEnd outside a function";
             return SPV_ERROR_INVALID_BINARY;
