@@ -92,6 +92,7 @@ struct Scan {
     uint32_t params_expected = UINT32_MAX; // of the function being scanned, until its first block; MAX: unknown
     uint32_t params_seen = 0;
     bool in_params = false;
+    std::string params_why; // the first function whose parameters do not match its type, refused after the parse
     std::vector<std::pair<uint32_t, size_t>> value_uses; // ids a function's instruction takes as values, and where
     std::set<uint32_t> nonvalues;      // ids of labels, types, strings, extended instruction sets, decoration groups
 };
@@ -205,12 +206,13 @@ bool translator_takes(Scan *s, const spv_parsed_instruction_t *in) {
 
 // A function must have one OpFunctionParameter per parameter of its type: the translator reads the type's
 // parameters and segfaulted on a function with one fewer (found by make fuzz), which the validator of SPIRV-Tools
-// 2023.1 lets through.
-bool params_match(Scan *s) {
-    if (s->params_expected == UINT32_MAX || s->params_seen == s->params_expected) return true;
-    s->why = "function %" + std::to_string(s->current_function) + " has " + std::to_string(s->params_seen) +
-             " OpFunctionParameter but its type takes " + std::to_string(s->params_expected) + " parameters";
-    return false;
+// 2023.1 lets through. Noted here, refused after the parse.
+void check_params(Scan *s) {
+    if (s->in_params && s->params_expected != UINT32_MAX && s->params_seen != s->params_expected &&
+        s->params_why.empty())
+        s->params_why = "function %" + std::to_string(s->current_function) + " has " + std::to_string(s->params_seen) +
+                        " OpFunctionParameter but its type takes " + std::to_string(s->params_expected) + " parameters";
+    s->in_params = false;
 }
 
 spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
@@ -453,8 +455,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         s->params_seen++;
         break;
     case OP_LABEL_ID:
-        if (s->in_params && !params_match(s)) return SPV_ERROR_INVALID_BINARY;
-        s->in_params = false;
+        check_params(s);
         break;
     case OP_FUNCTION_CALL:
         if (in->num_words >= 4) s->calls.insert({s->current_function, in->words[3]});
@@ -468,8 +469,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
         }
         break;
     case OP_FUNCTION_END:
-        if (s->in_params && !params_match(s)) return SPV_ERROR_INVALID_BINARY;
-        s->in_params = false;
+        check_params(s);
         if (!s->in_function) {
             s->why = "OpFunctionEnd outside a function";
             return SPV_ERROR_INVALID_BINARY;
@@ -813,6 +813,10 @@ int parse_ok(const zp_module_src *src, std::string &why) {
                       " has a name beginning __spirv_BuiltIn but is not decorated BuiltIn";
                 rc = ZP_BRIDGE_INVALID_BINARY;
             }
+        }
+        if (rc == ZP_BRIDGE_OK && !scan.params_why.empty()) {
+            why = "malformed SPIR-V: " + scan.params_why;
+            rc = ZP_BRIDGE_INVALID_BINARY;
         }
         for (uint32_t id : scan.used) {
             if (rc != ZP_BRIDGE_OK) break;
