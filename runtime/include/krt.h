@@ -633,7 +633,9 @@ typedef struct krt_launch_desc {
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, args NULL with num_args > 0, num_wait > 0 with
  * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind, C type or size, the message names the argument
  * and, for a C type, both types; or
- * static plus argument __local memory over the device's maxSharedLocalMemory);
+ * static plus argument __local memory over the device's maxSharedLocalMemory, or a __local argument the driver
+ * refuses for the local memory it gives the kernel: ze_pocl gives every kernel all of its module's __local
+ * variables);
  * KRT_ERROR_INVALID_POINTER (a pointer argument that is not an allocation; the message names it);
  * KRT_ERROR_INVALID_NDRANGE (a zero size, or more groups than the device allows, which a range near 2^64
  * always needs);
