@@ -104,7 +104,7 @@ typedef struct callback {
 
 struct zp_btoken {
     atomic_int refs;
-    int done;           /* under tok_lock */
+    int done;           /* under tok_lock: 0 running, 1 finished (times set, callbacks running), 2 done */
     uint64_t start, end;
     callback *callbacks; /* under tok_lock */
     struct zp_btoken *next_free;
@@ -149,24 +149,32 @@ static void host_token_release(zp_btoken *t) {
     free(t);
 }
 
+/* The callbacks (an event's signal) run before the token is marked done: a command waiting on the token, on
+ * another queue, must not finish before the event it waited for reads as signalled (test_queue_event's
+ * event_orders_two_queues on the host device saw the event not ready after the consumer's queue drained).
+ * Callbacks added while they run are taken in the next round. */
 static void token_complete(zp_btoken *t) {
     pthread_mutex_lock(&tok_lock);
     t->done = 1;
-    callback *cb = t->callbacks;
-    t->callbacks = NULL;
+    for (callback *cb; (cb = t->callbacks) != NULL;) {
+        t->callbacks = NULL;
+        pthread_mutex_unlock(&tok_lock);
+        while (cb) {
+            callback *next = cb->next;
+            cb->fn(t, cb->user);
+            free(cb);
+            cb = next;
+        }
+        pthread_mutex_lock(&tok_lock);
+    }
+    t->done = 2;
     pthread_cond_broadcast(&tok_cv);
     pthread_mutex_unlock(&tok_lock);
-    while (cb) {
-        callback *next = cb->next;
-        cb->fn(t, cb->user);
-        free(cb);
-        cb = next;
-    }
 }
 
 static ze_result_t host_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user) {
     pthread_mutex_lock(&tok_lock);
-    if (!t->done) {
+    if (t->done < 2) {
         callback *cb = malloc(sizeof *cb);
         if (!cb) {
             pthread_mutex_unlock(&tok_lock);
@@ -844,7 +852,7 @@ static void *queue_main(void *arg) {
 
         pthread_mutex_lock(&tok_lock);
         for (uint32_t i = 0; i < c->num_waits; i++)
-            while (!c->waits[i]->done) pthread_cond_wait(&tok_cv, &tok_lock);
+            while (c->waits[i]->done < 2) pthread_cond_wait(&tok_cv, &tok_lock);
         pthread_mutex_unlock(&tok_lock);
         uint64_t start = mono_ns();
         ze_result_t r = ZE_RESULT_SUCCESS;
