@@ -247,8 +247,9 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
     // validator of SPIRV-Tools 2023.1 lets a pointer through as an OpPtrAccessChain index, and the translator
     // then hits an UNREACHABLE (found by make fuzz: a builtin variable as the index). An index whose definition
     // comes later in the binary (block order) is left to the translator.
-    if (in->opcode == OP_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_ACCESS_CHAIN || in->opcode == OP_PTR_ACCESS_CHAIN ||
-        in->opcode == OP_IN_BOUNDS_PTR_ACCESS_CHAIN)
+    const bool access_chain = in->opcode == OP_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_ACCESS_CHAIN ||
+                              in->opcode == OP_PTR_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_PTR_ACCESS_CHAIN;
+    if (access_chain)
         for (uint16_t w = 4; w < in->num_words; w++) {
             uint32_t id = in->words[w];
             if (id < s->bound && s->defined[id] && s->defined[id] != DEF_INT) {
@@ -296,9 +297,7 @@ spv_result_t scan_inst(void *user, const spv_parsed_instruction_t *in) {
             const spv_parsed_operand_t &op = in->operands[i];
             uint32_t id = in->words[op.offset];
             if (op.type != SPV_OPERAND_TYPE_ID || (!s->builtins.count(id) && !s->builtin_ptrs.count(id))) continue;
-            bool chain = in->opcode == OP_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_ACCESS_CHAIN ||
-                         in->opcode == OP_PTR_ACCESS_CHAIN || in->opcode == OP_IN_BOUNDS_PTR_ACCESS_CHAIN ||
-                         in->opcode == OP_PTR_CAST_TO_GENERIC;
+            bool chain = access_chain || in->opcode == OP_PTR_CAST_TO_GENERIC;
             if (i == 2 && (in->opcode == OP_LOAD || chain)) {
                 if (chain) s->builtin_ptrs.insert(in->result_id);
                 continue;
