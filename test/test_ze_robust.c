@@ -311,3 +311,104 @@ Test(ze_robust, endless_loop_after_barrier_refused_without_barrier_built, .timeo
     good_module_runs(&env);
     zt_fini(&env);
 }
+
+/* A strided loop that runs at most once, around barriers (histogram_local over one bin): PoCL 3.1 aborted at
+ * the first launch (test/data/fuzz/histogram_local_parallel_region.spv is the fuzzer's find). Now it builds,
+ * and every group size gets its own work-group function, so three are launched. */
+Test(ze_robust, strided_loop_run_at_most_once_builds_and_runs, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_strided_once");
+    ze_kernel_handle_t k = zt_kernel_create(m, "strided_once");
+    ze_kernel_handle_t kg = zt_kernel_create(m, "strided_groups_once");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    const uint32_t items = 64;
+    uint32_t *out = zt_alloc_shared(&env, (items + items) * sizeof(uint32_t));
+    static const uint32_t sizes[] = {1, 4, 16};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint32_t lsize = sizes[s], groups = items / lsize;
+        memset(out, 0xff, (items + items) * sizeof(uint32_t));
+        zt_set_args(k, 1, sizeof out, &out);
+        zt_launch_sync(&env, l, k, lsize, 1, 1, groups, 1, 1);
+        for (uint32_t i = 0; i < items; i++)
+            cr_assert_eq(out[i], 100 + i / lsize + i % lsize, "group size %u: out[%u] = %u", lsize, i, out[i]);
+        for (uint32_t g = 0; g < groups; g++)
+            cr_assert_eq(out[items + g], 2 * (100 + g), "group size %u: group %u wrote %u", lsize, g, out[items + g]);
+        for (uint32_t i = items + groups; i < items + items; i++)
+            cr_assert_eq(out[i], 0xffffffffu, "group size %u: out[%u] written", lsize, i);
+
+        memset(out, 0xff, items * sizeof(uint32_t));
+        zt_set_args(kg, 1, sizeof out, &out);
+        zt_launch_sync(&env, l, kg, lsize, 1, 1, groups, 1, 1);
+        for (uint32_t i = 0; i < items; i++)
+            cr_assert_eq(out[i], i < lsize ? 7 + i : 0xffffffffu, "group size %u: out[%u] = %u", lsize, i, out[i]);
+    }
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(kg));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* With the step an argument, nothing says it is not 0: the module is refused, naming the kernel, and the
+ * context still builds and runs a good module. */
+Test(ze_robust, strided_loop_whose_step_may_be_zero_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_strided_step", &size);
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ZT_EXPECT(zt_module_create_il(&env, il, size, NULL, &m, &log), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert_null(m);
+    char *text = zt_build_log_string(log);
+    cr_assert(strstr(text, "kernel strided_by_argument has a barrier and a loop that, once entered, can never exit "
+                           "as LLVM optimizes it"),
+              "build log: %s", text);
+    free(text);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+    free(il);
+    good_module_runs(&env);
+    zt_fini(&env);
+}
+
+/* The fuzzer's find: histogram_local with its loops over 256 bins cut to one (and names and linkage changed).
+ * PoCL 3.1 aborted at its first launch; now it counts the zero bytes, the one bin its loops reach. */
+Test(ze_robust, fuzzed_histogram_over_one_bin_builds_and_counts, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    size_t size = 0;
+    void *il = read_repro("fuzz/histogram_local_parallel_region.spv", &size);
+    ze_module_handle_t m = NULL;
+    ZT_OK(zt_module_create_il(&env, il, size, NULL, &m, NULL));
+    free(il);
+    ze_kernel_handle_t k = zt_kernel_create(m, "histogram_local");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    const uint32_t n = 1000;
+    uint8_t *data = zt_alloc_shared(&env, n);
+    uint32_t *bins = zt_alloc_shared(&env, 256 * sizeof(uint32_t));
+    uint32_t zeros = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        data[i] = (uint8_t)(i % 7);
+        zeros += data[i] == 0;
+    }
+    static const uint32_t sizes[] = {1, 4, 16};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        memset(bins, 0, 256 * sizeof(uint32_t));
+        zt_set_args(k, 3, sizeof data, &data, sizeof bins, &bins, sizeof n, &n);
+        zt_launch_sync(&env, l, k, sizes[s], 1, 1, (n + sizes[s] - 1) / sizes[s], 1, 1);
+        cr_assert_eq(bins[0], zeros, "group size %u: bin 0 is %u, not %u", sizes[s], bins[0], zeros);
+        for (uint32_t b = 1; b < 256; b++)
+            cr_assert_eq(bins[b], 0, "group size %u: bin %u is %u", sizes[s], b, bins[b]);
+    }
+    ZT_OK(zeMemFree(env.context, bins));
+    ZT_OK(zeMemFree(env.context, data));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}

@@ -27,6 +27,7 @@
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Metadata.h>
@@ -42,6 +43,7 @@
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <spirv-tools/libspirv.h>
 
 namespace {
@@ -1165,15 +1167,47 @@ void lower_vloadstore(llvm::Module &mod) {
     for (llvm::Function *f : dead) f->eraseFromParent();
 }
 
+// The sizes of a launch are never zero, but LLVM cannot know it: get_local_size and its kin are calls to the
+// kernel library. PoCL's optimizer, which sees them as loads once inlined, then splits a strided loop such as
+// `for (uint i = lid; i < 1; i += get_local_size(0))` on "the step is zero" into a copy that can never exit,
+// and its work-group builder aborts on that copy in a kernel with a barrier (ParallelRegion.cc, "Incoming
+// edges to non-entry block!"). Each such call is followed by what Level Zero guarantees, as llvm.assume: a
+// group size and a group count are 1 to 2^32-1 (zeKernelSetGroupSize and ze_group_count_t take uint32_t), so
+// they stay non-zero when truncated to uint; a global size is non-zero.
+void assume_sizes_nonzero(llvm::Module &mod) {
+    struct Query {
+        const char *name;
+        bool fits_u32;
+    };
+    std::vector<std::pair<llvm::CallInst *, bool>> calls;
+    for (Query q : {Query{"_Z14get_local_sizej", true}, Query{"_Z23get_enqueued_local_sizej", true},
+                    Query{"_Z14get_num_groupsj", true}, Query{"_Z15get_global_sizej", false}})
+        if (llvm::Function *f = mod.getFunction(q.name))
+            for (llvm::User *u : f->users())
+                if (auto *call = llvm::dyn_cast<llvm::CallInst>(u))
+                    if (call->getCalledFunction() == f && call->getType()->isIntegerTy(64))
+                        calls.push_back({call, q.fits_u32});
+    if (calls.empty()) return;
+    llvm::Function *assume = llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::assume);
+    for (auto [call, fits_u32] : calls) {
+        llvm::IRBuilder<> b(call->getNextNode());
+        llvm::Type *t = call->getType();
+        b.CreateCall(assume, {b.CreateICmpNE(call, llvm::ConstantInt::get(t, 0))});
+        if (fits_u32) b.CreateCall(assume, {b.CreateICmpULE(call, llvm::ConstantInt::get(t, 0xFFFFFFFFu))});
+    }
+}
+
 // PoCL 3.1's work-group function builder (at the first launch) aborts the process ("Incoming edges to
 // non-entry block!", ParallelRegion.cc) on some kernels with a barrier and a loop that can never exit, which
-// its own clean-up passes expose: a loop whose exit condition only reads memory the loop does not write
-// becomes an endless block once the load is hoisted. Which shapes of such a kernel abort depends on how PoCL
-// cuts it into regions between barriers (an endless loop after a barrier that follows another loop does; one
-// right after the first barrier does not), so the whole class is refused: the same clean-up runs here on a
-// copy of the module, and a kernel that calls a barrier and has a block from which no return (or unreachable)
-// can be reached is refused. Kernels without a barrier are left alone: PoCL builds them, and they hang only
-// when they enter the loop. Returns the first refused kernel's name, or "".
+// its own optimizer (-O3, before it builds work-group functions) exposes: a loop whose exit test reads only
+// memory the loop does not write becomes an endless block once the load is hoisted, and a strided loop that
+// runs at most once, `for (uint i = lid; i < 1; i += step)`, is split on "step is zero" into a copy that never
+// exits. Which shapes of such a kernel abort depends on how PoCL cuts it into regions between barriers (an
+// endless loop after a barrier that follows another loop does; one right after the first barrier does not),
+// so the whole class is refused: LLVM's -O2 runs here on a copy of the module, and a kernel that calls a
+// barrier and has a block from which no return (or unreachable) can be reached is refused. Group sizes are
+// not such a step: assume_sizes_nonzero tells LLVM so. Kernels without a barrier are left alone: PoCL builds
+// them, and they hang only when they enter the loop. Returns the first refused kernel's name, or "".
 bool calls_barrier(const llvm::Function &f) {
     for (const llvm::BasicBlock &bb : f)
         for (const llvm::Instruction &i : bb)
@@ -1183,19 +1217,48 @@ bool calls_barrier(const llvm::Function &f) {
     return false;
 }
 
+// The work-item queries are pure within one work-item, as PoCL's kernel library makes them once inlined: so
+// marked on the copy, LLVM hoists and tests them as PoCL's optimizer does.
+void mark_queries_pure(llvm::Module &mod) {
+    for (llvm::Function &f : mod) {
+        if (!f.isDeclaration()) continue;
+        llvm::StringRef n = f.getName();
+        if (n == "_Z13get_global_idj" || n == "_Z12get_local_idj" || n == "_Z12get_group_idj" ||
+            n == "_Z15get_global_sizej" || n == "_Z14get_local_sizej" || n == "_Z14get_num_groupsj" ||
+            n == "_Z17get_global_offsetj" || n == "_Z23get_enqueued_local_sizej" || n == "_Z12get_work_dimv") {
+            f.setDoesNotAccessMemory();
+            f.setDoesNotThrow();
+            f.setWillReturn();
+        }
+    }
+}
+
 std::string endless_loop_kernel(const llvm::Module &mod) {
+    bool any = false;
+    for (const llvm::Function &f : mod)
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && calls_barrier(f)) any = true;
+    if (!any) return "";
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(mod);
-    llvm::legacy::FunctionPassManager fpm(copy.get());
-    fpm.add(llvm::createPromoteMemoryToRegisterPass());
-    fpm.add(llvm::createInstructionCombiningPass());
-    fpm.add(llvm::createEarlyCSEPass());
-    fpm.add(llvm::createLICMPass());
-    fpm.add(llvm::createSimpleLoopUnswitchLegacyPass());
-    fpm.add(llvm::createCFGSimplificationPass());
-    fpm.doInitialization();
     for (llvm::Function &f : *copy)
-        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) fpm.run(f);
-    fpm.doFinalization();
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && !calls_barrier(f))
+            f.deleteBody();
+    mark_queries_pure(*copy);
+    {
+        // LLVM's -O2 pipeline, close enough to PoCL's -O3 to expose the same endless blocks. -O1 is not: it
+        // lacks the value-range pass that reads assume_sizes_nonzero's facts through a truncation to uint, and
+        // so refuses kernels PoCL builds; LLVM's function passes without the module passes find too few.
+        llvm::LoopAnalysisManager lam;
+        llvm::FunctionAnalysisManager fam;
+        llvm::CGSCCAnalysisManager cgam;
+        llvm::ModuleAnalysisManager mam;
+        llvm::PassBuilder pb;
+        pb.registerModuleAnalyses(mam);
+        pb.registerCGSCCAnalyses(cgam);
+        pb.registerFunctionAnalyses(fam);
+        pb.registerLoopAnalyses(lam);
+        pb.crossRegisterProxies(lam, fam, cgam, mam);
+        pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(*copy, mam);
+    }
     for (llvm::Function &f : *copy) {
         if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || !calls_barrier(f)) continue;
         std::set<const llvm::BasicBlock *> ends;
@@ -1268,11 +1331,13 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     fix_builtins(*mod, flags);
     if (flags & ZP_BRIDGE_LOWER_VLOADSTORE) lower_vloadstore(*mod);
     make_inlinable(*mod);
+    if (flags & ZP_BRIDGE_POCL_REGIONS) assume_sizes_nonzero(*mod);
     std::string endless = (flags & ZP_BRIDGE_POCL_REGIONS) ? endless_loop_kernel(*mod) : std::string();
     if (!endless.empty()) {
-        log = "kernel " + endless + " has a barrier and a loop that, once entered, can never exit (its exit "
-              "condition reads only memory the loop does not write); PoCL's work-group compiler cannot build such "
-              "a kernel";
+        log = "kernel " + endless + " has a barrier and a loop that, once entered, can never exit as LLVM "
+              "optimizes it (a loop whose exit test reads only memory the loop does not write, or whose step may "
+              "be zero where it otherwise runs at most once); PoCL's work-group compiler cannot build such a "
+              "kernel";
         return ZP_BRIDGE_BUILD_FAILURE;
     }
     int rc = extract_meta(*mod, meta);

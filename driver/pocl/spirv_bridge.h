@@ -38,8 +38,9 @@ enum zp_bridge_flags {
                                          * instead of bitcode, for clCreateProgramWithIL */
     ZP_BRIDGE_LOWER_VLOADSTORE = 1u << 5, /* vloadN / vstoreN -> element loads and stores (PoCL 5.0's SPIR
                                            * wrappers turn a vstore16 into a kernel that does nothing) */
-    ZP_BRIDGE_POCL_REGIONS = 1u << 6,   /* refuse kernels with a barrier and a loop that can never exit once
-                                         * entered: PoCL's work-group builder aborts on them (issue 8) */
+    ZP_BRIDGE_POCL_REGIONS = 1u << 6,   /* tell LLVM that group sizes and counts are never zero, and refuse
+                                         * kernels with a barrier and a loop that LLVM's optimizer makes
+                                         * endless: PoCL's work-group builder aborts on them (issue 8) */
 };
 
 /* zp_spirv_to_bitcode with the rewrites and output chosen by flags (zp_spirv_to_bitcode is this with the
