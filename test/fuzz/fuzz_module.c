@@ -230,7 +230,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cur_data = data;
     cur_size = size;
     kf_run_one(&pool, data, size, do_launch, kernel_timeout_ns, &rep);
-    cur_data = NULL;
+    /* A hang or a bad result aborts below, with the input still named for the handler to save. */
+    if (rep.outcome == KF_REFUSED || rep.outcome == KF_LOADED) cur_data = NULL;
     last_module_result = rep.module_result;
     n_inputs++;
     n_refused += rep.outcome == KF_REFUSED;

@@ -57,6 +57,13 @@ while :; do
         "$corpus" "$FUZZ_DIR/seeds" >"$FUZZ_DIR/long-$n.log" 2>&1
     rc=$?
     [ $rc -eq 0 ] && break
+    # A saved finding that is also in the corpus (libFuzzer names corpus files by their SHA-1) leaves it: each
+    # new process replays the whole corpus first, and would meet the same kernel hang or fault again at once.
+    for f in "$FUZZ_DIR"/findings/fatal-*.spv "$FUZZ_DIR"/findings/crash-*; do
+        [ -f "$f" ] || continue
+        h=$(sha1sum <"$f" | cut -c1-40)
+        [ -f "$corpus/$h" ] && rm -f "$corpus/$h"
+    done
 done
 end=$(date +%s)
 all="$FUZZ_DIR/long-all.log"
