@@ -13,7 +13,8 @@ cc -std=c11 -Wall -Wextra -Werror -O2 -D_GNU_SOURCE -Iruntime/include bench/cuda
     -L"$B/lib" -Wl,-rpath,"$(cd "$B/lib" && pwd)" -lkrt
 "$NVCC" -O2 -arch=sm_90 -o "$B/bench/cuda_ref" bench/cuda/cuda_ref.cu -lcuda
 rm -rf "$D"
-mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels" "$D/test-kernels/o2" "$D/bench/kernels" "$D/python" "$D/clc"
+mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/test-kernels/asm" \
+    "$D/test-kernels/host" "$D/bench/kernels" "$D/python" "$D/clc"
 for f in libkrt.so libze_cuda.so libze_pocl.so; do strip -o "$D/lib/$f" "$B/lib/$f"; done
 for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "$D/bin/"; done  # krt-cc is a script
 for f in "$B"/test/test_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
@@ -21,6 +22,10 @@ for f in launch_overhead groupsize krt_vadd cuda_ref; do strip -o "$D/bench/$f" 
 cp "$B"/kernels/*.spv "$D/kernels/"
 cp "$B"/test-kernels/*.spv "$D/test-kernels/"
 cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"
+cp "$B"/test-kernels/asm/*.spv "$D/test-kernels/asm/"
+# The host device's native libraries (the kernels compiled as C): the GPU machine has no clang to build them.
+cp "$B"/kernels/host/*.so "$D/kernels/host/"
+cp "$B"/test-kernels/host/*.so "$D/test-kernels/host/" 2>/dev/null || true
 cp "$B"/bench/kernels/*.spv "$D/bench/kernels/"
 cp examples/python/*.py "$D/python/"
 xz -9 -c "$CLC" > "$D/clc/nvptx64--nvidiacl.bc.xz"
