@@ -1173,7 +1173,9 @@ void lower_vloadstore(llvm::Module &mod) {
 // and its work-group builder aborts on that copy in a kernel with a barrier (ParallelRegion.cc, "Incoming
 // edges to non-entry block!"). Each such call is followed by what Level Zero guarantees, as llvm.assume: a
 // group size and a group count are 1 to 2^32-1 (zeKernelSetGroupSize and ze_group_count_t take uint32_t), so
-// they stay non-zero when truncated to uint; a global size is non-zero.
+// they stay non-zero when truncated to uint; a global size is non-zero. Only for dimensions 0 to 2 given as
+// constants: PoCL 3.1 answers 0 for any other dimension (OpenCL says 1), and a false assumption would let LLVM
+// miscompile the kernel.
 void assume_sizes_nonzero(llvm::Module &mod) {
     struct Query {
         const char *name;
@@ -1185,8 +1187,9 @@ void assume_sizes_nonzero(llvm::Module &mod) {
         if (llvm::Function *f = mod.getFunction(q.name))
             for (llvm::User *u : f->users())
                 if (auto *call = llvm::dyn_cast<llvm::CallInst>(u))
-                    if (call->getCalledFunction() == f && call->getType()->isIntegerTy(64))
-                        calls.push_back({call, q.fits_u32});
+                    if (call->getCalledFunction() == f && call->getType()->isIntegerTy(64) && call->arg_size() == 1)
+                        if (auto *dim = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0)))
+                            if (dim->getZExtValue() < 3) calls.push_back({call, q.fits_u32});
     if (calls.empty()) return;
     llvm::Function *assume = llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::assume);
     for (auto [call, fits_u32] : calls) {
