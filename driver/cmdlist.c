@@ -306,9 +306,10 @@ ze_result_t zp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t
 /* One past the last byte a region copy touches, as an offset from the pointer (the host copy's addressing);
  * 0 for an empty region. */
 static unsigned __int128 region_end(const ze_copy_region_t *r, uint32_t pitch, uint32_t slice) {
-    if (r->width == 0 || r->height == 0 || r->depth == 0) return 0;
+    if (r->width == 0 || r->height == 0) return 0;
     typedef unsigned __int128 u128;
-    return ((u128)r->originZ + r->depth - 1) * slice + ((u128)r->originY + r->height - 1) * pitch + r->originX +
+    uint32_t depth = r->depth ? r->depth : 1; /* "Set this to 0 for 2D copy": one slice */
+    return ((u128)r->originZ + depth - 1) * slice + ((u128)r->originY + r->height - 1) * pitch + r->originX +
            r->width;
 }
 

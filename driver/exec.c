@@ -216,9 +216,10 @@ static ze_result_t special_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_bt
         /* Device memory may not be host-visible: one backend copy per row, in stream order; the first
          * takes the waits, the last gives the completion token. */
         const ze_copy_region_t *dr = &c->dst_region, *sr = &c->src_region;
-        uint64_t rows = (uint64_t)dr->height * dr->depth, k = 0;
+        uint32_t depth = dr->depth ? dr->depth : 1; /* depth 0 is a 2-D copy, as in host_region */
+        uint64_t rows = (uint64_t)dr->height * depth, k = 0;
         if (rows == 0 || dr->width == 0) return zp_be->barrier(bq, nt, tokens, pdone);
-        for (uint32_t z = 0; z < dr->depth; z++)
+        for (uint32_t z = 0; z < depth; z++)
             for (uint32_t y = 0; y < dr->height; y++, k++) {
                 uint8_t *d = (uint8_t *)c->dst + (size_t)(dr->originZ + z) * c->dst_slice_pitch +
                              (size_t)(dr->originY + y) * c->dst_pitch + dr->originX;

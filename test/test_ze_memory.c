@@ -333,6 +333,12 @@ static void expect_bounds_refused(ze_command_list_handle_t l, unsigned char *a, 
               ZE_RESULT_ERROR_INVALID_SIZE);
     ZT_EXPECT(zeCommandListAppendMemoryCopyRegion(l, host, &r8, 16, 128, a, &r8, 16, 128, NULL, 0, NULL),
               ZE_RESULT_ERROR_INVALID_SIZE);
+    /* Depth 0 is a 2-D copy (one slice), checked like depth 1. */
+    ze_copy_region_t r8_2d = {0, 0, 0, 8, 8, 0}, r9_2d = {0, 1, 0, 8, 8, 0};
+    ZT_EXPECT(zeCommandListAppendMemoryCopyRegion(l, a, &r9_2d, 8, 0, host, &r8_2d, 8, 0, NULL, 0, NULL),
+              ZE_RESULT_ERROR_INVALID_SIZE);
+    ZT_EXPECT(zeCommandListAppendMemoryCopyRegion(l, host, &r8_2d, 16, 0, a, &r8_2d, 16, 0, NULL, 0, NULL),
+              ZE_RESULT_ERROR_INVALID_SIZE);
     ze_copy_region_t huge = {0, 0, 0xffffffffu, 8, 8, 1};
     ZT_EXPECT(zeCommandListAppendMemoryCopyRegion(l, a, &huge, 8, 0xffffffffu, host, &huge, 8, 0xffffffffu, NULL,
                                                   0, NULL),
