@@ -191,7 +191,8 @@ typedef struct zp_backend_ops {
     void *(*mem_alloc_typed)(zp_bdev *dev, ze_memory_type_t type, size_t size, size_t alignment, void **raw);
     void (*mem_free_typed)(ze_memory_type_t type, void *raw);
     /* The backend's copy takes any host or device pointer (unified addressing), so copies that touch
-     * memory it did not allocate go to it rather than to a host memcpy, which cannot read device memory. */
+     * memory it did not allocate go to it rather than to a host memcpy, which cannot read device memory;
+     * and its fill takes any size, a partial last repetition too (a host fill cannot write device memory). */
     bool copy_any;
 } zp_backend_ops;
 

@@ -83,8 +83,10 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
     if (c->size == 0) return zp_be->barrier(bq, nt, tokens, pdone);
     bool dev_ok = (c->type == ZP_CMD_COPY && zp_be->copy_any) ||
                   (tracked(c->dst, c->size) && (c->type == ZP_CMD_FILL || tracked(c->src, c->size)));
-    /* OpenCL fills take whole repetitions only; a fill with a partial last repetition runs on the host. */
-    if (c->type == ZP_CMD_FILL && c->size % c->pattern_size != 0) dev_ok = false;
+    /* OpenCL fills take whole repetitions only, so on ze_pocl a fill with a partial last repetition runs on the
+     * host. A copy_any backend's memory may not be host-visible (ze_cuda's device memory): its own fill takes
+     * any size. */
+    if (c->type == ZP_CMD_FILL && c->size % c->pattern_size != 0 && !zp_be->copy_any) dev_ok = false;
     if (dev_ok) {
         if (c->type == ZP_CMD_COPY) return zp_be->copy(bq, c->dst, c->src, c->size, nt, tokens, pdone);
         return zp_be->fill(bq, c->dst, c->pattern, c->pattern_size, c->size, nt, tokens, pdone);
