@@ -306,10 +306,9 @@ ze_result_t zp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t
 /* One past the last byte a region copy touches, as an offset from the pointer (the host copy's addressing);
  * 0 for an empty region. */
 static unsigned __int128 region_end(const ze_copy_region_t *r, uint32_t pitch, uint32_t slice) {
-    if (r->width == 0 || r->height == 0) return 0;
+    if (r->width == 0 || r->height == 0 || r->depth == 0) return 0;
     typedef unsigned __int128 u128;
-    uint32_t depth = r->depth ? r->depth : 1; /* "Set this to 0 for 2D copy": one slice */
-    return ((u128)r->originZ + depth - 1) * slice + ((u128)r->originY + r->height - 1) * pitch + r->originX +
+    return ((u128)r->originZ + r->depth - 1) * slice + ((u128)r->originY + r->height - 1) * pitch + r->originX +
            r->width;
 }
 
@@ -329,16 +328,19 @@ ze_result_t zp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hLis
     if (dstRegion->width != srcRegion->width || dstRegion->height != srcRegion->height ||
         dstRegion->depth != srcRegion->depth)
         return ZE_RESULT_ERROR_INVALID_SIZE;
-    if ((uint64_t)dstRegion->originX + dstRegion->width > dstPitch && (dstRegion->height > 1 || dstRegion->depth > 1))
+    /* "Set this to 0 for 2D copy" (ze_copy_region_t.depth): one slice, from here on, for the checks and the copy. */
+    ze_copy_region_t dr = *dstRegion, sr = *srcRegion;
+    if (dr.depth == 0) dr.depth = sr.depth = 1;
+    if ((uint64_t)dr.originX + dr.width > dstPitch && (dr.height > 1 || dr.depth > 1))
         return ZE_RESULT_ERROR_INVALID_SIZE;
-    if ((uint64_t)srcRegion->originX + srcRegion->width > srcPitch && (srcRegion->height > 1 || srcRegion->depth > 1))
+    if ((uint64_t)sr.originX + sr.width > srcPitch && (sr.height > 1 || sr.depth > 1))
         return ZE_RESULT_ERROR_INVALID_SIZE;
-    if (!fits_allocation(dstptr, region_end(dstRegion, dstPitch, dstSlicePitch)) ||
-        !fits_allocation(srcptr, region_end(srcRegion, srcPitch, srcSlicePitch)))
+    if (!fits_allocation(dstptr, region_end(&dr, dstPitch, dstSlicePitch)) ||
+        !fits_allocation(srcptr, region_end(&sr, srcPitch, srcSlicePitch)))
         return ZE_RESULT_ERROR_INVALID_SIZE;
     zp_cmd c = {.type = ZP_CMD_COPY_REGION, .signal = hSignalEvent, .num_waits = numWaitEvents,
-                .waits = phWaitEvents, .dst = dstptr, .src = srcptr, .dst_region = *dstRegion,
-                .src_region = *srcRegion, .dst_pitch = dstPitch, .dst_slice_pitch = dstSlicePitch,
+                .waits = phWaitEvents, .dst = dstptr, .src = srcptr, .dst_region = dr,
+                .src_region = sr, .dst_pitch = dstPitch, .dst_slice_pitch = dstSlicePitch,
                 .src_pitch = srcPitch, .src_slice_pitch = srcSlicePitch};
     return submit(hList, &c);
 }

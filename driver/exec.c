@@ -177,9 +177,8 @@ typedef struct {
 
 static void host_region(void *p) {
     region_op *op = p;
-    /* Depth 0 is a 2-D copy (ze_copy_region_t: "Set this to 0 for 2D copy"): one slice. */
-    uint32_t depth = op->dr.depth ? op->dr.depth : 1;
-    for (uint32_t z = 0; z < depth; z++) {
+    /* Depth 0 (a 2-D copy) was made 1 when the command was appended. */
+    for (uint32_t z = 0; z < op->dr.depth; z++) {
         for (uint32_t y = 0; y < op->dr.height; y++) {
             uint8_t *d = op->dst + (op->dr.originZ + z) * op->dslice + (op->dr.originY + y) * op->dpitch + op->dr.originX;
             const uint8_t *s = op->src + (op->sr.originZ + z) * op->sslice + (op->sr.originY + y) * op->spitch + op->sr.originX;
@@ -218,10 +217,9 @@ static ze_result_t special_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_bt
         /* Device memory may not be host-visible: one backend copy per row, in stream order; the first
          * takes the waits, the last gives the completion token. */
         const ze_copy_region_t *dr = &c->dst_region, *sr = &c->src_region;
-        uint32_t depth = dr->depth ? dr->depth : 1; /* depth 0 is a 2-D copy, as in host_region */
-        uint64_t rows = (uint64_t)dr->height * depth, k = 0;
+        uint64_t rows = (uint64_t)dr->height * dr->depth, k = 0; /* depth >= 1: see host_region */
         if (rows == 0 || dr->width == 0) return zp_be->barrier(bq, nt, tokens, pdone);
-        for (uint32_t z = 0; z < depth; z++)
+        for (uint32_t z = 0; z < dr->depth; z++)
             for (uint32_t y = 0; y < dr->height; y++, k++) {
                 uint8_t *d = (uint8_t *)c->dst + (size_t)(dr->originZ + z) * c->dst_slice_pitch +
                              (size_t)(dr->originY + y) * c->dst_pitch + dr->originX;
