@@ -1220,6 +1220,10 @@ bool calls_barrier(const llvm::Function &f) {
     return false;
 }
 
+bool is_barrier_kernel(const llvm::Function &f) {
+    return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && calls_barrier(f);
+}
+
 // The work-item queries are pure within one work-item, as PoCL's kernel library makes them once inlined: so
 // marked on the copy, LLVM hoists and tests them as PoCL's optimizer does.
 void mark_queries_pure(llvm::Module &mod) {
@@ -1237,13 +1241,14 @@ void mark_queries_pure(llvm::Module &mod) {
 }
 
 std::string endless_loop_kernel(const llvm::Module &mod) {
-    bool any = false;
+    std::set<llvm::StringRef> barrier_kernels;
     for (const llvm::Function &f : mod)
-        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && calls_barrier(f)) any = true;
-    if (!any) return "";
+        if (is_barrier_kernel(f)) barrier_kernels.insert(f.getName());
+    if (barrier_kernels.empty()) return "";
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(mod);
     for (llvm::Function &f : *copy)
-        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && !calls_barrier(f))
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL &&
+            !barrier_kernels.count(f.getName()))
             f.deleteBody();
     mark_queries_pure(*copy);
     {
@@ -1263,7 +1268,7 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
         pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(*copy, mam);
     }
     for (llvm::Function &f : *copy) {
-        if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || !calls_barrier(f)) continue;
+        if (!is_barrier_kernel(f)) continue;
         std::set<const llvm::BasicBlock *> ends;
         std::vector<const llvm::BasicBlock *> work;
         for (llvm::BasicBlock &bb : f) {
