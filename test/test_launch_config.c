@@ -107,6 +107,12 @@ static uint32_t device_aim(const krt_device_info *dev)
     return dev->type == KRT_DEVICE_TYPE_CPU || dev->type == KRT_DEVICE_TYPE_HOST ? UINT32_MAX : 256;
 }
 
+/* The group of a big range for a kernel of that maximum: the maximum, or the device's aim where it is less. */
+static uint32_t aimed(uint32_t max, const krt_device_info *dev)
+{
+    return max < device_aim(dev) ? max : device_aim(dev);
+}
+
 /* want and want_spill_limit as on a CPU; on a GPU a group above its aim is the aim, for the shape's sake. */
 static void expect_cap(const char *kernel, uint64_t budget, uint32_t want, int want_spill_limit)
 {
@@ -135,8 +141,7 @@ Test(launch_config, spill_zero_is_not_capped)
     check_consistent(&c, r1(BIG_RANGE), &o.dev);
     cr_assert_eq(c.spill_mem_size, 0);
     cr_assert_neq(c.limit, KRT_LIMIT_SPILL);
-    uint32_t aim = device_aim(&o.dev);
-    cr_assert_eq(c.group[0], c.max_group_size < aim ? c.max_group_size : aim,
+    cr_assert_eq(c.group[0], aimed(c.max_group_size, &o.dev),
                  "a big range without spill gets the maximum (on a GPU, its aim)");
     close_kernel(&o);
     /* Even a one-byte budget does not cap a kernel that does not spill. */
@@ -306,8 +311,7 @@ Test(launch_config, small_ranges_give_min_groups)
     krt_launch_config c = config_of(o.k, r1(n));
     check_consistent(&c, r1(n), &o.dev);
     cr_assert_geq(c.groups[0], 16, "range %llu split into %u groups", (unsigned long long)n, c.groups[0]);
-    uint32_t aim = c.max_group_size < device_aim(&o.dev) ? c.max_group_size : device_aim(&o.dev);
-    if ((uint64_t)aim * 16 > n)
+    if ((uint64_t)aimed(c.max_group_size, &o.dev) * 16 > n)
         cr_assert_eq(c.limit, KRT_LIMIT_MIN_GROUPS);
     close_kernel(&o);
 
@@ -321,7 +325,7 @@ Test(launch_config, small_ranges_give_min_groups)
     cr_assert_eq(c.limit, KRT_LIMIT_MIN_GROUPS);
     /* A large range is not shrunk. */
     c = config_of(o.k, r1(BIG_RANGE));
-    cr_assert_eq(c.group[0], c.max_group_size < device_aim(&o.dev) ? c.max_group_size : device_aim(&o.dev));
+    cr_assert_eq(c.group[0], aimed(c.max_group_size, &o.dev));
     cr_assert_neq(c.limit, KRT_LIMIT_MIN_GROUPS);
     close_kernel(&o);
 }
@@ -335,7 +339,7 @@ Test(launch_config, whole_range_in_one_group)
     krt_launch_config big = config_of(o.k, r1(BIG_RANGE));
     const uint32_t pm = big.preferred_multiple;
     /* The largest one group: the maximum, on a GPU its aim of 256. */
-    const uint32_t top = big.max_group_size < device_aim(&o.dev) ? big.max_group_size : device_aim(&o.dev);
+    const uint32_t top = aimed(big.max_group_size, &o.dev);
     const krt_ndrange ranges[] = {{1, {1, 0, 0}},   {1, {pm - 1 ? pm - 1 : 1, 0, 0}}, {1, {pm, 0, 0}},
                                   {1, {top, 0, 0}}, {2, {pm, 1, 0}},                {3, {pm, 1, 1}}};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {

@@ -34,26 +34,70 @@ static void good_module_runs(zt_env *env)
     ZT_OK(zeModuleDestroy(m));
 }
 
-/* zeModuleCreate of the file gives exactly `want`, no module, and a log containing `cause`. */
+/* The build log of a refused module says `cause`; the log is destroyed. */
+static void expect_log_says(ze_module_build_log_handle_t log, const char *what, const char *cause)
+{
+    cr_assert_not_null(log);
+    char *text = zt_build_log_string(log);
+    cr_assert(strstr(text, cause) != NULL, "%s: the build log \"%s\" does not say \"%s\"", what, text, cause);
+    free(text);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+}
+
+/* zeModuleCreate of the SPIR-V gives exactly `want`, no module, and a log containing `cause`; a good module then
+ * runs in the same context. */
+static void expect_il_refused(zt_env *env, const void *il, size_t size, const char *what, ze_result_t want,
+                              const char *cause)
+{
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t r = zt_module_create_il(env, il, size, NULL, &m, &log);
+    cr_assert_eq(r, want, "%s: zeModuleCreate returned 0x%x (%s)", what, (unsigned)r, zt_result_name(r));
+    cr_assert_null(m);
+    expect_log_says(log, what, cause);
+    good_module_runs(env);
+}
+
+/* expect_il_refused of the file under test/data, in a context of its own. */
 static void expect_refused(const char *file, ze_result_t want, const char *cause)
 {
     zt_env env;
     zt_init(&env);
     size_t size = 0;
     void *il = read_repro(file, &size);
-    ze_module_handle_t m = NULL;
-    ze_module_build_log_handle_t log = NULL;
-    ze_result_t r = zt_module_create_il(&env, il, size, NULL, &m, &log);
-    cr_assert_eq(r, want, "%s: zeModuleCreate returned 0x%x (%s)", file, (unsigned)r, zt_result_name(r));
-    cr_assert_null(m);
-    cr_assert_not_null(log);
-    char *text = zt_build_log_string(log);
-    cr_assert(strstr(text, cause) != NULL, "%s: the build log \"%s\" does not say \"%s\"", file, text, cause);
-    free(text);
-    ZT_OK(zeModuleBuildLogDestroy(log));
+    expect_il_refused(&env, il, size, file, want, cause);
     free(il);
-    good_module_runs(&env);
     zt_fini(&env);
+}
+
+/* expect_il_refused of a test kernel (test/kernels/NAME.cl). */
+static void expect_kernel_refused(zt_env *env, const char *name, ze_result_t want, const char *cause)
+{
+    size_t size = 0;
+    void *il = zt_load_spirv(name, &size);
+    expect_il_refused(env, il, size, name, want, cause);
+    free(il);
+}
+
+/* Runs `kernel` (data, bins, n) of m over n bytes data[i] = i % period in groups of `group`, into 256 bins that
+ * start at 0, and copies the bins to out. */
+static void histogram_run(zt_env *env, ze_module_handle_t m, const char *kernel, uint32_t n, uint32_t period,
+                          uint32_t group, uint32_t out[256])
+{
+    ze_kernel_handle_t k = zt_kernel_create(m, kernel);
+    ze_command_list_handle_t l = zt_immediate_create(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint8_t *data = zt_alloc_shared(env, n);
+    uint32_t *bins = zt_alloc_shared(env, 256 * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(i % period);
+    memset(bins, 0, 256 * sizeof(uint32_t));
+    zt_set_args(k, 3, sizeof data, &data, sizeof bins, &bins, sizeof n, &n);
+    zt_launch_sync(env, l, k, group, 1, 1, (n + group - 1) / group, 1, 1);
+    memcpy(out, bins, 256 * sizeof(uint32_t));
+    ZT_OK(zeMemFree(env->context, bins));
+    ZT_OK(zeMemFree(env->context, data));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
 }
 
 Test(ze_robust, spirv_1_5_is_refused_not_exit, .timeout = ZT_TEST_TIMEOUT)
@@ -182,19 +226,17 @@ Test(ze_robust, builtin_variable_as_a_value_is_refused_not_abort, .timeout = ZT_
                    "OpPtrCastToGeneric");
 }
 
-/* histogram.spv with histogram_local's 256 bins made 2097408 (8 MiB of static __local): PoCL gives every kernel of
- * the module that array, and aborted the process at the first launch of histogram_global, which does not use it
- * (fuzzer, long run). A module with a kernel PoCL cannot give its local memory is a build failure. */
-/* 8389632 bytes of bins in histogram_local, which PoCL 3.1 also gives histogram_global, over a device with less
- * local memory than that: PoCL 3.1 aborted at histogram_global's first launch, so ze_pocl refuses the module
- * there. PoCL 5.0 (the H200 machine's) reports less local memory for each kernel and builds it; then
- * histogram_global, whose first launch PoCL 3.1 aborted at, must count. */
+/* histogram.spv with histogram_local's 256 bins made 2097408 (8 MiB of static __local): PoCL 3.1 gives every kernel
+ * of the module that array, and aborted the process at the first launch of histogram_global, which does not use it
+ * (fuzzer, long run). Over a device with less local memory than that ze_pocl refuses the module. PoCL 5.0 (the
+ * H200 machine's) reports less local memory for each kernel and builds it; then histogram_global must count. */
 Test(ze_robust, module_locals_over_the_device_are_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
 {
+    const char *file = "fuzz/histogram_local_bins_8mib.spv";
     zt_env env;
     zt_init(&env);
     size_t size = 0;
-    void *il = read_repro("fuzz/histogram_local_bins_8mib.spv", &size);
+    void *il = read_repro(file, &size);
     ze_module_handle_t m = NULL;
     ze_module_build_log_handle_t log = NULL;
     ze_result_t r = zt_module_create_il(&env, il, size, NULL, &m, &log);
@@ -202,33 +244,19 @@ Test(ze_robust, module_locals_over_the_device_are_refused_not_abort, .timeout = 
     if (r != ZE_RESULT_SUCCESS) {
         cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x (%s)", (unsigned)r,
                      zt_result_name(r));
-        char *text = zt_build_log_string(log);
-        cr_assert(strstr(text, "kernel histogram_global needs 8389632 bytes of local memory (0 of its own; PoCL "
-                               "gives each kernel every __local variable of its module), more than the device's"),
-                  "build log: %s", text);
-        free(text);
-        ZT_OK(zeModuleBuildLogDestroy(log));
+        expect_log_says(log, file,
+                        "kernel histogram_global needs 8389632 bytes of local memory (0 of its own; PoCL gives each "
+                        "kernel every __local variable of its module), more than the device's");
         good_module_runs(&env);
         zt_fini(&env);
         return;
     }
     if (log) ZT_OK(zeModuleBuildLogDestroy(log));
-    ze_kernel_handle_t k = zt_kernel_create(m, "histogram_global");
-    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     const uint32_t n = 1024;
-    uint8_t *data = zt_alloc_shared(&env, n);
-    uint32_t *bins = zt_alloc_shared(&env, 256 * sizeof(uint32_t));
-    for (uint32_t i = 0; i < n; i++)
-        data[i] = (uint8_t)(i % 5);
-    memset(bins, 0, 256 * sizeof(uint32_t));
-    zt_set_args(k, 3, sizeof data, &data, sizeof bins, &bins, sizeof n, &n);
-    zt_launch_sync(&env, l, k, 64, 1, 1, n / 64, 1, 1);
+    uint32_t bins[256];
+    histogram_run(&env, m, "histogram_global", n, 5, 64, bins);
     for (uint32_t b = 0; b < 256; b++)
         cr_assert_eq(bins[b], b < 5 ? (n - b + 4) / 5 : 0, "bin %u is %u", b, bins[b]);
-    ZT_OK(zeMemFree(env.context, bins));
-    ZT_OK(zeMemFree(env.context, data));
-    ZT_OK(zeCommandListDestroy(l));
-    ZT_OK(zeKernelDestroy(k));
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
@@ -332,18 +360,8 @@ Test(ze_robust, endless_loop_after_barrier_refused_without_barrier_built, .timeo
 {
     zt_env env;
     zt_init(&env);
-    size_t size = 0;
-    void *il = zt_load_spirv("ze_endless_barrier", &size);
-    ze_module_handle_t m = NULL;
-    ze_module_build_log_handle_t log = NULL;
-    ZT_EXPECT(zt_module_create_il(&env, il, size, NULL, &m, &log), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
-    cr_assert_null(m);
-    char *text = zt_build_log_string(log);
-    cr_assert(strstr(text, "kernel endless_after_barrier has a barrier and a loop that, once entered, can never exit"),
-              "build log: %s", text);
-    free(text);
-    ZT_OK(zeModuleBuildLogDestroy(log));
-    free(il);
+    expect_kernel_refused(&env, "ze_endless_barrier", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                          "kernel endless_after_barrier has a barrier and a loop that, once entered, can never exit");
     ze_module_handle_t ok = zt_module_load(&env, "ze_endless_ok");
     uint32_t count = 0;
     ZT_OK(zeModuleGetKernelNames(ok, &count, NULL));
@@ -399,20 +417,9 @@ Test(ze_robust, strided_loop_whose_step_may_be_zero_is_refused_not_abort, .timeo
 {
     zt_env env;
     zt_init(&env);
-    size_t size = 0;
-    void *il = zt_load_spirv("ze_strided_step", &size);
-    ze_module_handle_t m = NULL;
-    ze_module_build_log_handle_t log = NULL;
-    ZT_EXPECT(zt_module_create_il(&env, il, size, NULL, &m, &log), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
-    cr_assert_null(m);
-    char *text = zt_build_log_string(log);
-    cr_assert(strstr(text, "kernel strided_by_argument has a barrier and a loop that, once entered, can never exit "
-                           "as LLVM optimizes it"),
-              "build log: %s", text);
-    free(text);
-    ZT_OK(zeModuleBuildLogDestroy(log));
-    free(il);
-    good_module_runs(&env);
+    expect_kernel_refused(&env, "ze_strided_step", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                          "kernel strided_by_argument has a barrier and a loop that, once entered, can never exit "
+                          "as LLVM optimizes it");
     zt_fini(&env);
 }
 
@@ -427,29 +434,15 @@ Test(ze_robust, fuzzed_histogram_over_one_bin_builds_and_counts, .timeout = ZT_T
     ze_module_handle_t m = NULL;
     ZT_OK(zt_module_create_il(&env, il, size, NULL, &m, NULL));
     free(il);
-    ze_kernel_handle_t k = zt_kernel_create(m, "histogram_local");
-    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
-    const uint32_t n = 1000;
-    uint8_t *data = zt_alloc_shared(&env, n);
-    uint32_t *bins = zt_alloc_shared(&env, 256 * sizeof(uint32_t));
-    uint32_t zeros = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        data[i] = (uint8_t)(i % 7);
-        zeros += data[i] == 0;
-    }
+    const uint32_t n = 1000, zeros = (n + 6) / 7; /* the i < n with i % 7 == 0 */
     static const uint32_t sizes[] = {1, 4, 16};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        memset(bins, 0, 256 * sizeof(uint32_t));
-        zt_set_args(k, 3, sizeof data, &data, sizeof bins, &bins, sizeof n, &n);
-        zt_launch_sync(&env, l, k, sizes[s], 1, 1, (n + sizes[s] - 1) / sizes[s], 1, 1);
+        uint32_t bins[256];
+        histogram_run(&env, m, "histogram_local", n, 7, sizes[s], bins);
         cr_assert_eq(bins[0], zeros, "group size %u: bin 0 is %u, not %u", sizes[s], bins[0], zeros);
         for (uint32_t b = 1; b < 256; b++)
             cr_assert_eq(bins[b], 0, "group size %u: bin %u is %u", sizes[s], b, bins[b]);
     }
-    ZT_OK(zeMemFree(env.context, bins));
-    ZT_OK(zeMemFree(env.context, data));
-    ZT_OK(zeCommandListDestroy(l));
-    ZT_OK(zeKernelDestroy(k));
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
