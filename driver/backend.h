@@ -69,6 +69,8 @@ typedef struct zp_kernel_meta {
     uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */
     uint64_t private_size;   /* bytes of private memory per work-item (all stack objects, callees included) */
     uint64_t spill_size;     /* bytes of that held in arrays and aggregates, which cannot live in registers */
+    bool whole_groups;       /* calls a barrier, a work-group or a sub-group function: every work-item of a group
+                              * must take part, so a partial group runs as a launch of its own (exec.c) */
 } zp_kernel_meta;
 
 typedef struct zp_module_meta {
@@ -118,13 +120,36 @@ typedef struct zp_kernel_limits {
     uint64_t local_alloc;
 } zp_kernel_limits;
 
-/* One kernel launch. */
+/* One kernel launch, or one piece of an exact launch (ZE_krt_exact_range, driver/include). The backend runs
+ * global[d] items from offset[d] in groups of local[d], as OpenCL would. The three exact fields describe the
+ * whole launch the piece belongs to: range[d] items in groups of enq[d], this piece's first group being group
+ * base[d] of it. The backend must
+ *   - run the kernel body only for items whose index in the whole launch, id - offset + base * enq, is below
+ *     range in every dimension (the others are masked: they run nothing);
+ *   - answer get_global_size with range, get_enqueued_local_size with enq, get_num_groups with
+ *     ceil(range / enq), get_group_id with its own group id plus base, get_local_size with the real size of
+ *     the group, min(enq, range - group_id * enq), and get_global_offset with offset - base * enq.
+ * A uniform launch has range == global, enq == local and base 0. Masked items occur only in kernels that do not
+ * need whole groups (zp_kernel_meta.whole_groups); the others get pieces whose groups are all full. */
 typedef struct zp_ndrange {
     uint32_t dims;
     size_t offset[3];
     size_t global[3];
     size_t local[3];
+    size_t range[3];
+    size_t enq[3];
+    size_t base[3];
 } zp_ndrange;
+
+/* The hidden argument one past a compiled kernel's own (driver/spirv/exact_range.cpp) for a backend that compiles
+ * the module's LLVM: lanes 0-2 range, lanes 3-5 enq | base << 32, lanes 6-7 zero. */
+static inline void zp_exact_desc(const zp_ndrange *r, uint64_t out[8]) {
+    for (int d = 0; d < 3; d++) {
+        out[d] = r->range[d];
+        out[3 + d] = (uint64_t)r->enq[d] | (uint64_t)r->base[d] << 32;
+    }
+    out[6] = out[7] = 0;
+}
 
 typedef void (*zp_token_fn)(zp_btoken *token, void *user);
 

@@ -136,6 +136,19 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     } else {
         r->offset[0] = r->offset[1] = r->offset[2] = 0;
     }
+    /* The whole launch: uniform, or exact (ZE_krt_exact_range) with each group count the true range needs. */
+    for (int d = 0; d < 3; d++) {
+        r->enq[d] = r->local[d];
+        r->base[d] = 0;
+        r->range[d] = r->global[d];
+    }
+    if (k->has_exact && r->global[0] && r->global[1] && r->global[2]) {
+        for (int d = 0; d < 3; d++) {
+            if (k->exact[d] > r->global[d] || r->global[d] - k->exact[d] >= r->local[d])
+                return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+            r->range[d] = k->exact[d];
+        }
+    }
 
     /* The common case: an immediate list, no events, arguments already in the backend kernel. */
     if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2] &&
@@ -146,7 +159,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
             res = zp_kernel_apply_args(k, k->arg_data);
             if (res == ZE_RESULT_SUCCESS) k->backend_stale = false;
         }
-        if (res == ZE_RESULT_SUCCESS) res = zp_be->launch(hList->st.bq, k->bkern, r, 0, NULL, NULL);
+        if (res == ZE_RESULT_SUCCESS) res = zp_exec_launch_pieces(hList->st.bq, k, r, 0, NULL, NULL);
         pthread_mutex_unlock(&k->lock);
         if (res == ZE_RESULT_SUCCESS && hList->synchronous) res = zp_stream_sync(&hList->st, UINT64_MAX);
         return res;

@@ -20,6 +20,7 @@ static bool init_done;
 static const ze_driver_extension_properties_t extensions[] = {
     {ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_MAKE_VERSION(1, 0)},
+    {ZE_KRT_EXACT_RANGE_NAME, ZE_MAKE_VERSION(1, 0)},
 };
 
 /* Builds the device list once; the loader calls zeInit twice on the application's first zeInit. */

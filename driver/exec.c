@@ -101,6 +101,50 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
     return zp_be->host_task(bq, c->type == ZP_CMD_COPY ? host_copy : host_fill, op, nt, tokens, pdone);
 }
 
+/* An exact launch whose range is not a multiple of its group (a partial last group in some dimension), of a
+ * kernel that needs whole groups (a barrier: every item of a group takes part, so items past the range cannot
+ * simply be masked), runs as up to 2^dims pieces of full groups: in each dimension the full groups, then the
+ * one partial group as a group of its own size. The backend gives each piece the builtins of the whole launch
+ * (zp_ndrange's exact fields). Every other launch is one backend launch, its masked items running nothing.
+ * The queue is in order, so the waits go to the first piece and the completion token is the last one's. */
+ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
+                                  zp_btoken *const *tokens, zp_btoken **done) {
+    if (!k->meta->whole_groups ||
+        (r->range[0] == r->global[0] && r->range[1] == r->global[1] && r->range[2] == r->global[2]))
+        return zp_be->launch(bq, k->bkern, r, nt, tokens, done);
+    size_t start[3][2], size[3][2], local[3][2];
+    uint32_t segs[3];
+    for (int d = 0; d < 3; d++) {
+        size_t full = r->range[d] / r->enq[d] * r->enq[d];
+        segs[d] = 0;
+        if (full) {
+            start[d][segs[d]] = 0;
+            size[d][segs[d]] = full;
+            local[d][segs[d]++] = r->enq[d];
+        }
+        if (full != r->range[d]) {
+            start[d][segs[d]] = full;
+            size[d][segs[d]] = r->range[d] - full;
+            local[d][segs[d]++] = r->range[d] - full;
+        }
+    }
+    uint32_t pieces = segs[0] * segs[1] * segs[2];
+    ze_result_t res = ZE_RESULT_SUCCESS;
+    for (uint32_t i = 0; i < pieces && res == ZE_RESULT_SUCCESS; i++) {
+        zp_ndrange p = *r;
+        uint32_t at[3] = {i % segs[0], i / segs[0] % segs[1], i / segs[0] / segs[1]};
+        for (int d = 0; d < 3; d++) {
+            p.offset[d] = r->offset[d] + start[d][at[d]];
+            p.global[d] = size[d][at[d]];
+            p.local[d] = local[d][at[d]];
+            p.base[d] = start[d][at[d]] / r->enq[d];
+        }
+        bool first = i == 0, last = i + 1 == pieces;
+        res = zp_be->launch(bq, k->bkern, &p, first ? nt : 0, first ? tokens : NULL, last ? done : NULL);
+    }
+    return res;
+}
+
 ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range, const uint8_t *args,
                            ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits,
                            ze_event_handle_t *blocked) {
@@ -116,7 +160,7 @@ ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange
         r = zp_kernel_apply_args(k, k->arg_data);
         if (r == ZE_RESULT_SUCCESS) k->backend_stale = false;
     }
-    if (r == ZE_RESULT_SUCCESS) r = zp_be->launch(bq, k->bkern, range, nt, tokens, signal ? &done : NULL);
+    if (r == ZE_RESULT_SUCCESS) r = zp_exec_launch_pieces(bq, k, range, nt, tokens, signal ? &done : NULL);
     pthread_mutex_unlock(&k->lock);
     zp_exec_release_waits(tokens, nt, buf);
     if (r == ZE_RESULT_SUCCESS && signal) zp_signal_arm(&signal->sig, done);

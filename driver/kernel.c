@@ -201,9 +201,25 @@ static __attribute__((noinline)) ze_result_t set_arg(ze_kernel_handle_t k, uint3
     return r;
 }
 
+/* ZE_krt_exact_range: the argument one past the last is the kernel's true range (driver/include). Kernel state
+ * like the group size: the spec forbids changing it concurrently with an append of the kernel. */
+static ze_result_t set_exact_range(ze_kernel_handle_t k, size_t argSize, const void *pArgValue) {
+    if (argSize != sizeof(ze_krt_exact_range_t)) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+    ze_krt_exact_range_t r = {{0, 0, 0}};
+    if (pArgValue) memcpy(&r, pArgValue, sizeof r);
+    bool any = r.size[0] | r.size[1] | r.size[2];
+    if (any && (r.size[0] == 0 || r.size[1] == 0 || r.size[2] == 0)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&k->lock);
+    memcpy(k->exact, r.size, sizeof k->exact);
+    k->has_exact = any;
+    pthread_mutex_unlock(&k->lock);
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     ze_kernel_handle_t k = hKernel;
+    if (argIndex == k->meta->num_args) return set_exact_range(k, argSize, pArgValue);
     /* Unchanged value: nothing to do. The value passes the same checks as in set_arg (index, size), the
      * slot already holds its bytes, and the backend kernel holds them too unless a replay left other
      * values there, in which case backend_stale is set and the next immediate append puts the slots back

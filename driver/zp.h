@@ -13,6 +13,7 @@
 #include <level_zero/ze_ddi.h>
 
 #include "backend.h"
+#include "include/ze_krt_exact_range.h"
 
 /* The headers of API 1.4 lack this extension; define it as later headers do. */
 #ifndef ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES
@@ -111,6 +112,8 @@ struct _ze_kernel_handle_t {
     bool group_valid;      /* group was set by zeKernelSetGroupSize and passed its checks */
     size_t offset[3];
     bool has_offset;
+    uint64_t exact[3];     /* the true range (ZE_krt_exact_range), set as the argument one past the last */
+    bool has_exact;        /* exact is not all zeros: launches are exact */
     bool backend_stale;    /* a replay left other arguments in the backend kernel */
     uint32_t args_set;     /* count of distinct arguments set so far */
     uint8_t *arg_set;      /* one flag per argument */
@@ -295,6 +298,8 @@ static inline bool zp_event_wants_times(ze_event_handle_t e) {
 }
 /* Replaces the stream's queue by one that records command times, after the old one's commands are done. */
 ZP_HIDDEN ze_result_t zp_exec_enable_times(zp_stream *st);
+ZP_HIDDEN ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
+                                            zp_btoken *const *tokens, zp_btoken **done);
 ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range,
                                      const uint8_t *args, ze_event_handle_t signal, uint32_t num_waits,
                                      ze_event_handle_t *waits, ze_event_handle_t *blocked);

@@ -16,6 +16,14 @@ static int run(krt_context *ctx, krt_kernel *kernel, const char *name, float *da
 {
     size_t cbytes = (size_t)m * n * sizeof(float);
     krt_ndrange range = { .dims = 2, .size = { n, m } }; /* dimension 0: columns, dimension 1: rows */
+    krt_kernel_info info;
+    EX_CHECK(krt_kernel_info_get(kernel, &info));
+    if (info.required_group[0]) {
+        /* The tiled kernel loads whole tiles (every item of a group loads one element of each, zero past the
+         * matrix, and only its store is guarded): its range is padded to whole groups, OpenCL 1.2-style. */
+        range.size[0] = (n + info.required_group[0] - 1) / info.required_group[0] * info.required_group[0];
+        range.size[1] = (m + info.required_group[1] - 1) / info.required_group[1] * info.required_group[1];
+    }
     krt_launch_config c;
     EX_CHECK(krt_launch_config_get(kernel, &range, &c));
 

@@ -322,7 +322,7 @@ Test(launch_rules, few_shapes_over_the_sweeps)
 
 /* ---- the launch runs what the rule says, tails masked ---- */
 
-Test(launch_rules, launches_use_the_rule_and_mask_the_tail)
+Test(launch_rules, launches_use_the_rule_and_run_exactly_the_range)
 {
     rules r = open_rules(0);
     const char *kernels[] = {"krt_rule_plain", "krt_rule_barrier_arg", "krt_rule_barrier_static",
@@ -348,11 +348,12 @@ Test(launch_rules, launches_use_the_rule_and_mask_the_tail)
             krt_launch_desc d = kt_desc1(n, args, na);
             KT_OK(krt_launch_sync(k, &d));
             for (uint32_t i = 0; i < n + 4096; i++)
-                cr_assert_eq(out[i], i < n ? c.group[0] : 0xffffffffu, "%s over %u: item %u wrote %u (group %u)",
+                cr_assert_eq(out[i], i < n ? kt_local_size_at(n, c.group[0], i) : 0xffffffffu,
+                             "%s over %u: item %u wrote %u (group %u)",
                              kernels[ki], n, i, out[i], c.group[0]);
         }
     }
-    /* 2-D: every item sees the reported tile. */
+    /* 2-D: every item sees the reported tile, or the real size of a partial last group. */
     krt_kernel *k2 = kt_kernel(r.m, "krt_rule_2d");
     uint32_t nx = 1000, ny = 37;
     krt_ndrange range = R2(nx, ny);
@@ -362,7 +363,9 @@ Test(launch_rules, launches_use_the_rule_and_mask_the_tail)
     krt_launch_desc d = {.range = range, .args = args, .num_args = 3};
     KT_OK(krt_launch_sync(k2, &d));
     for (uint32_t i = 0; i < nx * ny; i++)
-        cr_assert_eq(out[i], c.group[0] * 65536 + c.group[1] * 256 + 1, "2-D item %u: %u", i, out[i]);
+        cr_assert_eq(out[i],
+                     kt_local_size_at(nx, c.group[0], i % nx) * 65536 + kt_local_size_at(ny, c.group[1], i / nx) * 256 + 1,
+                     "2-D item %u: %u", i, out[i]);
     close_rules(&r);
 }
 

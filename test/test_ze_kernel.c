@@ -365,7 +365,12 @@ Test(ze_kernel, argument_checks)
     ZT_OK(zeKernelSetArgumentValue(k, 2, sizeof v, &v));
     /* A NULL value for a pointer argument is a null pointer, which the spec allows. */
     ZT_OK(zeKernelSetArgumentValue(k, 0, sizeof buf, NULL));
-    ZT_EXPECT(zeKernelSetArgumentValue(k, 3, sizeof v, &v), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
+    /* Index 3, one past the last, is the true range of ZE_krt_exact_range (three uint64_t): any other size is
+     * refused, and so is a range with a zero dimension; index 4 is past everything. */
+    ZT_EXPECT(zeKernelSetArgumentValue(k, 3, sizeof v, &v), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+    uint64_t zero_y[3] = {5, 0, 1};
+    ZT_EXPECT(zeKernelSetArgumentValue(k, 3, sizeof zero_y, zero_y), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZT_EXPECT(zeKernelSetArgumentValue(k, 4, sizeof v, &v), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
     ZT_EXPECT(zeKernelSetArgumentValue(k, 1000, sizeof v, &v), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
     ZT_EXPECT(zeKernelSetArgumentValue(k, 1, sizeof v64, &v64), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
     ZT_EXPECT(zeKernelSetArgumentValue(k, 1, 2, &v), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);

@@ -1694,3 +1694,52 @@ T(global_offset_recorded_in_regular_list)
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
+
+/* ZE_krt_exact_range through Level Zero alone: the true range set as the argument one past the last makes a
+ * launch exact (the kernel, krt_exact.cl's inc, has no guard), a group count the range does not need is
+ * refused, zeros go back to uniform launches, and a regular list keeps the range it recorded. */
+T(exact_range_extension)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "krt_exact");
+    ze_kernel_handle_t k = zt_kernel_create(m, "inc");
+    enum { N = 1000, SLACK = 64 };
+    int *a = zt_alloc_shared(&env, (N + SLACK) * sizeof(int));
+    memset(a, 0, (N + SLACK) * sizeof(int));
+    zt_set_args(k, 1, sizeof a, &a);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    uint64_t range[3] = {N, 1, 1};
+    ZT_OK(zeKernelSetArgumentValue(k, 1, sizeof range, range));
+    ze_command_list_handle_t il = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    ze_group_count_t gc = {N / 64 + 1, 1, 1}, too_many = {N / 64 + 2, 1, 1}, too_few = {N / 64, 1, 1};
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(il, k, &too_many, NULL, 0, NULL),
+              ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(il, k, &too_few, NULL, 0, NULL),
+              ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
+    ZT_OK(zeCommandListAppendLaunchKernel(il, k, &gc, NULL, 0, NULL));
+    /* Recorded with the range, replayed twice after the kernel's range went back to uniform. */
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t rl = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendLaunchKernel(rl, k, &gc, NULL, 0, NULL));
+    ZT_OK(zeCommandListClose(rl));
+    uint64_t none[3] = {0, 0, 0};
+    ZT_OK(zeKernelSetArgumentValue(k, 1, sizeof none, none));
+    for (int round = 0; round < 2; round++) {
+        ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+        ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+    }
+    for (int i = 0; i < N + SLACK; i++)
+        cr_assert_eq(a[i], i < N ? 3 : 0, "a[%d] = %d after three exact launches over %d", i, a[i], N);
+    /* Uniform again: 16 whole groups of 64 items. */
+    ZT_OK(zeCommandListAppendLaunchKernel(il, k, &gc, NULL, 0, NULL));
+    for (int i = 0; i < N + SLACK; i++)
+        cr_assert_eq(a[i], i < N ? 4 : i < 1024 ? 1 : 0, "a[%d] = %d after a uniform launch of 1024", i, a[i]);
+    ZT_OK(zeCommandListDestroy(rl));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeCommandListDestroy(il));
+    ZT_OK(zeMemFree(env.context, a));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}

@@ -221,7 +221,9 @@ T(unchanged_value_still_checked)
     ZT_EXPECT(zeKernelSetArgumentValue(k, 1, sizeof wide, &wide), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
     ZT_EXPECT(zeKernelSetArgumentValue(k, 1, 2, &wide), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
     ZT_EXPECT(zeKernelSetArgumentValue(k, 0, 4, &x), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
-    ZT_EXPECT(zeKernelSetArgumentValue(k, 3, sizeof wide, &wide), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
+    /* Index 3 is the true range of ZE_krt_exact_range (24 bytes); 4 is past every argument. */
+    ZT_EXPECT(zeKernelSetArgumentValue(k, 3, sizeof wide, &wide), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+    ZT_EXPECT(zeKernelSetArgumentValue(k, 4, sizeof wide, &wide), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
     ZT_OK(zeKernelSetArgumentValue(k, 0, sizeof x, &x));
     ZT_OK(zeKernelSetGroupSize(k, GROUP, 1, 1));
     ZT_EXPECT(zeKernelSetGroupSize(k, 0, 1, 1), ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);

@@ -129,7 +129,7 @@ static void zc_device_info(zp_bdev *d, zp_device_info *in) {
     in->max_group_count[0] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
     in->max_group_count[1] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
     in->max_group_count[2] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
-    in->max_args_size = 4096 - 4 - 3 * 8; /* CUDA's 4 KiB of parameters less ze_cuda's hidden ones */
+    in->max_args_size = 4096 - 64 - 4 - 3 * 8; /* CUDA's 4 KiB of parameters less ze_cuda's hidden ones */
     in->printf_buffer = 0;
     in->cache_size = (uint64_t)attr(d, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     in->cacheline = 128;
@@ -391,7 +391,7 @@ static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out
     k->sizes = ki->sizes;
     size_t bytes = 0;
     for (uint32_t a = 0; a < ki->num_args; a++) bytes += slot_size(ki->kinds[a], ki->sizes[a]);
-    k->params = calloc(ki->num_args + 4, sizeof *k->params);
+    k->params = calloc(ki->num_args + 5, sizeof *k->params);
     k->store = calloc(bytes ? bytes : 1, 1);
     k->local_sz = calloc(ki->num_args + 1, sizeof *k->local_sz);
     if (!k->params || !k->store || !k->local_sz) {
@@ -407,8 +407,11 @@ static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out
         off += slot_size(ki->kinds[a], ki->sizes[a]);
         if (ki->kinds[a] == ZP_ARG_LOCAL) k->has_local = true;
     }
-    k->params[ki->num_args] = &k->hidden_dim;
-    for (int d = 0; d < 3; d++) k->params[ki->num_args + 1 + d] = &k->hidden_off[d];
+    /* After the kernel's own parameters: the exact-range descriptor (driver/spirv/exact_range.cpp), then the
+     * work dimension and the global offset (add_launch_params in ptx.cpp). */
+    k->params[ki->num_args] = k->hidden_exact;
+    k->params[ki->num_args + 1] = &k->hidden_dim;
+    for (int d = 0; d < 3; d++) k->params[ki->num_args + 2 + d] = &k->hidden_off[d];
     int v = 0;
     zc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn);
     limits->max_group_total = (uint32_t)v;
@@ -730,6 +733,7 @@ static ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range,
             k->dyn_limit = shared;
         }
     }
+    zp_exact_desc(range, k->hidden_exact);
     k->hidden_dim = range->dims;
     unsigned g[3], l[3];
     for (int d = 0; d < 3; d++) {

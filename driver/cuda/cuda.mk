@@ -12,7 +12,7 @@ ZC_C_SRCS   := $(wildcard driver/cuda/*.c)
 ZC_CXX_SRCS := $(wildcard driver/cuda/*.cpp)
 ZC_HDRS     := $(ZP_HDRS) $(wildcard driver/cuda/*.h)
 # The SPIR-V reader is ze_pocl's own object, linked in rather than copied.
-ZC_BRIDGE_OBJ := $(ZP_OBJDIR)/pocl/spirv_bridge.o
+ZC_BRIDGE_OBJ := $(ZP_OBJDIR)/pocl/spirv_bridge.o $(ZP_OBJDIR)/spirv/exact_range.o
 ZC_PTX_OBJS := $(patsubst driver/cuda/%.cpp,$(ZC_OBJDIR)/cuda/%.o,$(ZC_CXX_SRCS)) $(ZC_BRIDGE_OBJ)
 ZC_OBJS     := $(patsubst driver/%.c,$(ZC_OBJDIR)/model/%.o,$(ZC_MODEL_SRCS)) \
                $(patsubst driver/cuda/%.c,$(ZC_OBJDIR)/cuda/%.o,$(ZC_C_SRCS)) $(ZC_PTX_OBJS)

@@ -81,12 +81,13 @@ struct zp_bkern {
     uint32_t num_args;
     const uint32_t *kinds;
     const uint32_t *sizes;
-    void **params;       /* num_args + 4 hidden: work dim and global offset x, y, z */
+    void **params;       /* num_args + 5 hidden: the exact-range descriptor, work dim, global offset x, y, z */
     uint8_t *store;      /* the argument values params point at, 16 bytes a slot or the struct's size */
     uint64_t *local_sz;  /* per __local argument: bytes asked for */
     bool has_local;
     uint32_t static_shared;
     uint32_t dyn_limit;  /* dynamic shared bytes the function is currently allowed */
+    uint64_t hidden_exact[8]; /* the exact-range descriptor (zp_exact_desc) */
     uint32_t hidden_dim;
     uint64_t hidden_off[3];
 };

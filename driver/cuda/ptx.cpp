@@ -5,6 +5,7 @@
 // retargets that SPIR 1.2 module to NVPTX: address spaces, calling conventions, __local arguments, libclc's
 // builtins, then LLVM's optimizer and the NVPTX code generator.
 #include "ptx.h"
+#include "../spirv/exact_range.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -267,7 +268,7 @@ void lower_fences(llvm::Module &m) {
 }
 
 // What CUDA does not know of an NDRange: its dimension count and global offset. Every kernel gets four
-// hidden parameters after its own (i32 work_dim, i64 offset x, y, z; ze_cuda's launch passes them), and
+// hidden parameters after its own and the exact-range descriptor (i32 work_dim, i64 offset x, y, z; ze_cuda's launch passes them), and
 // get_work_dim, get_global_offset and get_global_id (libclc's has no offset) read them. The bridge has
 // inlined every helper into its kernels, so the calls sit in kernel bodies.
 std::vector<llvm::Function *> add_launch_params(llvm::Module &m, const std::vector<llvm::Function *> &kernels) {
@@ -275,29 +276,11 @@ std::vector<llvm::Function *> add_launch_params(llvm::Module &m, const std::vect
     llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
     std::vector<llvm::Function *> out;
     for (llvm::Function *f : kernels) {
-        std::vector<llvm::Type *> ps(f->getFunctionType()->param_begin(), f->getFunctionType()->param_end());
-        unsigned nuser = (unsigned)ps.size();
-        ps.insert(ps.end(), {i32, i64, i64, i64});
-        auto *nf = llvm::Function::Create(llvm::FunctionType::get(f->getReturnType(), ps, false), f->getLinkage(),
-                                          f->getAddressSpace(), "", &m);
-        nf->copyAttributesFrom(f);
-        nf->setCallingConv(f->getCallingConv());
-        llvm::SmallVector<std::pair<unsigned, llvm::MDNode *>, 8> mds;
-        f->getAllMetadata(mds);
-        for (auto &md : mds) nf->addMetadata(md.first, *md.second);
-        nf->getBasicBlockList().splice(nf->begin(), f->getBasicBlockList());
-        auto na = nf->arg_begin();
-        for (llvm::Argument &a : f->args()) {
-            na->takeName(&a);
-            a.replaceAllUsesWith(&*na++);
-        }
+        unsigned nuser = (unsigned)f->arg_size();
+        llvm::Function *nf = zp::append_params(m, f, {i32, i64, i64, i64});
         llvm::Argument *dim = nf->getArg(nuser);
         dim->setName("__zc_work_dim");
         llvm::Value *off[3] = {nf->getArg(nuser + 1), nf->getArg(nuser + 2), nf->getArg(nuser + 3)};
-        std::string name = f->getName().str();
-        f->replaceAllUsesWith(nf);
-        f->eraseFromParent();
-        nf->setName(name);
         std::vector<llvm::CallInst *> calls;
         for (llvm::BasicBlock &bb : *nf)
             for (llvm::Instruction &i : bb)

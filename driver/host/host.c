@@ -64,10 +64,13 @@ struct krt_host_item {
     size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
     void (*barrier)(const struct krt_host_item *item);
     void *runtime;
+    size_t enqueued_local_size[3]; /* ABI 2 */
 };
-_Static_assert(sizeof(struct krt_host_item) == 192, "the native kernel ABI's work-item state is 192 bytes");
+_Static_assert(sizeof(struct krt_host_item) == 216, "the native kernel ABI's work-item state is 216 bytes");
 
-#define HOST_ABI_VERSION 1u
+/* Libraries of ABI 1 (no enqueued_local_size) still load: they read only the fields before it. */
+#define HOST_ABI_VERSION 2u
+#define HOST_ABI_OLDEST 1u
 /* Work-items per group, per dimension and in all (docs/driver.md says why). */
 #define HOST_MAX_GROUP 1024u
 /* Bytes of __local memory a group may take through its __local arguments. */
@@ -336,10 +339,10 @@ static ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_
     }
     uint32_t (*version)(void) = (uint32_t(*)(void))dlsym(m->lib, "krt_host_abi_version");
     m->slot = (slot_fn)dlsym(m->lib, "krt_host_item_slot");
-    if (!version || !m->slot || version() != HOST_ABI_VERSION) {
-        *log = strdupf("%s is not a host kernel library of ABI version %u (%s): build it from the kernel's .cl "
-                       "with krt_kernel.h and -DKRT_HOST",
-                       src->host_library, HOST_ABI_VERSION,
+    if (!version || !m->slot || version() < HOST_ABI_OLDEST || version() > HOST_ABI_VERSION) {
+        *log = strdupf("%s is not a host kernel library of ABI version %u to %u (%s): build it from the kernel's "
+                       ".cl with krt_kernel.h and -DKRT_HOST",
+                       src->host_library, HOST_ABI_OLDEST, HOST_ABI_VERSION,
                        !version || !m->slot ? "krt_host_abi_version or krt_host_item_slot is missing"
                                             : "another version");
         dlclose(m->lib);
@@ -358,6 +361,7 @@ static ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_
         km->args = calloc(kr->num_args ? kr->num_args : 1, sizeof *km->args);
         if (!km->name || !km->args) goto oom;
         memcpy(km->reqd, kr->required_group, sizeof km->reqd);
+        km->whole_groups = kr->uses_barrier != 0;
         for (uint32_t i = 0; i < kr->num_args; i++) {
             km->args[i].kind = arg_kind(&kr->args[i]);
             km->args[i].size = kr->args[i].size;
@@ -642,16 +646,20 @@ static void run_group(worker *w, job *j, const struct krt_host_item **slot, size
     struct krt_host_item base;
     memset(&base, 0, sizeof base);
     base.work_dim = r->dims;
+    /* The builtins of the whole (exact) launch, backend.h: a partial group's local size is its real size, and
+     * only its real items run. */
     for (int d = 0; d < 3; d++) {
-        base.group_id[d] = gid[d];
-        base.global_size[d] = r->global[d];
-        base.local_size[d] = r->local[d];
-        base.num_groups[d] = j->num_groups[d];
-        base.global_offset[d] = r->offset[d];
+        size_t group = gid[d] + r->base[d], left = r->range[d] - group * r->enq[d];
+        base.group_id[d] = group;
+        base.global_size[d] = r->range[d];
+        base.local_size[d] = left < r->enq[d] ? left : r->enq[d];
+        base.enqueued_local_size[d] = r->enq[d];
+        base.num_groups[d] = (r->range[d] + r->enq[d] - 1) / r->enq[d];
+        base.global_offset[d] = r->offset[d] - r->base[d] * r->enq[d];
     }
     base.barrier = item_barrier;
     base.runtime = w;
-    size_t lx = r->local[0], ly = r->local[1], lz = r->local[2];
+    size_t lx = base.local_size[0], ly = base.local_size[1], lz = base.local_size[2];
     if (!k->barrier) {
         struct krt_host_item *it = &w->items[0];
         *it = base;
@@ -664,7 +672,7 @@ static void run_group(worker *w, job *j, const struct krt_host_item **slot, size
                 }
         return;
     }
-    size_t n = j->group_items;
+    size_t n = lx * ly * lz; /* all of the piece's group: exec.c gives these kernels whole groups only */
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     for (size_t i = 0; i < n; i++) {
         struct krt_host_item *it = &w->items[i];

@@ -104,7 +104,7 @@ ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint
     size_t bin_size = 0;
     *out = NULL;
     *log = NULL;
-    unsigned flags = bridge | ZP_BRIDGE_POCL_REGIONS | (route == ZP_ROUTE_IL ? ZP_BRIDGE_EMIT_SPIRV : 0);
+    unsigned flags = bridge | ZP_BRIDGE_POCL_REGIONS | ZP_BRIDGE_EXACT_RANGE | (route == ZP_ROUTE_IL ? ZP_BRIDGE_EMIT_SPIRV : 0);
     int rc = zp_spirv_translate(src, flags, &bin, &bin_size, meta, log);
     if (rc == ZP_BRIDGE_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     if (rc == ZP_BRIDGE_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -215,8 +215,12 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
     }
     uint32_t h = 2166136261u;
     for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
+    cl_uint nargs = 0;
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
     bk->kernel = k;
     bk->name_hash = h;
+    bk->exact_index = nargs ? nargs - 1 : 0;
+    bk->exact_set = false;
     *out = bk;
     return ZE_RESULT_SUCCESS;
 }
@@ -225,6 +229,23 @@ void zp_pocl_kernel_destroy(zp_bkern *kern) {
     if (!kern) return;
     clReleaseKernel(ZP_CLK(kern));
     free(kern);
+}
+
+cl_int zp_pocl_set_exact(cl_kernel k, cl_uint index, const zp_ndrange *r) {
+    uint64_t desc[8];
+    zp_exact_desc(r, desc);
+    return clSetKernelArg(k, index, sizeof desc, desc);
+}
+
+cl_int zp_pocl_set_uniform(cl_kernel k, cl_uint dims, const size_t *global, const size_t *local) {
+    zp_ndrange r = {.dims = dims};
+    for (cl_uint d = 0; d < 3; d++) {
+        r.global[d] = r.range[d] = d < dims ? global[d] : 1;
+        r.local[d] = r.enq[d] = d < dims && local ? local[d] : 1;
+    }
+    cl_uint nargs = 0;
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+    return nargs ? zp_pocl_set_exact(k, nargs - 1, &r) : CL_INVALID_KERNEL_ARGS;
 }
 
 ze_result_t zp_pocl_kernel_set_arg(zp_bkern *kern, uint32_t index, uint32_t kind, size_t size, const void *value) {

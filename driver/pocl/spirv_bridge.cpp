@@ -4,6 +4,7 @@
 // process. The module is in hand here, so this is also where the per-kernel figures come from: PoCL's
 // per-kernel queries are wrong when a program holds several kernels.
 #include "spirv_bridge.h"
+#include "../spirv/exact_range.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -1018,6 +1019,7 @@ int extract_meta(llvm::Module &mod, zp_module_meta *meta) {
         uint64_t local = 0;
         for (const llvm::GlobalVariable *gv : t.locals) local += dl.getTypeAllocSize(gv->getValueType());
         k->local_static = local;
+        k->whole_groups = zp::needs_whole_groups(*f);
     }
     return ZP_BRIDGE_OK;
 }
@@ -1350,6 +1352,7 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     }
     int rc = extract_meta(*mod, meta);
     if (rc != ZP_BRIDGE_OK) return rc;
+    if (flags & ZP_BRIDGE_EXACT_RANGE) zp::add_exact_range(*mod);
 
     if (flags & ZP_BRIDGE_EMIT_SPIRV) {
         // SPIR-V 1.2: the newest version PoCL's CPU devices list in CL_DEVICE_IL_VERSION.
@@ -1411,8 +1414,8 @@ extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
 
 extern "C" int zp_spirv_to_bitcode(const zp_module_src *src, void **bitcode, size_t *bitcode_size,
                                    zp_module_meta *meta, char **log) {
-    return zp_spirv_translate(src, ZP_BRIDGE_FENCES_TO_LLVM | ZP_BRIDGE_WAIT_PRIVATE, bitcode, bitcode_size, meta,
-                              log);
+    return zp_spirv_translate(src, ZP_BRIDGE_FENCES_TO_LLVM | ZP_BRIDGE_WAIT_PRIVATE | ZP_BRIDGE_EXACT_RANGE, bitcode,
+                              bitcode_size, meta, log);
 }
 
 extern "C" int zp_spirv_translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *bitcode_size,

@@ -41,6 +41,8 @@ enum zp_bridge_flags {
     ZP_BRIDGE_POCL_REGIONS = 1u << 6,   /* tell LLVM that group sizes and counts are never zero, and refuse
                                          * kernels with a barrier and a loop that LLVM's optimizer makes
                                          * endless: PoCL's work-group builder aborts on them (issue 8) */
+    ZP_BRIDGE_EXACT_RANGE = 1u << 7,    /* the hidden exact-range argument and the builtins answered from it
+                                         * (driver/spirv/exact_range.cpp, ZE_krt_exact_range) */
 };
 
 /* zp_spirv_to_bitcode with the rewrites and output chosen by flags (zp_spirv_to_bitcode is this with the

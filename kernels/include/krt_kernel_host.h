@@ -47,7 +47,7 @@
 
 /* ---- The native kernel ABI ------------------------------------------------------------------------------ */
 
-#define KRT_HOST_ABI_VERSION 1u
+#define KRT_HOST_ABI_VERSION 2u
 
 /* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. */
 struct krt_host_item {
@@ -57,6 +57,7 @@ struct krt_host_item {
     size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
     void (*barrier)(const struct krt_host_item *item); /* switch to the next work-item of the group */
     void *runtime;                                    /* the runtime's, opaque to the kernel */
+    size_t enqueued_local_size[3];                    /* ABI 2: the uniform group size (OpenCL 2.0) */
 };
 
 /* The current work-item of this thread. Weak, so that several translation units of one library share one
@@ -150,6 +151,7 @@ KRT__ITEM_QUERY(get_global_size, global_size, 1)
 KRT__ITEM_QUERY(get_local_size, local_size, 1)
 KRT__ITEM_QUERY(get_num_groups, num_groups, 1)
 KRT__ITEM_QUERY(get_global_offset, global_offset, 0)
+KRT__ITEM_QUERY(get_enqueued_local_size, enqueued_local_size, 1)
 
 KRT__ITEM_FN size_t get_global_linear_id(void)
 {

@@ -585,23 +585,26 @@ typedef struct krt_launch_config {
     uint32_t preferred_multiple;
     uint32_t spill_mem_size;     /* bytes per work-item the cap worked with */
     krt_limit limit;             /* the rule that decided */
-    int masked;                  /* 1 when the groups cover more work-items than the range (see below) */
+    int masked;                  /* 1 when a last group is partial: the range is not a multiple of the group */
 } krt_launch_config;
 
 /* The configuration krt_launch would use for this kernel and range with no static group size. Memoized per
  * (kernel, ndrange), like a launch.
  *
- * The launch contract: krt launches ceil(size[d] / group[d]) groups in each dimension. When the range is not
- * a multiple of the group size, the last groups contain work-items past the end of the range; the kernel must
- * guard them, by passing the range as an argument and returning early (kernels/include/krt_kernel.h has
- * helpers). krt never shrinks the group size to 1 to make a prime range divide evenly.
+ * The launch contract: every launch is exact. The kernel body runs for exactly the range's work-items, whatever
+ * group krt chooses or the caller gives, with OpenCL 2.0's non-uniform work-groups: krt launches
+ * ceil(size[d] / group[d]) groups in each dimension (groups[d]); get_global_size(d) is the range,
+ * get_num_groups(d) is groups[d], and the last group of a dimension is partial: get_local_size(d) is its real
+ * size there, get_enqueued_local_size(d) the group's. Barriers and __local memory work within a partial group.
+ * A kernel needs no guard of its own (kernels written for OpenCL or SYCL carry none), and guards it has are
+ * harmless. A kernel that needs whole groups (a tiled kernel whose items each load one element of a tile) is
+ * launched over a range padded to whole groups by its caller and guards, as in OpenCL 1.2. krt never shrinks
+ * the group size to 1 to make a prime range divide evenly. (On a Level Zero driver without krt's
+ * ZE_krt_exact_range extension, krt's own groups divide the range instead, and a static or required group that
+ * does not is refused with KRT_ERROR_INVALID_GROUP_SIZE; docs/design.md, "Exact ranges".)
  * A static group, the caller's own shape (as a ported OpenCL program gives it), must fit the range: one larger
  * than the range in a dimension is refused (KRT_ERROR_INVALID_GROUP_SIZE, naming the dimension), as OpenCL
- * refuses it. It would launch whole rows the range does not have (a range {256, 1}, which is 2-D, with a group
- * {32, 8} runs 8 rows for 1), and kernels written for OpenCL's bounds often guard only the dimensions they
- * expect to be ragged. A range that is not a multiple of the static group stays allowed: its last group is
- * partial, the masked launch above. krt's own choice may exceed the range (it keeps one shape across ranges,
- * see docs/design.md), which is why a kernel launched without a static group must guard every dimension.
+ * refuses it. A range that is not a multiple of the static group is allowed: its last group is partial.
  *
  * A kernel's work_group_size_hint(x,y,z) is a soft preference: when the kernel has no reqd_work_group_size
  * (which always wins) and the caller gives no group size, krt aims at the hint's shape instead of the largest

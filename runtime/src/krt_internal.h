@@ -25,6 +25,9 @@ typedef struct krt__ze_kernel_max_group_size_properties_ext {
 } ze_kernel_max_group_size_properties_ext_t;
 #endif
 #define KRT__EXT_MAX_GROUP_SIZE "ZE_extension_kernel_max_group_size_properties"
+/* krt's drivers' extension for exact launches (ZE_krt_exact_range, driver/include/ze_krt_exact_range.h): the
+ * argument one past a kernel's last is its true range, 3 x uint64_t. */
+#define KRT__EXT_EXACT_RANGE "ZE_krt_exact_range"
 
 #define KRT__UNUSED(x) ((void)(x))
 
@@ -85,6 +88,7 @@ typedef struct krt__driver_entry {
     ze_driver_extension_properties_t *extensions;
     const char **names; /* points into extensions[].name */
     int has_max_group_size_ext;
+    int has_exact_range_ext;
     struct krt__driver_entry *next;
 } krt__driver_entry;
 
@@ -309,6 +313,7 @@ struct krt_kernel {
     int props_valid;
     krt_kernel_properties props;
     uint32_t group_set[3]; /* the group size last given to zeKernelSetGroupSize; 0 = none yet */
+    uint64_t exact_set[3]; /* the true range last given to the driver (ZE_krt_exact_range); 0 = none yet */
 
     /* Memo of launch configurations per (ndrange, local bytes): open addressing, grown on cold lookups. */
     krt__config_entry *configs;
@@ -378,6 +383,7 @@ typedef struct krt__config_input {
     int uses_static_local; /* static __local memory (reflected, or the driver's localMemSize > 0) */
     uint32_t tuned[3];     /* a measured group for this range class (krt_kernel_tune, wisdom); 0 = none */
     int no_split;          /* min_groups left to its default on a CPU device: small ranges are not split */
+    int inexact;           /* the driver runs no partial group (it lacks ZE_krt_exact_range): groups divide */
 } krt__config_input;
 
 /* The spill-aware cap: gs * spill within budget, else the largest power of two that fits (at least 1). */

@@ -399,6 +399,22 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
         memcpy(k->group_set, cfg->group, sizeof k->group_set);
     }
 
+    /* 3b. The true range (ZE_krt_exact_range), only if it changed: the driver runs exactly the range's items,
+     * whatever the group, with OpenCL 2.0's partial groups (docs/design.md, "Exact ranges"). */
+    if (ctx->drv->has_exact_range_ext) {
+        uint64_t want[3] = { d->range.size[0], cfg->dims > 1 ? d->range.size[1] : 1,
+                             cfg->dims > 2 ? d->range.size[2] : 1 };
+        if (nomemo || want[0] != k->exact_set[0] || want[1] != k->exact_set[1] || want[2] != k->exact_set[2]) {
+            r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, SetArgumentValue)(k->ze, k->refl->num_args, sizeof want, want),
+                        "zeKernelSetArgumentValue (the true range)");
+            if (r != KRT_SUCCESS) {
+                k->exact_set[0] = 0;
+                goto out;
+            }
+            memcpy(k->exact_set, want, sizeof want);
+        }
+    }
+
     /* 4. The append, under the queue's lock: commands enter the queue in the order the lock was taken. */
     ze_group_count_t count = { cfg->groups[0], cfg->groups[1], cfg->groups[2] };
     pthread_mutex_lock(&q->lock);

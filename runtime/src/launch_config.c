@@ -91,9 +91,30 @@ static uint64_t round_up(uint64_t x, uint64_t m)
     return q > UINT64_MAX / m ? UINT64_MAX / m * m : q * m;
 }
 
-/* Group counts per dimension, checked against the device's maxGroupCount. */
-static krt_result finish(const krt__config_input *in, krt_launch_config *out)
+/* Largest divisor of n that is at most cap. */
+static uint32_t divisor_at_most(uint64_t n, uint32_t cap)
 {
+    for (uint32_t g = cap; g > 1; g--)
+        if (n % g == 0)
+            return g;
+    return 1;
+}
+
+/* Group counts per dimension, checked against the device's maxGroupCount. On a driver that cannot run a
+ * partial group (in->inexact), a group of the rule's own becomes the largest that divides the range (OpenCL
+ * 1.2's way), and a fixed one (static, required) that does not divide it is refused. */
+static krt_result finish(const krt__config_input *in, krt_launch_config *out, int fixed)
+{
+    for (uint32_t d = 0; in->inexact && d < in->dims; d++) {
+        if (out->group[d] == 0 || in->size[d] % out->group[d] == 0)
+            continue;
+        if (fixed)
+            return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                             "group[%u] = %u does not divide the range's %llu there, and the driver cannot run a "
+                             "partial group (it lacks the ZE_krt_exact_range extension): give a group that divides "
+                             "the range", d, out->group[d], (unsigned long long)in->size[d]);
+        out->group[d] = divisor_at_most(in->size[d], out->group[d]);
+    }
     out->masked = 0;
     for (uint32_t d = 0; d < 3; d++) {
         uint64_t size = d < in->dims ? in->size[d] : 1;
@@ -181,7 +202,7 @@ krt_result krt__config_static(const krt__config_input *in, const uint32_t group[
     }
     out->max_group_size = bound;
     out->limit = KRT_LIMIT_STATIC;
-    return finish(in, out);
+    return finish(in, out, 1);
 }
 
 /* Shrinks the group g (dims dimensions) to at most target work-items, taking from the highest dimension
@@ -245,7 +266,7 @@ static krt_result compute_hinted(const krt__config_input *in, uint32_t bound, kr
     }
     memcpy(out->group, g, sizeof out->group);
     out->limit = limit;
-    return finish(in, out);
+    return finish(in, out, 0);
 }
 
 /* The sizes a dynamic launch may get, per kernel and device: base * 2^k for k = 0, 1, ... up to the top.
@@ -344,7 +365,7 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
                              (unsigned long long)total, in->dev_max_total);
         out->max_group_size = (uint32_t)total;
         out->limit = KRT_LIMIT_REQUIRED;
-        return finish(in, out);
+        return finish(in, out, 1);
     }
 
     /* 2. The bound. */
@@ -376,7 +397,7 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
         }
         if (ok && total <= bound) {
             out->limit = KRT_LIMIT_TUNED;
-            return finish(in, out);
+            return finish(in, out, 0);
         }
         memset(out->group, 0, sizeof out->group);
     }
@@ -445,7 +466,7 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
     if (one)
         limit = KRT_LIMIT_NONE;
     out->limit = limit;
-    return finish(in, out);
+    return finish(in, out, 0);
 }
 
 static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t dims, const krt_ndrange *range,
@@ -479,6 +500,7 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t d
     if (!in->required[0])
         krt__wisdom_find(k, dims, in->size, in->tuned);
     in->uses_barrier = k->refl->uses_barrier;
+    in->inexact = !k->ctx->drv->has_exact_range_ext;
     in->uses_static_local = k->refl->uses_static_local || p->local_mem_size > 0;
 }
 

@@ -123,3 +123,9 @@ uint64_t kt_nextpow2(uint64_t x)
         p *= 2;
     return p;
 }
+
+uint32_t kt_local_size_at(uint64_t size, uint32_t group, uint64_t id)
+{
+    uint64_t start = id / group * group;
+    return start + group <= size ? group : (uint32_t)(size - start);
+}

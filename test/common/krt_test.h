@@ -62,6 +62,10 @@ krt_launch_desc kt_desc1(uint64_t n, const krt_arg *args, uint32_t num_args);
  * dynamic group size into device memory, and checks every value. */
 void kt_assert_usable(krt_context *ctx);
 
+/* get_local_size of the item with index id in a dimension of `size` items in groups of `group`: the group
+ * size, or the real size of a partial last group (exact ranges, OpenCL 2.0's non-uniform groups). */
+uint32_t kt_local_size_at(uint64_t size, uint32_t group, uint64_t id);
+
 /* Greatest power of two <= x, for x >= 1. */
 uint64_t kt_prevpow2(uint64_t x);
 /* Least power of two >= x. */

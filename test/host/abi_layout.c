@@ -2,9 +2,9 @@
  * for test_host_kernels.c to compare with the ABI contract's. */
 #include "krt_kernel.h"
 
-size_t krt_test_header_layout(size_t offsets[12]);
+size_t krt_test_header_layout(size_t offsets[13]);
 
-size_t krt_test_header_layout(size_t offsets[12])
+size_t krt_test_header_layout(size_t offsets[13])
 {
     offsets[0] = offsetof(struct krt_host_item, work_dim);
     offsets[1] = offsetof(struct krt_host_item, reserved);
@@ -17,6 +17,7 @@ size_t krt_test_header_layout(size_t offsets[12])
     offsets[8] = offsetof(struct krt_host_item, global_offset);
     offsets[9] = offsetof(struct krt_host_item, barrier);
     offsets[10] = offsetof(struct krt_host_item, runtime);
-    offsets[11] = sizeof(struct krt_host_item);
+    offsets[11] = offsetof(struct krt_host_item, enqueued_local_size);
+    offsets[12] = sizeof(struct krt_host_item);
     return sizeof(struct krt_host_item);
 }

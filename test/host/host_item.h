@@ -20,6 +20,7 @@ struct krt_host_item {
     size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
     void (*barrier)(const struct krt_host_item *item);
     void *runtime;
+    size_t enqueued_local_size[3];                    /* ABI 2: the uniform group size (OpenCL 2.0) */
 };
 
 typedef uint32_t (*ht_version_fn)(void);

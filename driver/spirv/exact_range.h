@@ -1,0 +1,25 @@
+// Exact ranges in a translated module (exact_range.cpp): the LLVM side of ZE_krt_exact_range, shared by the
+// backends that compile the module's LLVM. C++ only; the backends' C code sees zp_ndrange (backend.h).
+#ifndef ZP_EXACT_RANGE_H
+#define ZP_EXACT_RANGE_H
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
+namespace zp {
+
+// True when f calls a barrier, a work-group or a sub-group function: every item of a group must take part.
+bool needs_whole_groups(const llvm::Function &f);
+
+// Replaces f by a copy with parameters of the given types appended; returns the copy, named as f was.
+llvm::Function *append_params(llvm::Module &m, llvm::Function *f, llvm::ArrayRef<llvm::Type *> extra);
+
+// Gives every kernel of m the hidden exact-range descriptor (a ulong8 after its own parameters; its lanes are
+// filled by zp_exact_desc in backend.h) and answers the work-item builtins from it. Run once every helper is
+// inlined into the kernels.
+void add_exact_range(llvm::Module &m);
+
+} // namespace zp
+
+#endif
