@@ -1,7 +1,7 @@
 /*
  * saxpy: y = a * x + y over awkward sizes. Ranges that are prime, odd or tiny do not divide into groups;
  * krt never answers that with a group size of 1 (which would make every work-item its own group). It
- * keeps a good group size, launches whole groups, and the kernel's guard masks the work-items past the end.
+ * keeps a good group size and launches it exactly: the last group is partial (OpenCL 2.0's non-uniform groups).
  * For each size this prints the configuration krt chose and checks every element.
  *
  * usage: saxpy [n ...]   (default: 1 7 100 1000 4093 65536 1000003)

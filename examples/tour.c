@@ -174,7 +174,7 @@ int main(void)
     show_config(heat, "heat_step", (krt_ndrange){ 2, { 1024, 1024 } });
     show_config(heat, "heat_step", (krt_ndrange){ 2, { 1000, 3 } });
     show_config(tiled, "matmul_tiled", (krt_ndrange){ 2, { 1000, 1000 } });
-    printf("  A prime range keeps a full group size: the last group is masked by the kernel's guard.\n");
+    printf("  A prime range keeps a full group size: the last group is partial, and runs only the range's items.\n");
 
     section("5. What a launch costs the host (vadd, 1024 items; medians of 1000 calls)");
     launch_cost(ctx, "memoized (the default):");

@@ -1,10 +1,13 @@
 /*
  * krt_kernel.h: kernel-side helpers for krt's launch contract (OpenCL C).
  *
- * krt launches ceil(size[d] / group[d]) work-groups in each dimension. When the range is not a multiple of the
- * group size, the last groups hold work-items past the end of the range: their global id is >= the range in
- * that dimension. krt never shrinks the group size to make the range divide evenly, so every kernel launched
- * with a dynamic group size must guard those work-items. Pass the range as kernel arguments and return early:
+ * krt runs every launch exactly over its range, with OpenCL 2.0's non-uniform work-groups: the kernel body runs
+ * for exactly the range's work-items, whatever the group size, and the last group of a dimension is partial when
+ * the range is not a multiple of the group (get_local_size(d) is its real size there,
+ * get_enqueued_local_size(d) the group's). A kernel needs no guard. The helpers below are optional: they are
+ * for kernels whose caller pads the range to whole groups (a tiled kernel in which every item of a group loads
+ * one element of a tile), and for code shared with runtimes that do not run exact ranges. Such a kernel takes
+ * the range as arguments and returns early past it (a guard is harmless on an exact launch):
  *
  *     __kernel void scale(__global float *x, float a, uint n)
  *     {
@@ -12,8 +15,9 @@
  *         x[i] *= a;
  *     }
  *
- * Work-items that return early must not take part in a barrier(): a kernel that uses barriers keeps every
- * work-item alive until the last barrier and guards only its memory accesses, with krt_in_range_*().
+ * Work-items that return early must not take part in a barrier(): a kernel that uses barriers over a padded
+ * range keeps every work-item alive until the last barrier and guards only its memory accesses, with
+ * krt_in_range_*().
  *
  * Single-source kernels: compiled as C11 with -DKRT_HOST (`krt-cc --host`), this header includes
  * krt_kernel_host.h, which makes the same file an ordinary shared library for krt's host device (see
