@@ -18,6 +18,10 @@ endif
 
 WARN      := -Wall -Wextra -Werror
 OPT       ?= -O2 -g
+# LDFLAGS reach every link; OPT reaches the links of shared libraries too (the programs are compiled and linked in
+# one step with CFLAGS_C), so that OPT="-O1 -g -fsanitize=address" builds an instrumented tree with no wrapper.
+LDFLAGS   ?=
+LINK_FLAGS = $(OPT) $(LDFLAGS)
 CFLAGS_C  := -std=c11 $(WARN) $(OPT) -D_GNU_SOURCE -fPIC
 CXXFLAGS_C:= -std=c++17 $(WARN) $(OPT) -fPIC
 
