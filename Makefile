@@ -65,6 +65,7 @@ include test/test.mk
 include bench/bench.mk
 include test/fuzz/fuzz.mk
 include test/host/host.mk
+include test/sanitize/sanitize.mk
 
 $(BUILD) $(LIBDIR) $(BINDIR) $(OBJDIR):
 	@mkdir -p $@
