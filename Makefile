@@ -45,6 +45,7 @@ help:
 	@echo "make test     deps + build + run the whole test suite"
 	@echo "make bench    deps + build + run the benchmarks (not part of make test)"
 	@echo "make fuzz     deps + build + run the module fuzzer for FUZZ_TIME seconds (default 600)"
+	@echo "make sanitize deps + build build-asan/ (ASan+UBSan) and build-tsan/ (TSan) + run the suite over both"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, libze_cuda, krt-info"
 
 # Debian 12 packages; `make deps` installs only what is missing.
