@@ -18,6 +18,10 @@ endif
 
 WARN      := -Wall -Wextra -Werror
 OPT       ?= -O2 -g
+# LDFLAGS reach every link; OPT reaches the links of shared libraries too (the programs are compiled and linked in
+# one step with CFLAGS_C), so that OPT="-O1 -g -fsanitize=address" builds an instrumented tree with no wrapper.
+LDFLAGS   ?=
+LINK_FLAGS = $(OPT) $(LDFLAGS)
 CFLAGS_C  := -std=c11 $(WARN) $(OPT) -D_GNU_SOURCE -fPIC
 CXXFLAGS_C:= -std=c++17 $(WARN) $(OPT) -fPIC
 
@@ -41,6 +45,7 @@ help:
 	@echo "make test     deps + build + run the whole test suite"
 	@echo "make bench    deps + build + run the benchmarks (not part of make test)"
 	@echo "make fuzz     deps + build + run the module fuzzer for FUZZ_TIME seconds (default 600)"
+	@echo "make sanitize deps + build build-asan/ (ASan+UBSan) and build-tsan/ (TSan) + run the suite over both"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, libze_cuda, krt-info"
 
 # Debian 12 packages; `make deps` installs only what is missing.
@@ -61,6 +66,7 @@ include test/test.mk
 include bench/bench.mk
 include test/fuzz/fuzz.mk
 include test/host/host.mk
+include test/sanitize/sanitize.mk
 
 $(BUILD) $(LIBDIR) $(BINDIR) $(OBJDIR):
 	@mkdir -p $@

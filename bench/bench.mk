@@ -44,7 +44,7 @@ $(BENCH_OUT)/module_load: BENCH_LDEXTRA := -rdynamic
 $(BENCH_OUT)/host_device: BENCH_LDEXTRA := -lffi -ldl
 $(BENCH_BINS): $(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_util.h runtime/include/krt.h $(KRT_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) $(BENCH_ZE_CFLAGS) -Iruntime/include -Ibench $< $(BENCH_OUT)/bench_util.o -o $@ \
+	$(CC) $(CFLAGS_C) $(BENCH_ZE_CFLAGS) -Iruntime/include -Ibench $< $(BENCH_OUT)/bench_util.o -o $@ $(LDFLAGS) \
 	    $(BENCH_LDEXTRA) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(BENCH_ZE_LIBS) $(BENCH_CL_LIBS) -lm
 
 # Benchmark-only kernels: the same flags and spirv-val check as kernels/kernels.mk. The LLVM bitcode stays

@@ -25,7 +25,7 @@ driver: $(ZE_POCL_SO)
 all: driver
 
 $(ZE_POCL_SO): $(ZP_OBJS) driver/exports.map | $(LIBDIR)
-	$(CXX) -shared -o $@ $(ZP_OBJS) -Wl,--no-undefined -Wl,-z,defs -Wl,--version-script=driver/exports.map $(ZP_LDLIBS)
+	$(CXX) $(LINK_FLAGS) -shared -o $@ $(ZP_OBJS) -Wl,--no-undefined -Wl,-z,defs -Wl,--version-script=driver/exports.map $(ZP_LDLIBS)
 
 $(ZP_OBJDIR)/%.o: driver/%.c $(ZP_HDRS)
 	@mkdir -p $(dir $@)
@@ -39,7 +39,7 @@ $(ZP_OBJDIR)/%.o: driver/%.cpp $(ZP_HDRS)
 ZP_APPEND_COST := $(BINDIR)/ze_pocl_append_cost
 all: $(ZP_APPEND_COST)
 $(ZP_APPEND_COST): driver/tools/append_cost.c | $(BINDIR)
-	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero OpenCL 2>/dev/null) $< -o $@ \
+	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero OpenCL 2>/dev/null) $< -o $@ $(LDFLAGS) \
 	    $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader) -lOpenCL
 
 # The start-up self-check's kernels (driver/pocl/selfcheck.c), compiled like krt's kernels and embedded.
@@ -61,15 +61,15 @@ ZP_PROBE := $(BINDIR)/pocl_probe
 ZP_SELFCHECK_TOOL := $(BINDIR)/ze_pocl_selfcheck
 all: $(ZP_PROBE) $(ZP_SELFCHECK_TOOL)
 $(ZP_PROBE): driver/tools/pocl_probe.c | $(BINDIR)
-	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags OpenCL 2>/dev/null) $< -o $@ -lOpenCL
+	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags OpenCL 2>/dev/null) $< -o $@ $(LDFLAGS) -lOpenCL
 $(ZP_SELFCHECK_TOOL): driver/tools/selfcheck_tool.c $(ZP_OBJS) | $(BINDIR)
-	$(CXX) $(ZP_CFLAGS) -x c $< -x none $(ZP_OBJS) -o $@ $(ZP_LDLIBS)
+	$(CXX) $(ZP_CFLAGS) -x c $< -x none $(ZP_OBJS) -o $@ $(LDFLAGS) $(ZP_LDLIBS)
 
 # A measuring tool, not a test: what one zeModuleCreate costs (see docs/driver.md).
 ZP_MODULE_COST := $(BINDIR)/ze_pocl_module_cost
 all: $(ZP_MODULE_COST)
 $(ZP_MODULE_COST): driver/tools/module_cost.c | $(BINDIR)
-	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null) $< -o $@ \
+	$(CC) $(CFLAGS_C) $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null) $< -o $@ $(LDFLAGS) \
 	    $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
 
 include driver/cuda/cuda.mk

@@ -127,19 +127,42 @@ static void pump(zp_stream *st) {
 }
 
 /* Kicks that happen while this thread pumps a stream are queued and run after it, so no thread ever
- * holds two stream locks. */
+ * holds two stream locks. The queue is a heap array per thread, freed when the thread exits by the
+ * destructor of kick_key (which holds the same pointer); the key is deleted when this library is unloaded,
+ * so that no thread exiting later calls into it. */
 static _Thread_local int kicking;
 static _Thread_local zp_stream **kick_list;
 static _Thread_local size_t kick_len, kick_cap;
+static pthread_key_t kick_key;
+static pthread_once_t kick_once = PTHREAD_ONCE_INIT;
+static int kick_key_made;
+
+static void kick_key_make(void) {
+    kick_key_made = pthread_key_create(&kick_key, free) == 0;
+}
+
+__attribute__((destructor)) static void kick_key_unload(void) {
+    if (kick_key_made) pthread_key_delete(kick_key);
+    kick_key_made = 0;
+}
 
 void zp_stream_kick(zp_stream *st) {
     if (kicking) {
         for (size_t i = 0; i < kick_len; i++)
             if (kick_list[i] == st) return;
         if (kick_len == kick_cap) {
+            pthread_once(&kick_once, kick_key_make);
+            /* Without the key the array could not be freed at thread exit: no array then. */
+            if (!kick_key_made) return; /* the stream stays registered nowhere; its next submit or sync pumps it */
             size_t cap = kick_cap ? kick_cap * 2 : 8;
             zp_stream **n = realloc(kick_list, cap * sizeof *n);
-            if (!n) return; /* the stream stays registered nowhere; its next submit or sync pumps it */
+            if (!n) return; /* as above */
+            if (pthread_setspecific(kick_key, n) != 0) {
+                free(n);
+                kick_list = NULL;
+                kick_len = kick_cap = 0;
+                return;
+            }
             kick_list = n;
             kick_cap = cap;
         }

@@ -20,7 +20,7 @@ $(BINDIR)/heat $(BINDIR)/mandelbrot: EXAMPLE_LIBS := $(PNG_LIBS)
 
 $(EXAMPLE_BINS): $(BINDIR)/%: examples/%.c $(EXAMPLE_HEADERS) runtime/include/krt.h $(KRT_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) -Iruntime/include $(EXAMPLE_CFLAGS) $< -o $@ \
+	$(CC) $(CFLAGS_C) -Iruntime/include $(EXAMPLE_CFLAGS) $< -o $@ $(LDFLAGS) \
 	    -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lkrt $(EXAMPLE_LIBS) -lm
 
 # `make run`: the first command on a fresh Debian 12 machine. The tour runs as a user would run it, without

@@ -51,9 +51,11 @@ $(BUILD)/test-kernels/asm/%.spv: test/kernels/asm/%.spvasm
 
 # Single-source kernels (issue 12, docs/single-source.md): every kernel of kernels/ is also compiled as C11 from
 # the same file into a native library for the host device, build/kernels/host/NAME.so, by `krt-cc --host`
-# (-g -O2; warnings are errors here, as for the project's other C). The test kernels that compile as C
+# (-g -O2, then KERNEL_HOST_FLAGS; warnings are errors here, as for the project's other C). The test kernels that compile as C
 # (TEST_KERNEL_HOST_SRCS: no swizzles, no overloads) get build/test-kernels/host/NAME.so the same way.
-KRT_CC_HOST_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host -Wextra -Werror
+# KERNEL_HOST_FLAGS: more -f/-O/-g options for these libraries (`make sanitize` instruments them with it).
+KERNEL_HOST_FLAGS ?=
+KRT_CC_HOST_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host -Wextra -Werror $(KERNEL_HOST_FLAGS)
 KERNEL_HOST_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.so,$(KERNEL_SRCS))
 TEST_KERNEL_HOST_SRCS := $(addprefix test/kernels/,krt_basic.cl krt_guarded.cl krt_hint.cl krt_robust.cl \
                          krt_rules.cl krt_spill.cl krt_single_source.cl krt_exact.cl)

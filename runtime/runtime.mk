@@ -47,7 +47,7 @@ $(KRT_INSTALL_DIR)/context.o: runtime/src/context.c runtime/src/krt_internal.h r
 	$(CC) $(KRT_CFLAGS_BASE) -DKRT_LIBDIR='"$(PREFIX)/lib"' -c $< -o $@
 
 $(KRT_INSTALL_SO): $(KRT_INSTALL_OBJS)
-	$(CC) -shared -Wl,-soname,libkrt.so -Wl,--exclude-libs,ALL -Wl,--no-undefined -o $@ $(KRT_INSTALL_OBJS) $(KRT_LIBS)
+	$(CC) $(LINK_FLAGS) -shared -Wl,-soname,libkrt.so -Wl,--exclude-libs,ALL -Wl,--no-undefined -o $@ $(KRT_INSTALL_OBJS) $(KRT_LIBS)
 
 $(KRT_INSTALL_A): $(KRT_INSTALL_OBJS)
 	rm -f $@
@@ -59,7 +59,7 @@ $(KRT_OBJDIR)/builtin_kernels.o: runtime/src/builtin_kernels.S $(KRT_BUILTIN_SPV
 
 $(KRT_SO): $(KRT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libkrt.so -Wl,--exclude-libs,ALL -Wl,--no-undefined -o $@ $(KRT_OBJS) $(KRT_LIBS)
+	$(CC) $(LINK_FLAGS) -shared -Wl,-soname,libkrt.so -Wl,--exclude-libs,ALL -Wl,--no-undefined -o $@ $(KRT_OBJS) $(KRT_LIBS)
 
 $(KRT_A): $(KRT_OBJS)
 	@mkdir -p $(dir $@)

@@ -31,12 +31,12 @@ all: tests
 
 $(BUILD)/test/test_ze_%: test/test_ze_%.c $(TEST_ZE_COMMON) $(wildcard test/common/*.h) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Itest/common $< $(TEST_ZE_COMMON) -o $@ \
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Itest/common $< $(TEST_ZE_COMMON) -o $@ $(LDFLAGS) \
 	    $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 
 $(BUILD)/test/test_%: test/test_%.c $(TEST_KRT_COMMON) $(wildcard test/common/*.h) $(KRT_SO) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common $< $(TEST_KRT_COMMON) -o $@ \
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common $< $(TEST_KRT_COMMON) -o $@ $(LDFLAGS) \
 	    -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 
 # test/run.sh runs each Criterion binary plain and under the validation layer, then each program listed
@@ -90,5 +90,5 @@ $(BUILD)/test/test_header: test/test_header.c $(HEADER_CHECK_OBJS) $(TEST_KRT_CO
                            $(KRT_SO) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common -Itest $< $(HEADER_CHECK_OBJS) \
-	    $(TEST_KRT_COMMON) -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
+	    $(TEST_KRT_COMMON) -o $@ $(LDFLAGS) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 

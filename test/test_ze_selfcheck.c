@@ -381,3 +381,33 @@ Test(ze_selfcheck, concurrent_cold_starts_agree)
     cr_assert(strncmp(e.verdict, "ok ", 3) == 0, "verdict: %s", e.verdict);
     cleanup(dir);
 }
+
+/* A cold start runs the check itself: every construct (fill, atomics, async copies) in one run, whose buffers
+ * are kept in a table of fixed size. The verdict must be ok, and the same candidate run alone with every check
+ * (the ze_pocl_selfcheck tool, built from the driver's objects: in `make sanitize` it is instrumented too) must
+ * be exact. With a table too small for one run, the run fails saying so instead of writing past it. */
+Test(ze_selfcheck, cold_start_runs_every_check_in_one_run)
+{
+    char *dir = fresh_dir(), path[1024];
+    cr_assert_eq(start(dir, child_vadd), CHILD_OK);
+    entry_path(dir, path, sizeof path);
+    entry e;
+    entry_read(path, &e);
+    unsigned route = 9, flags = 0;
+    cr_assert_eq(sscanf(e.verdict, "ok %u %u", &route, &flags), 2, "verdict: %s", e.verdict);
+    cr_assert(e.log[0], "the verdict names no candidate");
+    char cmd[2048], out[2048] = "";
+    snprintf(cmd, sizeof cmd, "KRT_ZE_POCL_CACHE_DIR='%s' '%s/bin/ze_pocl_selfcheck' %u %u 7 2>&1", dir,
+             getenv("KRT_BUILD"), route, flags);
+    fflush(NULL);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = 0;
+    int st = pclose(p);
+    char want[64];
+    snprintf(want, sizeof want, "route %u flags %u which 7: ok", route, flags);
+    cr_assert(strstr(out, want), "%s: %s", cmd, out);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x: %s", cmd, st, out);
+    cleanup(dir);
+}

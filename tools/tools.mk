@@ -23,7 +23,7 @@ $(BUILD)/include/%.h: kernels/include/%.h
 
 $(BINDIR)/krt-info: tools/krt-info.c runtime/include/krt.h $(KRT_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_C) -Iruntime/include $< -o $@ -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lkrt
+	$(CC) $(CFLAGS_C) -Iruntime/include $< -o $@ $(LDFLAGS) -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lkrt
 
 install: install-tools
 install-tools: $(TOOL_BINS) $(KRT_CC) $(KRT_KERNEL_HEADERS)

@@ -28,7 +28,7 @@ all: driver-cuda
 # -z nodelete: ze_cuda's two helper threads (event watcher, host tasks) live as long as the process, so the
 # library must stay mapped if the loader dlcloses it.
 $(ZE_CUDA_SO): $(ZC_OBJS) driver/exports.map | $(LIBDIR)
-	$(CXX) -shared -o $@ $(ZC_OBJS) -Wl,--no-undefined -Wl,-z,defs -Wl,-z,nodelete \
+	$(CXX) $(LINK_FLAGS) -shared -o $@ $(ZC_OBJS) -Wl,--no-undefined -Wl,-z,defs -Wl,-z,nodelete \
 	    -Wl,--version-script=driver/exports.map $(ZC_LDLIBS)
 
 $(ZC_OBJDIR)/model/%.o: driver/%.c $(ZC_HDRS)
@@ -45,7 +45,7 @@ $(ZC_OBJDIR)/cuda/%.o: driver/cuda/%.cpp $(ZC_HDRS)
 
 # The translation alone, for make test on machines without a GPU (test/test_cuda_ptx.c).
 $(BINDIR)/ze_cuda_ptx: driver/cuda/tools/spv2ptx.c $(ZC_PTX_OBJS) $(ZC_HDRS) | $(BINDIR)
-	$(CC) $(ZC_CFLAGS) $< $(ZC_PTX_OBJS) -o $@ $(ZC_LDLIBS)
+	$(CC) $(ZC_CFLAGS) $< $(ZC_PTX_OBJS) -o $@ $(LDFLAGS) $(ZC_LDLIBS)
 
 # make install puts libze_cuda.so beside libze_pocl.so, where libkrt looks for both.
 .PHONY: install-cuda uninstall-cuda

@@ -56,6 +56,31 @@ __asm__(".text\n"
 #include "host.h"
 #include "krt_internal.h"
 
+/* The sanitizers are told about each switch between a work-item's stack and the pool thread's (the scheduler's):
+ * ASan so that it knows which stack is current (its fake stacks, and the stack it unpoisons on a noreturn call),
+ * TSan so that each work-item has its own shadow call stack and a switch orders what the work-items do, as the
+ * barrier does. Compiled only when the sanitizer is on (make sanitize); nothing otherwise. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HOST_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define HOST_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(HOST_ASAN)
+#define HOST_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(HOST_TSAN)
+#define HOST_TSAN 1
+#endif
+#ifdef HOST_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef HOST_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
 /* The work-item state of the native kernel ABI (kernels/include/krt_kernel.h defines the kernel's side). */
 struct krt_host_item {
     uint32_t work_dim;
@@ -519,6 +544,15 @@ typedef struct worker {
     uint8_t *finished;
     size_t current;
     job *job;
+#ifdef HOST_ASAN
+    const void *sched_bottom; /* the pool thread's stack, as ASan reported it at the switch to a work-item */
+    size_t sched_size;
+    void *sched_fake;         /* the scheduler's fake stack while a work-item runs */
+#endif
+#ifdef HOST_TSAN
+    void *sched_fiber;        /* the pool thread's own TSan context */
+    void **fibers;            /* a TSan fiber per work-item of the group, for its life */
+#endif
 } worker;
 
 static __thread worker *self;
@@ -561,6 +595,11 @@ static int worker_reserve(worker *w, const job *j) {
             uint8_t *f = realloc(w->finished, items);
             if (!f) return 0;
             w->finished = f;
+#ifdef HOST_TSAN
+            void **fb = realloc(w->fibers, items * sizeof *fb);
+            if (!fb) return 0;
+            w->fibers = fb;
+#endif
             size_t page = (size_t)sysconf(_SC_PAGESIZE);
             size_t len = items * (HOST_ITEM_STACK + page);
             uint8_t *s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -577,12 +616,51 @@ static int worker_reserve(worker *w, const job *j) {
     return 1;
 }
 
+/* The sanitizers' side of a switch (see HOST_ASAN above). The scheduler calls san_to_item before it resumes
+ * work-item i on its stack and san_in_sched once back; a work-item calls san_in_item first on its stack and after
+ * each resume, and san_to_sched before it switches back, with fake NULL when it has ended. */
+static inline void san_to_item(worker *w, size_t i, const uint8_t *stack) {
+    (void)w, (void)i, (void)stack;
+#ifdef HOST_ASAN
+    __sanitizer_start_switch_fiber(&w->sched_fake, stack, HOST_ITEM_STACK);
+#endif
+#ifdef HOST_TSAN
+    __tsan_switch_to_fiber(w->fibers[i], 0);
+#endif
+}
+
+static inline void san_in_sched(worker *w) {
+    (void)w;
+#ifdef HOST_ASAN
+    __sanitizer_finish_switch_fiber(w->sched_fake, NULL, NULL);
+#endif
+}
+
+static inline void san_in_item(worker *w, void *fake) {
+    (void)w, (void)fake;
+#ifdef HOST_ASAN
+    __sanitizer_finish_switch_fiber(fake, &w->sched_bottom, &w->sched_size);
+#endif
+}
+
+static inline void san_to_sched(worker *w, void **fake) {
+    (void)w, (void)fake;
+#ifdef HOST_ASAN
+    __sanitizer_start_switch_fiber(fake, w->sched_bottom, w->sched_size);
+#endif
+#ifdef HOST_TSAN
+    __tsan_switch_to_fiber(w->sched_fiber, 0);
+#endif
+}
+
 /* A work-item's entry on its own stack: run the kernel to its end, then back to the scheduler (uc_link, or the
  * switch below, which never returns here). */
 static void item_entry(void) {
     worker *w = self;
+    san_in_item(w, NULL);
     ffi_call(&w->job->kern->cif, w->job->kern->fn, NULL, w->avalues);
     w->finished[w->current] = 1;
+    san_to_sched(w, NULL);
 #if HOST_FAST_SWITCH
     void *dead;
     krt__host_switch(&dead, w->sched_sp);
@@ -607,11 +685,14 @@ static void item_barrier(const struct krt_host_item *item) {
     (void)item;
     worker *w = self;
     if (!w || !w->job || !w->job->kern->barrier) return;
+    void *fake = NULL;
+    san_to_sched(w, &fake);
 #if HOST_FAST_SWITCH
     krt__host_switch(&w->sp[w->current], w->sched_sp);
 #else
     swapcontext(&w->ctx[w->current], &w->sched);
 #endif
+    san_in_item(w, fake);
 }
 
 /* A work-item's local and global ids from its group's ids and its place (x, y, z) in the group. */
@@ -689,7 +770,13 @@ static void run_group(worker *w, job *j, const struct krt_host_item **slot, size
         makecontext(&w->ctx[i], item_entry, 0);
 #endif
         w->finished[i] = 0;
+#ifdef HOST_TSAN
+        w->fibers[i] = __tsan_create_fiber(0);
+#endif
     }
+#ifdef HOST_TSAN
+    w->sched_fiber = __tsan_get_current_fiber();
+#endif
     /* Round robin: each pass runs every unfinished work-item up to its next barrier or its end. */
     size_t left = n;
     while (left > 0) {
@@ -697,12 +784,19 @@ static void run_group(worker *w, job *j, const struct krt_host_item **slot, size
             if (w->finished[i]) continue;
             w->current = i;
             *slot = &w->items[i];
+            san_to_item(w, i, w->stacks + i * (HOST_ITEM_STACK + page) + page);
 #if HOST_FAST_SWITCH
             krt__host_switch(&w->sched_sp, w->sp[i]);
 #else
             swapcontext(&w->sched, &w->ctx[i]);
 #endif
-            if (w->finished[i]) left--;
+            san_in_sched(w);
+            if (w->finished[i]) {
+                left--;
+#ifdef HOST_TSAN
+                __tsan_destroy_fiber(w->fibers[i]);
+#endif
+            }
         }
     }
 }

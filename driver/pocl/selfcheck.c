@@ -28,13 +28,22 @@ extern const uint8_t zp_selfcheck_spv[], zp_selfcheck_spv_end[];
  * are then ignored. */
 #define ZP_CHECK_REVISION 1
 
+/* The buffers of one run, freed at its end: the fill takes 2, the atomics 4, the async copies 2. A check that
+ * asks for more than ZP_CHECK_BUFS gets none, and the run fails saying so (full), rather than writing past
+ * the table. */
+#define ZP_CHECK_BUFS 8
 typedef struct {
     cl_command_queue q;
-    void *bufs[6];
+    void *bufs[ZP_CHECK_BUFS];
     size_t nbufs;
+    int full;
 } run_state;
 
 static void *svm(run_state *st, size_t size) {
+    if (st->nbufs == ZP_CHECK_BUFS) {
+        st->full = 1;
+        return NULL;
+    }
     void *p = clSVMAlloc(zp_cl_ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 128);
     if (p) {
         memset(p, 0, size);
@@ -227,6 +236,7 @@ int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned bridge, uns
         if (rc == 0 && (which & ZP_CHECK_FILL)) rc = check_fill(&st, prog, why, n);
         if (rc == 0 && (which & ZP_CHECK_ATOMICS)) rc = check_atomics(&st, prog, why, n);
         if (rc == 0 && (which & ZP_CHECK_ASYNC)) rc = check_async(&st, prog, why, n);
+        if (st.full) snprintf(why, n, "the self-check needs more than its %d buffers", ZP_CHECK_BUFS);
         clFinish(st.q);
         clReleaseCommandQueue(st.q);
     }
@@ -258,7 +268,9 @@ static void file_id(const char *path, long long *size, long long *mtime) {
 }
 
 /* The key names this PoCL (versions and library file) and this driver's own file, so a rebuilt ze_pocl
- * (other kernels, rewrites or candidates) checks again too. */
+ * (other kernels, rewrites or candidates) checks again too. Its longest (two 255-byte versions, two 511-byte
+ * paths, four numbers) fits ZP_CHECK_KEY_MAX, and a line of it fits cache_read's line buffer. */
+#define ZP_CHECK_KEY_MAX 1700
 static void cache_key(const zp_pocl_caps *caps, char *key, size_t n) {
     char lib[512] = "", self[512] = "";
     dl_iterate_phdr(find_pocl, lib);
@@ -267,8 +279,9 @@ static void cache_key(const zp_pocl_caps *caps, char *key, size_t n) {
     long long size, mtime, ssize, smtime;
     file_id(lib, &size, &mtime);
     file_id(self, &ssize, &smtime);
-    snprintf(key, n, "rev %d | %s | %s | %s %lld %lld | %s %lld %lld", ZP_CHECK_REVISION, caps->version,
-             caps->device, lib, size, mtime, self, ssize, smtime);
+    int w = snprintf(key, n, "rev %d | %s | %s | %s %lld %lld | %s %lld %lld", ZP_CHECK_REVISION, caps->version,
+                     caps->device, lib, size, mtime, self, ssize, smtime);
+    if (w < 0) key[0] = 0; /* an empty key matches no entry: the check runs */
     for (char *p = key; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
 }
@@ -379,7 +392,7 @@ static int candidates(const zp_pocl_caps *caps, candidate *out) {
 #define ZP_CHECK_ATTEMPTS 2
 
 void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev) {
-    char key[1400], path[600];
+    char key[ZP_CHECK_KEY_MAX], path[600];
     cache_key(caps, key, sizeof key);
     int cached = cache_path(key, path, sizeof path) == 0;
     cache_entry e;
@@ -448,10 +461,12 @@ void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev) {
         if (w > 0) used = used + (size_t)w < sizeof findings ? used + (size_t)w : sizeof findings - 1;
     }
     caps->check = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    snprintf(caps->check_log, sizeof caps->check_log,
-             "ze_pocl does not support this PoCL (%s): no way of building kernels passed its start-up self-check "
-             "(results compared exactly), so no module is built. %s",
-             caps->version, findings);
+    int w = snprintf(caps->check_log, sizeof caps->check_log,
+                     "ze_pocl does not support this PoCL (%s): no way of building kernels passed its start-up "
+                     "self-check (results compared exactly), so no module is built. %s",
+                     caps->version, findings);
+    /* The findings may not all fit: the log then says so at its end. */
+    if (w >= (int)sizeof caps->check_log) memcpy(caps->check_log + sizeof caps->check_log - 4, "...", 4);
     if (cached) {
         cache_entry bad;
         memset(&bad, 0, sizeof bad);

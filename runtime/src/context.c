@@ -90,7 +90,9 @@ static void init_process(void)
     if (user && clean_driver_list(user, cleaned, sizeof cleaned)) {
         if (strcmp(cleaned, user) != 0 && setenv("ZE_ENABLE_ALT_DRIVERS", cleaned, 1) == 0)
             changed = 1;
-        snprintf(init_driver_note, sizeof init_driver_note, "ZE_ENABLE_ALT_DRIVERS=%s", cleaned);
+        /* The note is for messages only: a list longer than it ends in "...". */
+        int w = snprintf(init_driver_note, sizeof init_driver_note, "ZE_ENABLE_ALT_DRIVERS=%s", cleaned);
+        if (w >= (int)sizeof init_driver_note) memcpy(init_driver_note + sizeof init_driver_note - 4, "...", 4);
     } else {
         char pocl[PATH_MAX];
         if (find_ze_pocl(pocl, sizeof pocl) && strchr(pocl, ',') == NULL) {

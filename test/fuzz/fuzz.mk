@@ -58,7 +58,7 @@ FUZZ_SMOKE_BIN := $(FUZZ_DIR)/fuzz_smoke
 $(FUZZ_SMOKE_BIN): test/fuzz/fuzz_module.c test/common/krt_fuzz_one.c test/common/krt_fuzz_one.h $(KRT_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) -DKRT_FUZZ_STANDALONE -Iruntime/include -Itest/common test/fuzz/fuzz_module.c \
-	    test/common/krt_fuzz_one.c -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt -ldl
+	    test/common/krt_fuzz_one.c -o $@ $(LDFLAGS) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt -ldl
 
 # Seeds: the project's kernels (build/kernels), SPIR-V only.
 $(FUZZ_DIR)/seeds/.stamp: $(KERNEL_SPVS)

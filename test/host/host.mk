@@ -22,11 +22,11 @@ $(BUILD)/test/host/abi_layout.o: test/host/abi_layout.c $(KERNEL_HEADERS)
 
 $(HOST_TEST_BIN): test/host/test_host_kernels.c test/host/host_item.h $(BUILD)/test/host/abi_layout.o
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_TEST_FLAGS) $(CRITERION_CFLAGS) $< $(BUILD)/test/host/abi_layout.o -o $@ $(CRITERION_LIBS) -lpthread -ldl
+	$(CC) $(HOST_TEST_FLAGS) $(CRITERION_CFLAGS) $< $(BUILD)/test/host/abi_layout.o -o $@ $(LDFLAGS) $(CRITERION_LIBS) -lpthread -ldl
 
 $(HOST_OFFBYONE) $(HOST_VADD): $(BUILD)/test/host_%: test/host/host_%.c test/host/host_item.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_TEST_FLAGS) $< -o $@ -ldl
+	$(CC) $(HOST_TEST_FLAGS) $< -o $@ $(LDFLAGS) -ldl
 
 # test/host/asan-krt.sh: the tutorial's AddressSanitizer run through libkrt on the host device, as a user makes it.
 EXAMPLE_TESTS += '$(HOST_TEST_BIN) $(CRITERION_ARGS)' 'sh test/host/asan-krt.sh $(BUILD) $(KRT_LIBASAN)'
