@@ -36,6 +36,16 @@ static void each_is(const int *p, size_t n, int want, const char *what)
     sentinels_intact(p, n, what);
 }
 
+/* A launch over (dims, size) with the static group `group`, or krt's choice when group is NULL. */
+static krt_launch_desc launch_of(uint32_t dims, const uint64_t size[3], const uint32_t *group, const krt_arg *args,
+                                 uint32_t num_args)
+{
+    krt_launch_desc desc = {.range = {dims, {size[0], size[1], size[2]}}, .args = args, .num_args = num_args};
+    if (group)
+        memcpy(desc.group, group, sizeof desc.group);
+    return desc;
+}
+
 /* Runs kernel `name` with one buffer argument over range (dims, size) and, when group is not NULL, that static
  * group; every element must have been incremented once. */
 static void inc_once(krt_context *ctx, krt_kernel *k, uint32_t dims, const uint64_t size[3], const uint32_t *group)
@@ -45,9 +55,7 @@ static void inc_once(krt_context *ctx, krt_kernel *k, uint32_t dims, const uint6
         n *= size[d];
     int *a = buffer(ctx, n, 0);
     krt_arg args[] = {KRT_ARG(a)};
-    krt_launch_desc desc = {.range = {dims, {size[0], size[1], size[2]}}, .args = args, .num_args = 1};
-    if (group)
-        memcpy(desc.group, group, sizeof desc.group);
+    krt_launch_desc desc = launch_of(dims, size, group, args, 1);
     KT_OK(krt_launch_sync(k, &desc));
     char what[128];
     snprintf(what, sizeof what, "%uD %llu x %llu x %llu, group %u x %u x %u", dims, (unsigned long long)size[0],
@@ -127,8 +135,7 @@ static void check_builtins(krt_context *ctx, krt_kernel *k, uint32_t dims, const
         uint64_t *out = kt_alloc(ctx, n * 8 * sizeof(uint64_t), KRT_MEMORY_SHARED);
         memset(out, 0xff, n * 8 * sizeof(uint64_t));
         krt_arg args[] = {KRT_ARG(out), KRT_ARG(d)};
-        krt_launch_desc desc = {.range = {dims, {size[0], size[1], size[2]}},
-                                .group = {group[0], group[1], group[2]}, .args = args, .num_args = 2};
+        krt_launch_desc desc = launch_of(dims, size, group, args, 2);
         KT_OK(krt_launch_sync(k, &desc));
         for (size_t i = 0; i < n; i++) {
             uint64_t id[3] = {i % size[0], i / size[0] % size[1], i / size[0] / size[1]};
@@ -261,8 +268,7 @@ Test(exact, atomics_count_the_range, .timeout = KT_TEST_TIMEOUT)
         int *c = buffer(ctx, 1, 0);
         krt_arg args[] = {KRT_ARG(c)};
         uint32_t dims = sizes[i][2] > 1 ? 3 : sizes[i][1] > 1 ? 2 : 1;
-        krt_launch_desc desc = {.range = {dims, {sizes[i][0], sizes[i][1], sizes[i][2]}}, .args = args,
-                                .num_args = 1};
+        krt_launch_desc desc = launch_of(dims, sizes[i], NULL, args, 1);
         KT_OK(krt_launch_sync(k, &desc));
         each_is(c, 1, (int)(sizes[i][0] * sizes[i][1] * sizes[i][2]), "counter");
         KT_OK(krt_free(ctx, c));
