@@ -141,8 +141,17 @@ typedef struct zp_ndrange {
     size_t base[3];
 } zp_ndrange;
 
-/* The hidden argument one past a compiled kernel's own (driver/spirv/exact_range.cpp) for a backend that compiles
- * the module's LLVM: lanes 0-2 range, lanes 3-5 enq | base << 32, lanes 6-7 zero. */
+/* A backend that compiles the module's LLVM (driver/spirv/exact_range.cpp) has two functions per kernel: the
+ * kernel as the module has it, for uniform launches (zp_ndrange_uniform), and its exact-range variant, named
+ * with this suffix, for every other launch. The variant takes one hidden argument after the kernel's own,
+ * filled by zp_exact_desc: lanes 0-2 range, lanes 3-5 enq | base << 32, lanes 6-7 zero. */
+#define ZP_EXACT_SUFFIX "$exact"
+
+static inline bool zp_ndrange_uniform(const zp_ndrange *r) {
+    return r->range[0] == r->global[0] && r->range[1] == r->global[1] && r->range[2] == r->global[2] &&
+           r->base[0] == 0 && r->base[1] == 0 && r->base[2] == 0;
+}
+
 static inline void zp_exact_desc(const zp_ndrange *r, uint64_t out[8]) {
     for (int d = 0; d < 3; d++) {
         out[d] = r->range[d];

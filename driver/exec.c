@@ -109,9 +109,7 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
  * The queue is in order, so the waits go to the first piece and the completion token is the last one's. */
 ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
                                   zp_btoken *const *tokens, zp_btoken **done) {
-    if (!k->meta->whole_groups ||
-        (r->range[0] == r->global[0] && r->range[1] == r->global[1] && r->range[2] == r->global[2]))
-        return zp_be->launch(bq, k->bkern, r, nt, tokens, done);
+    if (!k->meta->whole_groups || zp_ndrange_uniform(r)) return zp_be->launch(bq, k->bkern, r, nt, tokens, done);
     size_t start[3][2], size[3][2], local[3][2];
     uint32_t segs[3];
     for (int d = 0; d < 3; d++) {

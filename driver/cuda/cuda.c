@@ -381,9 +381,15 @@ static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out
     struct zp_bkern *k = calloc(1, sizeof *k);
     if (!k) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     CUresult r = zc_cu.cuModuleGetFunction(&k->fn, m->module, name);
-    if (r != CUDA_SUCCESS) {
+    /* Its exact-range variant (driver/spirv/exact_range.cpp), for the launches that are not uniform. */
+    char *variant = r == CUDA_SUCCESS ? malloc(strlen(name) + sizeof ZP_EXACT_SUFFIX) : NULL;
+    if (variant) {
+        r = zc_cu.cuModuleGetFunction(&k->fn_exact, m->module, strcat(strcpy(variant, name), ZP_EXACT_SUFFIX));
+        free(variant);
+    }
+    if (r != CUDA_SUCCESS || !variant) {
         free(k);
-        return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+        return r != CUDA_SUCCESS ? ZE_RESULT_ERROR_INVALID_KERNEL_NAME : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
     k->mod = m;
     k->num_args = ki->num_args;
@@ -391,7 +397,7 @@ static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out
     k->sizes = ki->sizes;
     size_t bytes = 0;
     for (uint32_t a = 0; a < ki->num_args; a++) bytes += slot_size(ki->kinds[a], ki->sizes[a]);
-    k->params = calloc(ki->num_args + 5, sizeof *k->params);
+    k->params = calloc(2 * ki->num_args + 9, sizeof *k->params);
     k->store = calloc(bytes ? bytes : 1, 1);
     k->local_sz = calloc(ki->num_args + 1, sizeof *k->local_sz);
     if (!k->params || !k->store || !k->local_sz) {
@@ -407,14 +413,17 @@ static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out
         off += slot_size(ki->kinds[a], ki->sizes[a]);
         if (ki->kinds[a] == ZP_ARG_LOCAL) k->has_local = true;
     }
-    /* After the kernel's own parameters: the exact-range descriptor (driver/spirv/exact_range.cpp), then the
-     * work dimension and the global offset (add_launch_params in ptx.cpp). */
-    k->params[ki->num_args] = k->hidden_exact;
-    k->params[ki->num_args + 1] = &k->hidden_dim;
-    for (int d = 0; d < 3; d++) k->params[ki->num_args + 2 + d] = &k->hidden_off[d];
-    int v = 0;
+    /* After the kernel's own parameters: the work dimension and the global offset (add_launch_params in
+     * ptx.cpp); the variant takes the exact-range descriptor before them. Both lists share the slots. */
+    void **x = k->params_exact = k->params + ki->num_args + 4;
+    for (uint32_t a = 0; a < ki->num_args; a++) x[a] = k->params[a];
+    k->params[ki->num_args] = x[ki->num_args + 1] = &k->hidden_dim;
+    for (int d = 0; d < 3; d++) k->params[ki->num_args + 1 + d] = x[ki->num_args + 2 + d] = &k->hidden_off[d];
+    x[ki->num_args] = k->hidden_exact;
+    int v = 0, vx = 0;
     zc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn);
-    limits->max_group_total = (uint32_t)v;
+    zc_cu.cuFuncGetAttribute(&vx, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn_exact);
+    limits->max_group_total = (uint32_t)(vx < v ? vx : v);
     limits->preferred_multiple = 32;
     limits->subgroup_size = 32;
     limits->has_sizes = true;
@@ -726,6 +735,8 @@ static ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range,
         shared = (uint32_t)off;
         if (shared > k->dyn_limit) {
             CUresult r = zc_cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+            if (r == CUDA_SUCCESS)
+                r = zc_cu.cuFuncSetAttribute(k->fn_exact, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
             if (r != CUDA_SUCCESS) {
                 if (t) zc_token_release(t);
                 return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -733,7 +744,8 @@ static ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range,
             k->dyn_limit = shared;
         }
     }
-    zp_exact_desc(range, k->hidden_exact);
+    bool uniform = zp_ndrange_uniform(range);
+    if (!uniform) zp_exact_desc(range, k->hidden_exact);
     k->hidden_dim = range->dims;
     unsigned g[3], l[3];
     for (int d = 0; d < 3; d++) {
@@ -741,7 +753,8 @@ static ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range,
         l[d] = (unsigned)(range->local[d] ? range->local[d] : 1);
         g[d] = (unsigned)(range->global[d] / l[d]);
     }
-    CUresult r = zc_cu.cuLaunchKernel(k->fn, g[0], g[1], g[2], l[0], l[1], l[2], shared, q->stream, k->params, NULL);
+    CUresult r = zc_cu.cuLaunchKernel(uniform ? k->fn : k->fn_exact, g[0], g[1], g[2], l[0], l[1], l[2], shared,
+                                      q->stream, uniform ? k->params : k->params_exact, NULL);
     return finish(q, r, t, done);
 }
 

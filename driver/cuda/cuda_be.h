@@ -78,10 +78,12 @@ struct zp_bmod {
 struct zp_bkern {
     struct zp_bmod *mod;
     CUfunction fn;
+    CUfunction fn_exact; /* the exact-range variant (driver/spirv/exact_range.cpp), for launches not uniform */
     uint32_t num_args;
     const uint32_t *kinds;
     const uint32_t *sizes;
-    void **params;       /* num_args + 5 hidden: the exact-range descriptor, work dim, global offset x, y, z */
+    void **params;       /* num_args + 4 hidden: work dim, global offset x, y, z */
+    void **params_exact; /* fn_exact's, in the same allocation: num_args, the descriptor, then the same 4 */
     uint8_t *store;      /* the argument values params point at, 16 bytes a slot or the struct's size */
     uint64_t *local_sz;  /* per __local argument: bytes asked for */
     bool has_local;

@@ -27,16 +27,13 @@ struct zp_bkern {
     /* FNV-1a hash of the kernel's name: PoCL keys its cache of compiled work-group functions by the
      * kernel (its program's build and its name), so every cl_kernel of one name shares entries. */
     uint32_t name_hash;
-    /* The hidden exact-range argument (driver/spirv/exact_range.cpp): its index, and the value PoCL holds. */
+    /* The kernel's exact-range variant (driver/spirv/exact_range.cpp), for launches that are not uniform: it
+     * takes the same arguments, then the descriptor at exact_index, which holds `exact` once exact_set. */
+    cl_kernel exact_kernel;
     cl_uint exact_index;
     bool exact_set;
     uint64_t exact[8];
 };
-
-/* Sets the hidden exact-range argument of a kernel built by zp_pocl_program_build for the launch r; for
- * kernels launched straight through OpenCL (the self-check), a uniform zp_ndrange. */
-cl_int zp_pocl_set_exact(cl_kernel k, cl_uint index, const zp_ndrange *r);
-cl_int zp_pocl_set_uniform(cl_kernel k, cl_uint dims, const size_t *global, const size_t *local);
 
 /* The one OpenCL context holding every PoCL device; created once by zp_pocl_init. */
 extern cl_context zp_cl_ctx;

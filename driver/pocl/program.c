@@ -215,10 +215,20 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
     }
     uint32_t h = 2166136261u;
     for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
+    char *variant = malloc(strlen(name) + sizeof ZP_EXACT_SUFFIX);
+    if (variant) strcat(strcpy(variant, name), ZP_EXACT_SUFFIX);
+    cl_kernel x = variant ? clCreateKernel(mod->program, variant, &err) : NULL;
+    free(variant);
+    if (!x) {
+        clReleaseKernel(k);
+        free(bk);
+        return variant ? zp_cl_result(err) : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
     cl_uint nargs = 0;
-    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+    clGetKernelInfo(x, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
     bk->kernel = k;
     bk->name_hash = h;
+    bk->exact_kernel = x;
     bk->exact_index = nargs ? nargs - 1 : 0;
     bk->exact_set = false;
     *out = bk;
@@ -228,39 +238,22 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
 void zp_pocl_kernel_destroy(zp_bkern *kern) {
     if (!kern) return;
     clReleaseKernel(ZP_CLK(kern));
+    clReleaseKernel(kern->exact_kernel);
     free(kern);
 }
 
-cl_int zp_pocl_set_exact(cl_kernel k, cl_uint index, const zp_ndrange *r) {
-    uint64_t desc[8];
-    zp_exact_desc(r, desc);
-    return clSetKernelArg(k, index, sizeof desc, desc);
-}
-
-cl_int zp_pocl_set_uniform(cl_kernel k, cl_uint dims, const size_t *global, const size_t *local) {
-    zp_ndrange r = {.dims = dims};
-    for (cl_uint d = 0; d < 3; d++) {
-        r.global[d] = r.range[d] = d < dims ? global[d] : 1;
-        r.local[d] = r.enq[d] = d < dims && local ? local[d] : 1;
-    }
-    cl_uint nargs = 0;
-    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
-    return nargs ? zp_pocl_set_exact(k, nargs - 1, &r) : CL_INVALID_KERNEL_ARGS;
-}
-
-ze_result_t zp_pocl_kernel_set_arg(zp_bkern *kern, uint32_t index, uint32_t kind, size_t size, const void *value) {
-    cl_int err;
+static cl_int set_arg(cl_kernel k, uint32_t index, uint32_t kind, size_t size, const void *value) {
     switch (kind) {
     case ZP_ARG_GLOBAL:
-    case ZP_ARG_CONSTANT:
-        err = clSetKernelArgSVMPointer(ZP_CLK(kern), index, value);
-        break;
-    case ZP_ARG_LOCAL:
-        err = clSetKernelArg(ZP_CLK(kern), index, size, NULL);
-        break;
-    default:
-        err = clSetKernelArg(ZP_CLK(kern), index, size, value);
-        break;
+    case ZP_ARG_CONSTANT: return clSetKernelArgSVMPointer(k, index, value);
+    case ZP_ARG_LOCAL: return clSetKernelArg(k, index, size, NULL);
+    default: return clSetKernelArg(k, index, size, value);
     }
+}
+
+/* The kernel and its exact-range variant take the same arguments: both get each value. */
+ze_result_t zp_pocl_kernel_set_arg(zp_bkern *kern, uint32_t index, uint32_t kind, size_t size, const void *value) {
+    cl_int err = set_arg(ZP_CLK(kern), index, kind, size, value);
+    if (err == CL_SUCCESS) err = set_arg(kern->exact_kernel, index, kind, size, value);
     return zp_cl_result(err);
 }

@@ -58,17 +58,22 @@ static launch_slot *slot_for(const zp_bkern *kern, const zp_ndrange *r) {
 ze_result_t zp_pocl_launch(zp_bqueue *q, zp_bkern *kern, const zp_ndrange *r, uint32_t num_waits,
                            zp_btoken *const *waits, zp_btoken **done) {
     pthread_once(&slots_once, slots_init);
-    /* The hidden exact-range argument, set only when it changes (the object model holds the kernel's lock). */
-    uint64_t desc[8];
-    zp_exact_desc(r, desc);
-    if (!kern->exact_set || memcmp(desc, kern->exact, sizeof desc) != 0) {
-        cl_int e = clSetKernelArg(ZP_CLK(kern), kern->exact_index, sizeof desc, desc);
-        if (e != CL_SUCCESS) {
-            kern->exact_set = false;
-            return zp_cl_result(e);
+    /* A uniform launch runs the kernel itself; any other its exact-range variant, whose hidden argument is set
+     * only when it changes (the object model holds the kernel's lock). */
+    cl_kernel ck = ZP_CLK(kern);
+    if (!zp_ndrange_uniform(r)) {
+        ck = kern->exact_kernel;
+        uint64_t desc[8];
+        zp_exact_desc(r, desc);
+        if (!kern->exact_set || memcmp(desc, kern->exact, sizeof desc) != 0) {
+            cl_int e = clSetKernelArg(ck, kern->exact_index, sizeof desc, desc);
+            if (e != CL_SUCCESS) {
+                kern->exact_set = false;
+                return zp_cl_result(e);
+            }
+            memcpy(kern->exact, desc, sizeof desc);
+            kern->exact_set = true;
         }
-        memcpy(kern->exact, desc, sizeof desc);
-        kern->exact_set = true;
     }
     cl_command_queue cq = ZP_CLQ(q);
     launch_slot *s = slot_for(kern, r);
@@ -89,7 +94,7 @@ ze_result_t zp_pocl_launch(zp_bqueue *q, zp_bkern *kern, const zp_ndrange *r, ui
         }
     }
     if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(cq, ZP_CLK(kern), r->dims, r->offset, r->global, r->local, nw, wl,
+        err = clEnqueueNDRangeKernel(cq, ck, r->dims, r->offset, r->global, r->local, nw, wl,
                                      (cl_event *)done);
     if (err == CL_SUCCESS && s->last != cq) {
         /* The slot keeps the queue alive, so a marker can still be put behind it after the queue's own

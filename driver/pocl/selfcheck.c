@@ -53,8 +53,7 @@ static void *svm(run_state *st, size_t size) {
 }
 
 static int launch(run_state *st, cl_kernel k, size_t global, size_t local, char *why, size_t n, const char *what) {
-    cl_int err = zp_pocl_set_uniform(k, 1, &global, &local);
-    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(st->q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    cl_int err = clEnqueueNDRangeKernel(st->q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     if (err == CL_SUCCESS) err = clFinish(st->q);
     if (err != CL_SUCCESS) {
         snprintf(why, n, "%s: launch failed (OpenCL error %d)", what, (int)err);

@@ -1352,7 +1352,12 @@ int translate(const zp_module_src *src, unsigned flags, void **bitcode, size_t *
     }
     int rc = extract_meta(*mod, meta);
     if (rc != ZP_BRIDGE_OK) return rc;
-    if (flags & ZP_BRIDGE_EXACT_RANGE) zp::add_exact_range(*mod);
+    std::string clash;
+    if ((flags & ZP_BRIDGE_EXACT_RANGE) && !zp::add_exact_range(*mod, clash)) {
+        log = "the module has a function named " + clash + ", the name the driver gives a kernel's exact-range "
+              "variant";
+        return ZP_BRIDGE_BUILD_FAILURE;
+    }
 
     if (flags & ZP_BRIDGE_EMIT_SPIRV) {
         // SPIR-V 1.2: the newest version PoCL's CPU devices list in CL_DEVICE_IL_VERSION.

@@ -1,9 +1,11 @@
 // Exact ranges (ZE_krt_exact_range, driver/include/ze_krt_exact_range.h) in the translated module, shared by
 // every backend that compiles the module's LLVM (ze_pocl and ze_cuda).
 //
-// Each kernel gets one hidden parameter after its own, a ulong8 the backend sets per launch from zp_ndrange
-// (zp_exact_desc): lanes 0-2 the whole launch's range, lanes 3-5 the enqueued group size in the low 32 bits
-// and the piece's first group id in the high 32 bits. The work-item builtins the kernel calls are answered from
+// Each kernel k gets a variant, k followed by ZP_EXACT_SUFFIX, for the launches that are not uniform; k itself
+// stays as the module has it, so a uniform launch costs what it did (no hidden argument, which PoCL would copy
+// at every enqueue, and no entry check). The variant has one hidden parameter after its own, a ulong8 the
+// backend sets per launch from zp_ndrange (zp_exact_desc): lanes 0-2 the whole launch's range, lanes 3-5 the
+// enqueued group size in the low 32 bits and the piece's first group id in the high 32 bits. The work-item builtins the kernel calls are answered from
 // it, from the backend's own ("raw") answers for the group the backend runs:
 //   get_global_size(d)        range[d]
 //   get_enqueued_local_size   enq[d]
@@ -14,7 +16,8 @@
 //   get_global_linear_id, get_local_linear_id from the above; get_global_id, get_local_id, get_work_dim raw.
 // A kernel that does not need whole groups also returns at once from items past the range (the masked items
 // of a partial last group). One that does (a barrier, a work-group or sub-group function) never sees such an
-// item: exec.c launches its partial groups as pieces of their own size.
+// item: exec.c launches its partial groups as pieces of their own size. reqd_work_group_size goes from the
+// compiled module, so that such a piece may run with its real size (the driver enforces the size itself).
 #include "exact_range.h"
 
 #include <string>
@@ -28,6 +31,9 @@
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include "../backend.h"
 
 namespace zp {
 
@@ -69,14 +75,18 @@ struct Builtins {
         llvm::Value *in = b.CreateICmpULT(d, b.getInt32(3));
         return b.CreateExtractElement(desc, b.CreateAdd(b.getInt32(at), b.CreateSelect(in, d, b.getInt32(0))));
     }
-    llvm::Value *range(llvm::Value *d) { return lane(0, d); }
-    llvm::Value *enq(llvm::Value *d) { return b.CreateAnd(lane(3, d), b.getInt64(0xffffffffu)); }
-    llvm::Value *base(llvm::Value *d) { return b.CreateLShr(lane(3, d), b.getInt64(32)); }
+    // Without a descriptor (the kernel itself, for uniform launches) the launch is what the backend says.
+    llvm::Value *range(llvm::Value *d) { return desc ? lane(0, d) : raw("_Z15get_global_sizej", d); }
+    llvm::Value *enq(llvm::Value *d) {
+        return desc ? b.CreateAnd(lane(3, d), b.getInt64(0xffffffffu)) : raw("_Z14get_local_sizej", d);
+    }
+    llvm::Value *base(llvm::Value *d) { return desc ? b.CreateLShr(lane(3, d), b.getInt64(32)) : b.getInt64(0); }
     llvm::Value *group_id(llvm::Value *d) { return b.CreateAdd(raw("_Z12get_group_idj", d), base(d)); }
     llvm::Value *offset(llvm::Value *d) {
         return b.CreateSub(raw("_Z17get_global_offsetj", d), b.CreateMul(base(d), enq(d)));
     }
     llvm::Value *local_size(llvm::Value *d) {
+        if (!desc) return raw("_Z14get_local_sizej", d);
         llvm::Value *e = enq(d), *left = b.CreateSub(range(d), b.CreateMul(group_id(d), e));
         return b.CreateSelect(b.CreateICmpULT(left, e), left, e);
     }
@@ -117,18 +127,20 @@ void extend_arg_metadata(llvm::Function &f, unsigned old_count) {
     }
 }
 
-void answer_builtins(llvm::Module &m, llvm::Function &f, bool guard) {
-    llvm::Value *desc = f.getArg(f.arg_size() - 1);
+// desc is the variant's hidden parameter; NULL for the kernel itself, in which only OpenCL 2.0's three work-item
+// functions are answered (from the backend's own, as a uniform launch has them: libclc for NVPTX lacks them).
+void answer_builtins(llvm::Module &m, llvm::Function &f, llvm::Value *desc, bool guard) {
     std::vector<llvm::CallInst *> calls;
     for (llvm::BasicBlock &bb : f)
         for (llvm::Instruction &i : bb)
             if (auto *c = llvm::dyn_cast<llvm::CallInst>(&i))
                 if (llvm::Function *callee = c->getCalledFunction()) {
                     llvm::StringRef n = callee->getName();
-                    if (n == "_Z15get_global_sizej" || n == "_Z23get_enqueued_local_sizej" ||
-                        n == "_Z14get_num_groupsj" || n == "_Z12get_group_idj" || n == "_Z14get_local_sizej" ||
-                        n == "_Z17get_global_offsetj" || n == "_Z20get_global_linear_idv" ||
-                        n == "_Z19get_local_linear_idv")
+                    if (n == "_Z23get_enqueued_local_sizej" || n == "_Z20get_global_linear_idv" ||
+                        n == "_Z19get_local_linear_idv" ||
+                        (desc && (n == "_Z15get_global_sizej" || n == "_Z14get_num_groupsj" ||
+                                  n == "_Z12get_group_idj" || n == "_Z14get_local_sizej" ||
+                                  n == "_Z17get_global_offsetj")))
                         calls.push_back(c);
                 }
     for (llvm::CallInst *c : calls) {
@@ -204,7 +216,7 @@ llvm::Function *append_params(llvm::Module &m, llvm::Function *f, llvm::ArrayRef
     return nf;
 }
 
-void add_exact_range(llvm::Module &m) {
+bool add_exact_range(llvm::Module &m, std::string &clash) {
     // A kernel called by another kernel is inlined into it first, so that every call reaches a kernel's body
     // with that kernel's descriptor at hand.
     std::vector<llvm::CallInst *> kernel_calls;
@@ -224,17 +236,30 @@ void add_exact_range(llvm::Module &m) {
         if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL &&
             f.getReturnType()->isVoidTy())
             kernels.push_back(&f);
+    for (llvm::Function *f : kernels)
+        if (m.getFunction((f->getName() + ZP_EXACT_SUFFIX).str())) {
+            clash = (f->getName() + ZP_EXACT_SUFFIX).str();
+            return false;
+        }
     for (llvm::Function *f : kernels) {
         bool guard = !needs_whole_groups(*f);
         unsigned nuser = (unsigned)f->arg_size();
-        llvm::Function *nf = append_params(m, f, {llvm::FixedVectorType::get(llvm::Type::getInt64Ty(m.getContext()), 8)});
+        // The kernel itself stays as it was, for uniform launches; the variant gets the descriptor.
+        llvm::ValueToValueMapTy vmap;
+        llvm::Function *copy = llvm::CloneFunction(f, vmap);
+        copy->setName(f->getName() + ZP_EXACT_SUFFIX);
+        llvm::Function *nf = append_params(m, copy, {llvm::FixedVectorType::get(llvm::Type::getInt64Ty(m.getContext()), 8)});
         nf->getArg(nuser)->setName("__zp_exact_range");
         extend_arg_metadata(*nf, nuser);
         // A required group size stays the driver's to enforce (zeKernelSetGroupSize, from zp_kernel_meta): the
-        // compiler must not hold the kernel to it, since a partial group runs as a piece of its own size.
+        // compiler must not hold the variant to it, since a partial group runs as a piece of its own size; nor
+        // the kernel, since PoCL 3.1 held the variant to the kernel's size too (CL_INVALID_WORK_GROUP_SIZE).
         nf->setMetadata("reqd_work_group_size", nullptr);
-        answer_builtins(m, *nf, guard);
+        f->setMetadata("reqd_work_group_size", nullptr);
+        answer_builtins(m, *nf, nf->getArg(nuser), guard);
+        answer_builtins(m, *f, nullptr, false);
     }
+    return true;
 }
 
 } // namespace zp

@@ -3,6 +3,8 @@
 #ifndef ZP_EXACT_RANGE_H
 #define ZP_EXACT_RANGE_H
 
+#include <string>
+
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
@@ -15,10 +17,11 @@ bool needs_whole_groups(const llvm::Function &f);
 // Replaces f by a copy with parameters of the given types appended; returns the copy, named as f was.
 llvm::Function *append_params(llvm::Module &m, llvm::Function *f, llvm::ArrayRef<llvm::Type *> extra);
 
-// Gives every kernel of m the hidden exact-range descriptor (a ulong8 after its own parameters; its lanes are
-// filled by zp_exact_desc in backend.h) and answers the work-item builtins from it. Run once every helper is
-// inlined into the kernels.
-void add_exact_range(llvm::Module &m);
+// Adds to every kernel k of m its exact-range variant, k followed by ZP_EXACT_SUFFIX (backend.h): k with the
+// hidden descriptor (a ulong8 after its own parameters, filled by zp_exact_desc) and the work-item builtins
+// answered from it. Run once every helper is inlined into the kernels. Returns false, with the name in clash,
+// when the module already has a function of a variant's name.
+bool add_exact_range(llvm::Module &m, std::string &clash);
 
 } // namespace zp
 
