@@ -50,42 +50,9 @@ $(TEST_BINS) $(HOST_TEST_BIN): $(SAN_CR_DEPS)
 SAN_TSAN_CRITERION := CRITERION_CFLAGS="-Itest/sanitize -pthread" CRITERION_LIBS="$(abspath test/sanitize/cr_tsan_main.c)" \
                       SAN_CR_DEPS="test/sanitize/cr_tsan_main.c test/sanitize/criterion/criterion.h"
 
-# The examples as make test runs them (examples.mk), on ze_pocl and on the host device; the Python and shell
-# entries of EXAMPLE_TESTS are left out (their interpreters are not instrumented).
-SAN_PROGRAMS = \
-    '$(BINDIR)/vadd 100003' \
-    '$(BINDIR)/saxpy 1 7 1000 4093 65537' \
-    '$(BINDIR)/reduce 100003' \
-    '$(BINDIR)/matmul 100 75 130' \
-    '$(BINDIR)/histogram 1000003' \
-    '$(BINDIR)/heat 67 50 $(BUILD)/heat.png' \
-    '$(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot.png' \
-    '$(BINDIR)/pipeline 100000 4' \
-    '$(BINDIR)/pipeline 100003 3' \
-    '$(BINDIR)/hosttask 100003 777' \
-    '$(BINDIR)/tour' \
-    '$(BINDIR)/devices' \
-    '$(BINDIR)/errors >$(BUILD)/errors.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors.txt' \
-    '$(BINDIR)/knobs 10007' \
-    '$(BINDIR)/memory 100003' \
-    '$(BINDIR)/krt-info' \
-    '$(BINDIR)/krt-info $(BUILD)/kernels/heat.spv' \
-    '$(BINDIR)/krt-info Makefile; test $$? -eq 1' \
-    'KRT_DEVICE=host $(BINDIR)/vadd 100003' \
-    'KRT_DEVICE=host $(BINDIR)/saxpy 1 7 1000 4093 65537' \
-    'KRT_DEVICE=host $(BINDIR)/reduce 100003' \
-    'KRT_DEVICE=host $(BINDIR)/matmul 100 75 130' \
-    'KRT_DEVICE=host $(BINDIR)/histogram 1000003' \
-    'KRT_DEVICE=host $(BINDIR)/heat 67 50 $(BUILD)/heat-host.png' \
-    'KRT_DEVICE=host $(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot-host.png' \
-    'KRT_DEVICE=host $(BINDIR)/pipeline 100000 4' \
-    'KRT_DEVICE=host $(BINDIR)/tour' \
-    'KRT_DEVICE=host $(BINDIR)/devices' \
-    'KRT_DEVICE=host $(BINDIR)/errors >$(BUILD)/errors-host.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors-host.txt' \
-    'KRT_DEVICE=host $(BINDIR)/knobs 10007' \
-    'KRT_DEVICE=host $(BINDIR)/memory 100003' \
-    'KRT_DEVICE=host $(BINDIR)/hosttask 100003 777' \
-    'KRT_DEVICE=host $(BINDIR)/krt-info --device host'
+# The examples as make test runs them (examples.mk), on ze_pocl and on the host device, and krt-info; the
+# Python and shell entries (EXAMPLE_SCRIPTS) are left out: their interpreters are not instrumented.
+SAN_PROGRAMS = $(EXAMPLE_PROGRAMS) $(EXAMPLE_INFO) $(EXAMPLE_HOST_PROGRAMS)
 
 # Every Criterion binary plain (the validation layer is not instrumented: make test covers it), then the
 # programs, then libkrt's tests once more on the host device (HOST_TESTS, test.mk).
