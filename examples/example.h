@@ -102,7 +102,7 @@ static inline void ex_print_config(const char *label, const krt_launch_config *c
 {
     printf("%sgroup %u x %u x %u, groups %u x %u x %u, decided by %s%s\n", label, c->group[0], c->group[1],
            c->group[2], c->groups[0], c->groups[1], c->groups[2], krt_limit_name(c->limit),
-           c->masked ? ", last groups masked" : "");
+           c->masked ? ", last group partial" : "");
 }
 
 /* Reads argv[i] as a positive size, or returns fallback when the argument is absent. */

@@ -21,7 +21,7 @@ static double reduce(krt_context *ctx, krt_kernel *kernel, const void *in, uint3
     krt_launch_config c;
     EX_CHECK(krt_launch_config_get(kernel, &range, &c));
     /* krt's choice may be larger than a small range (it keeps one shape for every range); a static group may
-     * not (the masked-launch contract, krt.h), and the tree reduction takes any group size. */
+     * not (exact ranges, krt.h), and the tree reduction takes any group size. */
     if (c.group[0] > n) {
         c.group[0] = n;
         c.groups[0] = 1;

@@ -372,7 +372,7 @@ Test(static_group, larger_than_range_refused_naming_the_dimension)
               krt_last_error_message());
     KT_EXPECT(count2(k, 20, 64, (uint32_t[3]){32, 4, 0}, hits), KRT_ERROR_INVALID_GROUP_SIZE);
     cr_assert(strstr(krt_last_error_message(), "dimension 0 (x), 20") != NULL, "%s", krt_last_error_message());
-    /* Equal to the range, and a range that is no multiple of the group (the masked tail), are launched. */
+    /* Equal to the range, and a range that is no multiple of the group (a partial last group), are launched. */
     KT_OK(count2(k, 256, 1, (uint32_t[3]){32, 1, 0}, hits));
     for (uint32_t i = 0; i < 256; i++)
         cr_assert_eq(hits[i], 1u, "hits[%u] = %u", i, hits[i]);

@@ -230,7 +230,7 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
     printf("  launch over %s:\n", rs);
     printf("    %-20s %u x %u x %u\n", "group", c.group[0], c.group[1], c.group[2]);
     printf("    %-20s %u x %u x %u%s\n", "groups", c.groups[0], c.groups[1], c.groups[2],
-           c.masked ? " (the last ones masked)" : "");
+           c.masked ? " (the last ones partial)" : "");
     printf("    %-20s %s\n", "decided by", krt_limit_name(c.limit));
     printf("    %-20s max group %u, preferred multiple %u, spill %u bytes per work-item\n", "from",
            c.max_group_size, c.preferred_multiple, c.spill_mem_size);

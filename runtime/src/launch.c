@@ -244,7 +244,7 @@ static void trace_launch(const krt_kernel *k, const krt_launch_config *c, const 
     krt__logf(&k->ctx->log, KRT_LOG_TRACE,
               "launch %s range %s group %s groups %s (limit: %s; max %u, multiple %u, spill %u B/item%s)",
               k->refl->name, rs, gs, ns, krt_limit_name(c->limit), c->max_group_size, c->preferred_multiple,
-              c->spill_mem_size, c->masked ? ", masked tail" : "");
+              c->spill_mem_size, c->masked ? ", partial last group" : "");
 }
 
 /* The warm-launch record: whether the caller's arguments are byte-identical to those of the kernel's last

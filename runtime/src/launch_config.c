@@ -169,9 +169,8 @@ krt_result krt__config_static(const krt__config_input *in, const uint32_t group[
                              "static group size: group[%u] is %u but the range has %u dimensions", d, g, in->dims);
         if (g == 0)
             g = 1;
-        /* The masked-launch contract (krt.h): a range that is not a multiple of the group gets a partial last
-         * group, but a group larger than the range in a dimension would launch whole rows the range does not
-         * have, which unguarded kernels compute into (OpenCL refuses it too). */
+        /* The launch contract (krt.h): a range that is not a multiple of the group gets a partial last group,
+         * but a static group larger than the range in a dimension is refused, as OpenCL refuses it. */
         if (d < in->dims && g > in->size[d])
             return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
                              "static group size: group[%u] = %u exceeds the range in dimension %u (%c), %llu", d, g,

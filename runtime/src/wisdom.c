@@ -369,7 +369,7 @@ static krt_result time_group(krt_kernel *k, const krt_launch_desc *desc, const k
 {
     krt_launch_desc d = *desc;
     memcpy(d.group, c->g, sizeof d.group);
-    /* A static group larger than the range is refused (the masked-launch contract, krt.h), while the rule's own
+    /* A static group larger than the range is refused (the launch contract, krt.h), while the rule's own
      * choice may be larger (its stable shapes): that reference is timed as the dynamic launch it is. */
     for (uint32_t i = 0; i < 3; i++)
         if (c->g[i] > 1 && c->g[i] > (desc->range.size[i] ? desc->range.size[i] : 1))
@@ -485,8 +485,8 @@ krt_result krt_kernel_tune(krt_kernel *kernel, const krt_launch_desc *desc, cons
                 uint64_t items = (uint64_t)x * y * z;
                 if (items > bound || (x == rg[0] && y == rg[1] && z == rg[2]))
                     continue;
-                /* A group larger than the range in a dimension is refused by the launch (the masked-launch
-                 * contract, krt.h), so it is not a candidate either. */
+                /* A group larger than the range in a dimension is refused by the launch (the launch contract,
+                 * krt.h), so it is not a candidate either. */
                 if (x > desc->range.size[0] || (dims > 1 && y > desc->range.size[1]) ||
                     (dims > 2 && z > desc->range.size[2]))
                     continue;
