@@ -1,7 +1,8 @@
-/* A stand-in for Criterion's <criterion/criterion.h> for the ThreadSanitizer build (test/sanitize/sanitize.mk):
+/* A stand-in for Criterion's <criterion/criterion.h> for the sanitizer builds (test/sanitize/sanitize.mk):
  * Criterion's sandbox (BoxFort) maps its arena at a fixed address, which TSan refuses ("Could not initialize
- * inheritable arena"), so under TSan the same test sources are compiled against this header and linked with
- * cr_tsan_main.c, a runner that starts each test in a fresh process of its own (fork and exec, no sandbox).
+ * inheritable arena"), and Criterion's runner keeps 48 bytes for its life, which LeakSanitizer reports in every
+ * binary. So under the sanitizers the same test sources are compiled against this header and linked with
+ * cr_runner.c, a runner that starts each test in a fresh process of its own (fork and exec, no sandbox).
  * It covers what krt's tests use: Test/TestSuite with .timeout, .init, .fini, .signal, .exit_code, .disabled;
  * the cr_assert family (each failure ends the test's process); cr_skip_test; cr_log_info; cr_redirect_stderr. */
 #ifndef KRT_CR_TSAN_H
