@@ -6,7 +6,7 @@
 ZP_OBJDIR   := $(OBJDIR)/driver
 ZP_C_SRCS   := $(wildcard driver/*.c) $(wildcard driver/pocl/*.c)
 ZP_CXX_SRCS := $(wildcard driver/pocl/*.cpp) $(wildcard driver/spirv/*.cpp)
-ZP_HDRS     := $(wildcard driver/*.h) $(wildcard driver/pocl/*.h) $(wildcard driver/spirv/*.h) $(wildcard driver/include/*.h)
+ZP_HDRS     := $(wildcard driver/*.h) $(wildcard driver/pocl/*.h) $(wildcard driver/spirv/*.h) $(wildcard driver/include/*.h) $(wildcard common/*.h)
 ZP_OBJS     := $(patsubst driver/%.c,$(ZP_OBJDIR)/%.o,$(ZP_C_SRCS)) \
                $(patsubst driver/%.cpp,$(ZP_OBJDIR)/%.o,$(ZP_CXX_SRCS))
 # The self-check's kernels, embedded (rule below); listed here so that the link rule depends on them.

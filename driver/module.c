@@ -5,6 +5,7 @@
 
 #include "zp.h"
 #include "api.h"
+#include "../common/fnv.h"
 
 static ze_module_build_log_handle_t make_log(char *text) {
     ze_module_build_log_handle_t log = calloc(1, sizeof *log);
@@ -47,15 +48,9 @@ typedef struct zp_native_spec {
     uint64_t value;
 } zp_native_spec;
 
-static uint64_t fnv64(uint64_t h, const void *data, size_t n) {
-    const uint8_t *p = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-#define ZP_FNV64_INIT 14695981039346656037ull
 
 static uint64_t device_hash(ze_device_handle_t dev) {
-    return fnv64(ZP_FNV64_INIT, dev->info.name, strnlen(dev->info.name, sizeof dev->info.name));
+    return krt_fnv1a64(KRT_FNV1A64_INIT, dev->info.name, strnlen(dev->info.name, sizeof dev->info.name));
 }
 
 /* Width in bytes of the specialization constant with SpecId `id` in a module that passed validation, or 0
@@ -130,7 +125,7 @@ static bool make_native(ze_module_handle_t m, const zp_module_src *src) {
     at += flags_size;
     if (num_spec) memcpy(at, spec, num_spec * sizeof *spec);
     free(spec);
-    h.checksum = fnv64(ZP_FNV64_INIT, blob + sizeof h, total - sizeof h);
+    h.checksum = krt_fnv1a64(KRT_FNV1A64_INIT, blob + sizeof h, total - sizeof h);
     memcpy(blob, &h, sizeof h);
     m->native = blob;
     m->native_size = total;
@@ -180,7 +175,7 @@ static ze_result_t native_unpack(ze_device_handle_t dev, const uint8_t *blob, si
         *why = "native binary truncated or padded: its sizes do not add up";
         return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     }
-    if (fnv64(ZP_FNV64_INIT, blob + sizeof h, body) != h.checksum) {
+    if (krt_fnv1a64(KRT_FNV1A64_INIT, blob + sizeof h, body) != h.checksum) {
         *why = "native binary damaged: checksum mismatch";
         return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     }

@@ -17,27 +17,22 @@
 
 #include "cuda_be.h"
 #include "ptx.h"
+#include "../../common/fnv.h"
 
 /* Changes whenever the translation changes what it produces for the same input. */
 #define ZC_CACHE_VERSION "ze_cuda-1"
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 void zc_cache_key(const void *bitcode, size_t size, const char *flags, const struct zp_bdev *dev, char out[33]) {
-    uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+    uint64_t h[2] = {KRT_FNV1A64_INIT, 0x84222325cbf29ce4ull};
     for (int i = 0; i < 2; i++) {
-        h[i] = fnv(h[i], ZC_CACHE_VERSION ZC_PTX_ARCH ZC_PTX_FEATURES, sizeof ZC_CACHE_VERSION ZC_PTX_ARCH ZC_PTX_FEATURES);
-        h[i] = fnv(h[i], bitcode, size);
-        h[i] = fnv(h[i], "\0flags", 6);
-        if (flags) h[i] = fnv(h[i], flags, strlen(flags));
-        h[i] = fnv(h[i], dev->name, strlen(dev->name));
+        h[i] = krt_fnv1a64(h[i], ZC_CACHE_VERSION ZC_PTX_ARCH ZC_PTX_FEATURES, sizeof ZC_CACHE_VERSION ZC_PTX_ARCH ZC_PTX_FEATURES);
+        h[i] = krt_fnv1a64(h[i], bitcode, size);
+        h[i] = krt_fnv1a64(h[i], "\0flags", 6);
+        if (flags) h[i] = krt_fnv1a64(h[i], flags, strlen(flags));
+        h[i] = krt_fnv1a64(h[i], dev->name, strlen(dev->name));
         int ids[3] = {dev->cc_major, dev->cc_minor, dev->driver_version};
-        h[i] = fnv(h[i], ids, sizeof ids);
-        h[i] = fnv(h[i], &i, sizeof i);
+        h[i] = krt_fnv1a64(h[i], ids, sizeof ids);
+        h[i] = krt_fnv1a64(h[i], &i, sizeof i);
     }
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
 }

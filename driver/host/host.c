@@ -55,6 +55,7 @@ __asm__(".text\n"
 #include "../zp.h"
 #include "host.h"
 #include "krt_internal.h"
+#include "../../kernels/include/krt_host_abi.h"
 
 /* The sanitizers are told about each switch between a work-item's stack and the pool thread's (the scheduler's):
  * ASan so that it knows which stack is current (its fake stacks, and the stack it unpoisons on a noreturn call),
@@ -81,20 +82,8 @@ __asm__(".text\n"
 #include <sanitizer/tsan_interface.h>
 #endif
 
-/* The work-item state of the native kernel ABI (kernels/include/krt_kernel.h defines the kernel's side). */
-struct krt_host_item {
-    uint32_t work_dim;
-    uint32_t reserved;
-    size_t global_id[3], local_id[3], group_id[3];
-    size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
-    void (*barrier)(const struct krt_host_item *item);
-    void *runtime;
-    size_t enqueued_local_size[3]; /* ABI 2 */
-};
-_Static_assert(sizeof(struct krt_host_item) == 216, "the native kernel ABI's work-item state is 216 bytes");
-
 /* Libraries of ABI 1 (no enqueued_local_size) still load: they read only the fields before it. */
-#define HOST_ABI_VERSION 2u
+#define HOST_ABI_VERSION KRT_HOST_ABI_VERSION
 #define HOST_ABI_OLDEST 1u
 /* Work-items per group, per dimension and in all (docs/driver.md says why). */
 #define HOST_MAX_GROUP 1024u
@@ -230,7 +219,7 @@ static ze_result_t host_token_times(zp_btoken *t, uint64_t *start, uint64_t *end
 
 /* ---- modules and kernels ------------------------------------------------------------------------------ */
 
-typedef const struct krt_host_item **(*slot_fn)(void);
+typedef krt_host_item_slot_fn slot_fn;
 
 struct zp_bmod {
     void *lib;

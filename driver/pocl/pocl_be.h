@@ -26,7 +26,7 @@ struct zp_bkern {
     cl_kernel kernel;
     /* FNV-1a hash of the kernel's name: PoCL keys its cache of compiled work-group functions by the
      * kernel (its program's build and its name), so every cl_kernel of one name shares entries. */
-    uint32_t name_hash;
+    uint64_t name_hash;
     /* The kernel's exact-range variant (driver/spirv/exact_range.cpp), for launches that are not uniform: it
      * takes the same arguments, then the descriptor at exact_index, which holds `exact` once exact_set. */
     cl_kernel exact_kernel;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pocl_be.h"
+#include "../../common/fnv.h"
 #include "spirv_bridge.h"
 
 /* PoCL reads SPIR 1.2 bitcode with "-x spir -spir-std=1.2"; SPIR-V needs no option. Of the caller's flags
@@ -213,8 +214,7 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
         clReleaseKernel(k);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    uint32_t h = 2166136261u;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
+    uint64_t h = krt_fnv1a64(KRT_FNV1A64_INIT, name, strlen(name));
     char *variant = malloc(strlen(name) + sizeof ZP_EXACT_SUFFIX);
     if (variant) strcat(strcpy(variant, name), ZP_EXACT_SUFFIX);
     cl_kernel x = variant ? clCreateKernel(mod->program, variant, &err) : NULL;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pocl_be.h"
+#include "../../common/fnv.h"
 
 ze_result_t zp_pocl_queue_create(zp_bdev *dev, bool profiling, zp_bqueue **out) {
     /* PoCL reads the clock (CLOCK_MONOTONIC_RAW) several times per profiled command: about a tenth of
@@ -50,8 +51,7 @@ static void slots_init(void) {
 }
 
 static launch_slot *slot_for(const zp_bkern *kern, const zp_ndrange *r) {
-    uint64_t h = kern->name_hash;
-    for (int i = 0; i < 3; i++) h = (h ^ (uint64_t)r->local[i]) * 1099511628211ull;
+    uint64_t h = krt_fnv1a64(kern->name_hash, r->local, sizeof r->local);
     return &slots[(h ^ (h >> 29)) % LAUNCH_SLOTS];
 }
 

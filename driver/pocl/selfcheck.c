@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "pocl_be.h"
+#include "../../common/fnv.h"
 #include "spirv_bridge.h"
 
 /* selfcheck.spv, embedded by selfcheck_spv.S. */
@@ -301,8 +302,7 @@ static int cache_path(const char *key, char *path, size_t n) {
         return -1;
     }
     if (mkdir(base, 0755) != 0 && errno != EEXIST) return -1;
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *c = (const unsigned char *)key; *c; c++) h = (h ^ *c) * 1099511628211ull;
+    uint64_t h = krt_fnv1a64(KRT_FNV1A64_INIT, key, strlen(key));
     snprintf(path, n, "%s/ze_pocl-check-%016llx", base, (unsigned long long)h);
     return 0;
 }

@@ -9,14 +9,8 @@
  * (docs/single-source.md lists it, and what a kernel cannot use on the host). It needs GCC or Clang: vectors
  * are GCC vector extensions and several built-ins are statement expressions.
  *
- * The native kernel ABI, version 1 (the contract with the runtime, runtime/src/ mirrors struct krt_host_item):
- *  - every __kernel function is exported under its own name with the C calling convention, pointers as plain
- *    pointers and scalars as their C types;
- *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION;
- *  - krt_host_item_slot() returns the address of the library's thread-local "current work-item" pointer for
- *    the calling thread; the runtime stores a work-item's state there before it runs or resumes it, and the
- *    work-item functions read it;
- *  - the library never references a libkrt symbol.
+ * The native kernel ABI, the contract with the runtime, is krt_host_abi.h; this header gives the kernel's side
+ * of it (the thread-local current work-item and the two exported functions).
  */
 #ifndef KRT_KERNEL_HOST_H
 #define KRT_KERNEL_HOST_H
@@ -47,18 +41,7 @@
 
 /* ---- The native kernel ABI ------------------------------------------------------------------------------ */
 
-#define KRT_HOST_ABI_VERSION 2u
-
-/* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. */
-struct krt_host_item {
-    uint32_t work_dim;
-    uint32_t reserved;
-    size_t global_id[3], local_id[3], group_id[3];
-    size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
-    void (*barrier)(const struct krt_host_item *item); /* switch to the next work-item of the group */
-    void *runtime;                                    /* the runtime's, opaque to the kernel */
-    size_t enqueued_local_size[3];                    /* ABI 2: the uniform group size (OpenCL 2.0) */
-};
+#include "krt_host_abi.h"
 
 /* The current work-item of this thread. Weak, so that several translation units of one library share one
  * variable; hidden, so that each library reads its own even when another kernel library is loaded. */

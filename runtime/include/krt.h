@@ -132,7 +132,8 @@ typedef struct krt_context_desc {
     /* Which device: a case-insensitive substring of the device name, or a decimal index into the list
      * krt_device_list() returns. NULL: the KRT_DEVICE environment variable if set, else the first GPU of any
      * driver, else the first device. Tried before both: a kind, "cpu", "gpu", "fpga", "accelerator" or
-     * "host" (any case; "cpu:1" is the second CPU); "host" is reserved and matches nothing yet. */
+     * "host" (any case; "cpu:1" is the second CPU); "host" is krt's own host device (kernels built with
+     * krt-cc --host, run as native code), which is there whether or not the Level Zero loader is. */
     const char *device;
     /* Scratch memory a spilling kernel may use per work-group, in bytes; 0 = 1 MiB. See krt_launch_config. */
     size_t spill_budget;

@@ -270,8 +270,8 @@ static int contains_nocase(const char *hay, const char *needle)
 }
 
 /* The device kinds KRT_DEVICE and krt_context_desc.device accept as words, before an index or a name
- * substring is tried. "host" is reserved for krt's own host device: it is matched by type like the others once
- * such a device exists, and until then names none rather than falling back to a name substring. */
+ * substring is tried. "host" is krt's own host device: Level Zero has no device type for it, so its entry holds
+ * ZE_DEVICE_TYPE_FORCE_UINT32, which choose_device_in reads as "the host device" rather than as a type. */
 static const struct {
     const char *word;
     ze_device_type_t type;

@@ -13,6 +13,7 @@
  *     end <count>
  */
 #include "krt_internal.h"
+#include "../../common/fnv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,26 +26,16 @@
 #define WISDOM_HEADER "krt-wisdom 1"
 #define WISDOM_LINE 2048 /* the longest line the reader takes, newline included */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001B3ull;
-    }
-    return h;
-}
-
 uint64_t krt__module_hash(const void *words, size_t size, const char *build_options,
                           const krt_spec_constant *spec, uint32_t num_spec)
 {
-    uint64_t h = fnv1a(0xCBF29CE484222325ull, words, size);
+    uint64_t h = krt_fnv1a64(KRT_FNV1A64_INIT, words, size);
     if (build_options)
-        h = fnv1a(h, build_options, strlen(build_options) + 1);
+        h = krt_fnv1a64(h, build_options, strlen(build_options) + 1);
     for (uint32_t i = 0; i < num_spec; i++) {
-        h = fnv1a(h, &spec[i].id, sizeof spec[i].id);
+        h = krt_fnv1a64(h, &spec[i].id, sizeof spec[i].id);
         if (spec[i].value)
-            h = fnv1a(h, spec[i].value, spec[i].size);
+            h = krt_fnv1a64(h, spec[i].value, spec[i].size);
     }
     return h;
 }

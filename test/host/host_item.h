@@ -1,6 +1,6 @@
 /*
- * host_item.h: the runtime's side of the native kernel ABI of issue 12 (kernels/include/krt_kernel_host.h),
- * as small as a test needs it: a mirror of struct krt_host_item, a kernel library opened with dlopen, and a
+ * host_item.h: the runtime's side of the native kernel ABI (kernels/include/krt_host_abi.h),
+ * as small as a test needs it: struct krt_host_item from krt_host_abi.h, a kernel library opened with dlopen, and a
  * loop that runs the work-items of a range group by group, as the host device does for a kernel without
  * barriers. Used by test/host/test_host_kernels.c and test/host/host_offbyone.c, which need no libkrt.
  */
@@ -12,19 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The ABI's struct, written from the contract; test_host_kernels.c checks it against the header's. */
-struct krt_host_item {
-    uint32_t work_dim;
-    uint32_t reserved;
-    size_t global_id[3], local_id[3], group_id[3];
-    size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
-    void (*barrier)(const struct krt_host_item *item);
-    void *runtime;
-    size_t enqueued_local_size[3];                    /* ABI 2: the uniform group size (OpenCL 2.0) */
-};
+#include "../../kernels/include/krt_host_abi.h" /* the ABI's one definition */
 
-typedef uint32_t (*ht_version_fn)(void);
-typedef const struct krt_host_item **(*ht_slot_fn)(void);
+typedef krt_host_abi_version_fn ht_version_fn;
+typedef krt_host_item_slot_fn ht_slot_fn;
 
 /* Counts barrier() calls: the kernels these tests run have none, so any call is a failure. */
 static unsigned ht_barriers;

@@ -1,0 +1,41 @@
+/*
+ * krt_host_abi.h: the native kernel ABI, the contract between a kernel library built by `krt-cc --host` and the
+ * host device that calls it (driver/host/). Its one definition: krt_kernel_host.h (the kernel's side), the host
+ * device and the tests that drive a kernel library without libkrt (test/host/host_item.h) all include it.
+ *
+ * Version 2 (version 1 had no enqueued_local_size; the host device still loads such libraries):
+ *  - every __kernel function is exported under its own name with the C calling convention, pointers as plain
+ *    pointers and scalars as their C types;
+ *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION;
+ *  - krt_host_item_slot() returns the address of the library's thread-local "current work-item" pointer for
+ *    the calling thread; the runtime stores a work-item's state there before it runs or resumes it, and the
+ *    work-item functions read it;
+ *  - the library never references a libkrt symbol.
+ * Plain C: it includes only <stddef.h> and <stdint.h>.
+ */
+#ifndef KRT_HOST_ABI_H
+#define KRT_HOST_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KRT_HOST_ABI_VERSION 2u
+
+/* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. */
+struct krt_host_item {
+    uint32_t work_dim;
+    uint32_t reserved;
+    size_t global_id[3], local_id[3], group_id[3];
+    size_t global_size[3], local_size[3], num_groups[3], global_offset[3];
+    void (*barrier)(const struct krt_host_item *item); /* switch to the next work-item of the group */
+    void *runtime;                                    /* the runtime's, opaque to the kernel */
+    size_t enqueued_local_size[3];                    /* ABI 2: the uniform group size (OpenCL 2.0) */
+};
+_Static_assert(sizeof(struct krt_host_item) == 27 * sizeof(size_t),
+               "the native kernel ABI's work-item state is 27 words (216 bytes on a 64-bit machine)");
+
+/* The two functions every kernel library exports, as the runtime finds them with dlsym. */
+typedef uint32_t (*krt_host_abi_version_fn)(void);
+typedef const struct krt_host_item **(*krt_host_item_slot_fn)(void);
+
+#endif /* KRT_HOST_ABI_H */
