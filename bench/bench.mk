@@ -38,8 +38,13 @@ $(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h runtime/include
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) -Iruntime/include -Ibench -c $< -o $@
 
-# module_load exports its malloc wrappers (-rdynamic) so that every library in the process calls them.
-$(BENCH_OUT)/module_load: BENCH_LDEXTRA := -rdynamic
+# module_load counts heap calls through an interposer library (bench/alloc_count.c), linked before everything
+# else so that its malloc is the one every library in the process calls.
+$(BENCH_OUT)/lib/liballoc_count.so: bench/alloc_count.c bench/alloc_count.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) -fvisibility=hidden -shared $< -o $@ $(LDFLAGS)
+$(BENCH_OUT)/module_load: $(BENCH_OUT)/lib/liballoc_count.so
+$(BENCH_OUT)/module_load: BENCH_LDEXTRA := -L$(BENCH_OUT)/lib -Wl,-rpath,$(abspath $(BENCH_OUT)/lib) -lalloc_count
 # host_device calls a native kernel through libffi itself, to measure that call.
 $(BENCH_OUT)/host_device: BENCH_LDEXTRA := -lffi -ldl
 $(BENCH_BINS): $(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_util.h runtime/include/krt.h $(KRT_SO)

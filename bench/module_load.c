@@ -8,9 +8,10 @@
  *   warm:         the module destroyed and loaded again in the same process;
  *   warm raw L0:  zeModuleCreate + ten zeKernelCreate on the same driver, the floor under krt's validation and
  *                 reflection.
- * Memory: this program interposes malloc, calloc, realloc and the aligned allocators to count the bytes and
- * the calls made during a load by every library in the process (krt, the loader, ze_pocl, PoCL, LLVM), and
- * reads mallinfo2() before and after to get the bytes still held once the load returns.
+ * Memory: the interposer library bench/alloc_count.c (liballoc_count.so, linked first) wraps malloc, calloc,
+ * realloc and the aligned allocators to count the bytes and the calls made during a load by every library in
+ * the process (krt, the loader, ze_pocl, PoCL, LLVM); mallinfo2() before and after gives the bytes still held
+ * once the load returns.
  *
  * Usage: module_load [--cold N] [--cold-nocache N] [--warm N] [--out DIR]
  */
@@ -20,89 +21,25 @@
 #include <level_zero/ze_api.h>
 
 #include <malloc.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------------------------------------ */
-/* Allocation counting. glibc exports its allocator under __libc_* names, so the wrappers need no dlsym.    */
+/* Allocation counting: bench/alloc_count.c, an interposer library this program is linked with (first, so its
+ * malloc is the one every library in the process calls); the program itself defines no C library function. */
 
-void *__libc_malloc(size_t);
-void *__libc_calloc(size_t, size_t);
-void *__libc_realloc(void *, size_t);
-void *__libc_memalign(size_t, size_t);
-void __libc_free(void *);
-
-static atomic_int counting;
-static atomic_ullong count_bytes, count_calls;
-
-static inline void note(size_t n)
-{
-    if (atomic_load_explicit(&counting, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&count_bytes, n, memory_order_relaxed);
-        atomic_fetch_add_explicit(&count_calls, 1, memory_order_relaxed);
-    }
-}
-
-void *malloc(size_t n)
-{
-    note(n);
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t a, size_t b)
-{
-    note(a * b);
-    return __libc_calloc(a, b);
-}
-
-void *realloc(void *p, size_t n)
-{
-    note(n);
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    __libc_free(p);
-}
-
-int posix_memalign(void **out, size_t align, size_t n)
-{
-    note(n);
-    void *p = __libc_memalign(align, n);
-    if (!p)
-        return 12; /* ENOMEM */
-    *out = p;
-    return 0;
-}
-
-void *aligned_alloc(size_t align, size_t n)
-{
-    note(n);
-    return __libc_memalign(align, n);
-}
-
-void *memalign(size_t align, size_t n)
-{
-    note(n);
-    return __libc_memalign(align, n);
-}
+#include "alloc_count.h"
 
 static void count_start(void)
 {
-    atomic_store(&count_bytes, 0);
-    atomic_store(&count_calls, 0);
-    atomic_store(&counting, 1);
+    alloc_count_start();
 }
 
 static void count_stop(uint64_t *bytes, uint64_t *calls)
 {
-    atomic_store(&counting, 0);
-    *bytes = atomic_load(&count_bytes);
-    *calls = atomic_load(&count_calls);
+    alloc_count_stop(bytes, calls);
 }
 
 static size_t held_bytes(void)
