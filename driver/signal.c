@@ -2,7 +2,7 @@
  * command) before anything that sets it has been appended. When a command that sets it is appended, the
  * signal keeps that command's completion token (commands waiting on the signal then wait on the token)
  * and a completion callback sets the signal. Streams whose next command waits on a signal nothing has
- * armed yet register as waiters and are kicked when it is armed or set (see stream.c). */
+ * armed yet register as waiters (zp_signal_waiter) and are woken when it is armed or set (see stream.c). */
 #include <errno.h>
 #include <time.h>
 
@@ -24,16 +24,16 @@ void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *)) {
 }
 
 /* Takes the waiters list out of the signal; the caller holds s->mu and kicks them after unlocking. */
-static zp_stream **take_waiters(zp_signal *s, uint32_t *n) {
-    zp_stream **w = s->waiters;
+static zp_signal_waiter **take_waiters(zp_signal *s, uint32_t *n) {
+    zp_signal_waiter **w = s->waiters;
     *n = s->num_waiters;
     s->waiters = NULL;
     s->num_waiters = s->cap_waiters = 0;
     return w;
 }
 
-static void kick_all(zp_stream **w, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++) zp_stream_kick(w[i]);
+static void kick_all(zp_signal_waiter **w, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) w[i]->wake(w[i]);
     free(w);
 }
 
@@ -43,12 +43,8 @@ void zp_signal_unref(zp_signal *s) {
     /* Streams still waiting on a signal that no longer exists are kicked: their command then finds a
      * destroyed handle and is dropped, instead of blocking its stream forever. */
     uint32_t n;
-    zp_stream **w = take_waiters(s, &n);
-    for (uint32_t i = 0; i < n; i++) {
-        pthread_mutex_lock(&w[i]->lock);
-        if (w[i]->blocked_on == s) w[i]->blocked_on = NULL;
-        pthread_mutex_unlock(&w[i]->lock);
-    }
+    zp_signal_waiter **w = take_waiters(s, &n);
+    for (uint32_t i = 0; i < n; i++) w[i]->forget(w[i], s);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     s->free_fn(s);
@@ -60,7 +56,7 @@ void zp_signal_set(zp_signal *s) {
     atomic_store(&s->state, 1);
     pthread_cond_broadcast(&s->cv);
     uint32_t n;
-    zp_stream **w = take_waiters(s, &n);
+    zp_signal_waiter **w = take_waiters(s, &n);
     pthread_mutex_unlock(&s->mu);
     kick_all(w, n);
 }
@@ -94,7 +90,7 @@ void zp_signal_arm(zp_signal *s, zp_btoken *token) {
     s->token = token;
     atomic_fetch_add(&s->refs, 1);
     uint32_t n;
-    zp_stream **w = take_waiters(s, &n);
+    zp_signal_waiter **w = take_waiters(s, &n);
     pthread_mutex_unlock(&s->mu);
     if (zp_be->token_on_complete(token, on_token_complete, s) != ZE_RESULT_SUCCESS) {
         /* No callback means no one would ever set the signal: set it now rather than hang later. */
@@ -121,7 +117,7 @@ ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out) {
     return r;
 }
 
-bool zp_signal_add_waiter(zp_signal *s, zp_stream *st) {
+bool zp_signal_add_waiter(zp_signal *s, zp_signal_waiter *st) {
     bool added = false;
     pthread_mutex_lock(&s->mu);
     if (!atomic_load(&s->state) && !s->token) {
@@ -130,7 +126,7 @@ bool zp_signal_add_waiter(zp_signal *s, zp_stream *st) {
             if (s->waiters[i] == st) goto out;
         if (s->num_waiters == s->cap_waiters) {
             uint32_t cap = s->cap_waiters ? s->cap_waiters * 2 : 4;
-            zp_stream **w = realloc(s->waiters, cap * sizeof *w);
+            zp_signal_waiter **w = realloc(s->waiters, cap * sizeof *w);
             if (!w) {
                 /* Without room to wait, the stream retries at once; that only spins while memory is short. */
                 added = false;
@@ -146,7 +142,7 @@ out:
     return added;
 }
 
-void zp_signal_remove_waiter(zp_signal *s, zp_stream *st) {
+void zp_signal_remove_waiter(zp_signal *s, zp_signal_waiter *st) {
     pthread_mutex_lock(&s->mu);
     for (uint32_t i = 0; i < s->num_waiters; i++) {
         if (s->waiters[i] == st) {

@@ -8,11 +8,24 @@
 
 #include "zp.h"
 
+/* The stream as a signal's waiter (zp_signal_waiter, zp.h). */
+static void waiter_wake(zp_signal_waiter *w) {
+    zp_stream_kick((zp_stream *)((char *)w - offsetof(zp_stream, waiter)));
+}
+
+static void waiter_forget(zp_signal_waiter *w, const zp_signal *gone) {
+    zp_stream *st = (zp_stream *)((char *)w - offsetof(zp_stream, waiter));
+    pthread_mutex_lock(&st->lock);
+    if (st->blocked_on == gone) st->blocked_on = NULL;
+    pthread_mutex_unlock(&st->lock);
+}
+
 ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev) {
     memset(st, 0, sizeof *st);
     ze_result_t r = zp_be->queue_create(dev->bdev, false, &st->bq);
     if (r != ZE_RESULT_SUCCESS) return r;
     st->dev = dev;
+    st->waiter = (zp_signal_waiter){.wake = waiter_wake, .forget = waiter_forget};
     atomic_init(&st->has_pending, false);
     pthread_mutex_init(&st->lock, NULL);
     pthread_condattr_t ca;
@@ -25,7 +38,7 @@ ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev) {
 
 void zp_stream_fini(zp_stream *st) {
     pthread_mutex_lock(&st->lock);
-    if (st->blocked_on) zp_signal_remove_waiter(st->blocked_on, st);
+    if (st->blocked_on) zp_signal_remove_waiter(st->blocked_on, &st->waiter);
     st->blocked_on = NULL;
     /* Commands still held back are dropped: their stream is going away. */
     for (size_t i = 0; i < st->len; i++) zp_cmd_free(&st->pending[st->head + i]);
@@ -106,7 +119,7 @@ static void pump(zp_stream *st) {
         ze_event_handle_t blocked = NULL;
         ze_result_t r = exec_now(st, c, &blocked);
         if (r == ZE_RESULT_NOT_READY && blocked) {
-            if (zp_signal_add_waiter(&blocked->sig, st)) {
+            if (zp_signal_add_waiter(&blocked->sig, &st->waiter)) {
                 st->blocked_on = &blocked->sig;
                 break;
             }

@@ -124,7 +124,16 @@ struct _ze_kernel_handle_t {
                             * zeKernelGetIndirectAccess may run on any thread at the same time */
 };
 
-struct zp_stream;
+struct zp_signal;
+
+/* What waits on a signal that nothing has armed yet (a stream whose next command waits for it: stream.c). The
+ * signal calls back through it and knows nothing else of the waiter, so the queued append path reads one way:
+ * stream -> exec -> signal. forget is called, under no signal lock, before a signal that still lists the
+ * waiter is freed (the waiter must drop its pointer to it); wake, after the signal is armed, set or freed. */
+typedef struct zp_signal_waiter {
+    void (*wake)(struct zp_signal_waiter *w);
+    void (*forget)(struct zp_signal_waiter *w, const struct zp_signal *gone);
+} zp_signal_waiter;
 
 /* The state behind an event or a fence: host-side, so it can be waited on before anything that
  * signals it has been appended. */
@@ -134,7 +143,7 @@ typedef struct zp_signal {
     atomic_int refs;        /* the handle plus each completion callback in flight */
     atomic_int state;       /* 1 signalled, 0 not */
     zp_btoken *token;       /* the last command that signals it, retained (timestamps come from it) */
-    struct zp_stream **waiters; /* streams whose next command waits for this signal to be armed or set */
+    zp_signal_waiter **waiters; /* streams whose next command waits for this signal to be armed or set */
     uint32_t num_waiters, cap_waiters;
     void (*free_fn)(struct zp_signal *s);
 } zp_signal;
@@ -212,6 +221,7 @@ typedef struct zp_stream {
     zp_cmd *pending;          /* owned copies, oldest at head */
     size_t head, len, cap;
     zp_signal *blocked_on;    /* the signal whose waiters list holds this stream */
+    zp_signal_waiter waiter;  /* how that signal wakes this stream (stream.c) */
     zp_signal *last_mark;     /* command queues: set once everything submitted so far has completed (under lock) */
 } zp_stream;
 
@@ -267,8 +277,8 @@ ZP_HIDDEN ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns);
  * ZE_RESULT_NOT_READY when nothing has armed it yet. */
 ZP_HIDDEN ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out);
 /* Registers a stream to be kicked when the signal is armed or set; false if it already is. */
-ZP_HIDDEN bool zp_signal_add_waiter(zp_signal *s, struct zp_stream *st);
-ZP_HIDDEN void zp_signal_remove_waiter(zp_signal *s, struct zp_stream *st);
+ZP_HIDDEN bool zp_signal_add_waiter(zp_signal *s, zp_signal_waiter *w);
+ZP_HIDDEN void zp_signal_remove_waiter(zp_signal *s, zp_signal_waiter *w);
 
 /* Streams (stream.c). */
 ZP_HIDDEN ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev);

@@ -4,6 +4,7 @@
  */
 #include "krt_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,12 +71,43 @@ krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **o
     return KRT_SUCCESS;
 }
 
+/* "a, b, c" of the module's kernel names, for messages. */
+static void list_names(const krt_module *module, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < module->refl.num_kernels && used + 1 < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", module->refl.kernel_names[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+krt_result krt__kernel_not_found(const krt_module *module, const char *name)
+{
+    char names[1024];
+    list_names(module, names, sizeof names);
+    return krt__fail(KRT_ERROR_KERNEL_NOT_FOUND, "no kernel \"%s\" in the module; its kernels: %s", name, names);
+}
+
+void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
+{
+    out->name = kr->name;
+    out->num_args = kr->num_args;
+    memcpy(out->required_group, kr->required_group, sizeof out->required_group);
+    memcpy(out->group_hint, kr->group_hint, sizeof out->group_hint);
+    out->uses_barrier = kr->uses_barrier;
+    out->uses_static_local = kr->uses_static_local;
+    out->local_args = kr->local_args;
+}
+
 void krt__kernel_destroy(krt_kernel *k)
 {
     if (!k)
         return;
     KRT__ZE(k->ctx->ddi, Kernel, Destroy)(k->ze);
-    krt__config_memo_free(k);
+    free(k->configs); /* the launch-configuration memo (launch_config.c) */
     pthread_mutex_destroy(&k->lock);
     free(k);
 }

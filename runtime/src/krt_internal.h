@@ -242,7 +242,6 @@ typedef struct krt__reflection {
 krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection *out);
 void krt__reflection_free(krt__reflection *refl);
 const krt__kernel_refl *krt__reflection_find(const krt__reflection *refl, const char *name, uint32_t *index);
-void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out);
 
 /* ---- validate.c ------------------------------------------------------------------------------------ */
 
@@ -343,9 +342,13 @@ krt_result krt__kernel_properties_locked(krt_kernel *kernel, krt_kernel_properti
 /* The uncached query; KRT_CONTEXT_FLAG_NO_MEMO uses it on every launch. */
 krt_result krt__kernel_query_properties(krt_kernel *kernel, int has_max_ext, krt_kernel_properties *out);
 
-/* KRT_ERROR_KERNEL_NOT_FOUND with a message listing the module's kernels. */
+/* kernel.c: KRT_ERROR_KERNEL_NOT_FOUND with a message listing the module's kernels; a krt_kernel_info from the
+ * reflected signature. */
 krt_result krt__kernel_not_found(const krt_module *module, const char *name);
+void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out);
 krt_result krt__module_create_builtin(krt_context *ctx, krt_module **out);
+
+/* ---- file.c -------------------------------------------------------------------------------------------- */
 /* Reads a whole .spv file into malloc'd words (KRT_ERROR_IO naming the path on failure). */
 krt_result krt__read_module_file(const char *path, uint32_t **words, size_t *size);
 
@@ -396,7 +399,6 @@ krt_result krt__config_static(const krt__config_input *in, const uint32_t group[
 /* The memoized lookup of the launch path. Caller holds kernel->lock. */
 krt_result krt__config_lookup(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
                               const krt_launch_config **out);
-void krt__config_memo_free(krt_kernel *kernel);
 /* The check of a caller's static group size. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
                                   const uint32_t group[3], const krt_launch_config **out);
@@ -407,6 +409,10 @@ uint64_t krt__module_hash(const void *words, size_t size, const char *build_opti
                           const krt_spec_constant *spec, uint32_t num_spec);
 /* The measured group for this kernel and range's class on the context's device, if any (1), else 0. Takes
  * wisdom_lock; the caller may hold the kernel's lock. */
+/* Records a tuned group for kernel over ranges of size's class (cls: the class), and bumps the generation so
+ * that memos refill. */
+krt_result krt__wisdom_record(krt_kernel *kernel, uint32_t dims, const uint64_t size[3], const uint32_t group[3],
+                              double ns, uint32_t cls[3]);
 int krt__wisdom_find(krt_kernel *kernel, uint32_t dims, const uint64_t size[3], uint32_t group[3]);
 /* At context creation (after the device is known) and destruction: the lock, and KRT_WISDOM. */
 void krt__wisdom_init(krt_context *ctx);

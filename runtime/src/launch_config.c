@@ -562,7 +562,7 @@ static krt__config_entry *memo_insert(krt_kernel *k, const krt__config_key *key,
     return &k->configs[i];
 }
 
-void krt__config_memo_free(krt_kernel *k)
+static void config_memo_empty(krt_kernel *k)
 {
     free(k->configs);
     k->configs = NULL;
@@ -610,7 +610,7 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
      * wisdom now decides. One relaxed load on the warm path. */
     uint64_t gen = atomic_load_explicit(&k->ctx->wisdom_generation, memory_order_relaxed);
     if (k->wisdom_generation != gen) {
-        krt__config_memo_free(k);
+        config_memo_empty(k);
         k->wisdom_generation = gen;
     }
     /* Warm path: the last configuration, then the table. No driver call, no allocation. */

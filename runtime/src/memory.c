@@ -1,7 +1,7 @@
 /*
  * memory.c: unified shared memory allocation and free, the set of a context's allocations (so that
- * krt_free can tell a foreign pointer and krt_context_destroy can free what is left), queued copies, and the
- * fill done by krt's built-in kernels.
+ * krt_free can tell a foreign pointer and krt_context_destroy can free what is left), and queued copies. The
+ * fill, done by krt's built-in kernels through the launch path, is fill.c.
  */
 #include "krt_internal.h"
 
@@ -279,86 +279,4 @@ krt_result krt_memcpy_sync(krt_context *ctx, krt_queue *queue, void *dst, const 
     if (r != KRT_SUCCESS)
         return r;
     return krt__queue_sync(queue ? queue : ctx->default_queue);
-}
-
-/* The built-in fill module, built once per context on the first fill. */
-static krt_result builtin_kernel(krt_context *ctx, const char *name, krt_kernel **out)
-{
-    pthread_mutex_lock(&ctx->lock);
-    krt_result r = KRT_SUCCESS;
-    if (!ctx->builtin)
-        r = krt__module_create_builtin(ctx, &ctx->builtin);
-    krt_module *m = ctx->builtin;
-    pthread_mutex_unlock(&ctx->lock);
-    if (r != KRT_SUCCESS)
-        return r;
-    return krt_kernel_get(m, name, out);
-}
-
-krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void *pattern, size_t pattern_size,
-                       size_t size)
-{
-    if (!ctx || !dst || !pattern)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: %s is NULL",
-                         !ctx ? "ctx" : !dst ? "dst" : "pattern");
-    if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
-                         "krt_memfill: pattern_size %zu is not a power of two in 1..128", pattern_size);
-    if (size % pattern_size)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: size %zu is not a multiple of pattern_size %zu",
-                         size, pattern_size);
-    if (queue && queue->ctx != ctx)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: the queue belongs to another context");
-    if (size > (size_t)PTRDIFF_MAX || size > UINTPTR_MAX - (uintptr_t)dst)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: size %zu is larger than any object can be", size);
-    /* A krt_alloc allocation is checked against its size without asking the driver; other pointers must at
-     * least be allocations the driver knows. */
-    int found = 0;
-    krt_result r = krt__alloc_check_range(ctx, "krt_memfill", "dst", dst, size, &found);
-    if (r != KRT_SUCCESS)
-        return r;
-    if (!found && !krt__pointer_known(ctx, dst))
-        return krt__fail(KRT_ERROR_INVALID_POINTER, "krt_memfill: dst %p is not an allocation known to the driver",
-                         dst);
-    if (size == 0)
-        return KRT_SUCCESS;
-
-    /* The host device fills natively (its driver's fill is a host loop); the built-in fill kernels take a ulong16
-     * by value, which the host device's native kernel ABI does not pass. */
-    if (ctx->host) {
-        krt_queue *q = queue ? queue : ctx->default_queue;
-        pthread_mutex_lock(&q->lock);
-        ze_result_t zr =
-            KRT__ZE(ctx->ddi, CommandList, AppendMemoryFill)(q->list, dst, pattern, pattern_size, size, NULL, 0, NULL);
-        q->appended++;
-        pthread_mutex_unlock(&q->lock);
-        return krt__ze(zr, "zeCommandListAppendMemoryFill");
-    }
-    /* The pattern goes by value, as a ulong16 of 128 bytes, repeated to fill it: nothing is allocated. */
-    uint64_t words[16];
-    unsigned char *bytes = (unsigned char *)words;
-    for (size_t i = 0; i < sizeof words; i += pattern_size)
-        memcpy(bytes + i, pattern, pattern_size);
-
-    /* Patterns of up to 8 bytes repeat within one 64-bit word, so aligned fills write words. */
-    uintptr_t addr = (uintptr_t)dst;
-    const char *name;
-    uint64_t n;
-    uint32_t period;
-    if ((addr & 7) == 0 && size % 8 == 0) {
-        name = "krt_fill_words";
-        n = size / 8;
-        period = pattern_size <= 8 ? 1 : (uint32_t)(pattern_size / 8);
-    } else {
-        name = "krt_fill_bytes";
-        n = size;
-        period = (uint32_t)pattern_size;
-    }
-    krt_kernel *k;
-    r = builtin_kernel(ctx, name, &k);
-    if (r != KRT_SUCCESS)
-        return r;
-    krt_arg args[] = { KRT_ARG(dst), KRT_ARG(n), { .value = words, .size = sizeof words }, KRT_ARG(period) };
-    krt_launch_desc ld = { .range = { .dims = 1, .size = { n } }, .args = args, .num_args = 4, .queue = queue };
-    return krt__launch(k, &ld);
 }

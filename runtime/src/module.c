@@ -15,53 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static krt_result read_file(const char *path, uint32_t **words, size_t *size)
-{
-    /* O_NONBLOCK so that a FIFO without a writer (or any other special file) cannot block the open; only a
-     * regular file is a module, and for one the flag changes nothing. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return krt__fail(KRT_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return krt__fail(KRT_ERROR_IO, "cannot read %s: not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > (uint64_t)PTRDIFF_MAX - 4) {
-        close(fd);
-        return krt__fail(KRT_ERROR_IO, "cannot read %s: %lld bytes", path, (long long)st.st_size);
-    }
-    size_t len = (size_t)st.st_size;
-    uint32_t *buf = malloc(len + 4);
-    if (!buf) {
-        close(fd);
-        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %s (%zu bytes)", path, len);
-    }
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, (char *)buf + got, len - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    int err = errno;
-    close(fd);
-    if (got != len) {
-        free(buf);
-        return krt__fail(KRT_ERROR_IO, "cannot read %s: %s", path, got < len ? "shorter than its size" : strerror(err));
-    }
-    *words = buf;
-    *size = len;
-    return KRT_SUCCESS;
-}
-
-krt_result krt__read_module_file(const char *path, uint32_t **words, size_t *size)
-{
-    return read_file(path, words, size);
-}
-
 /* A path naming OpenCL C source rather than SPIR-V: it ends in ".cl". */
 static int opencl_path(const char *path)
 {
@@ -214,7 +167,7 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
             KRT_SUCCESS)
             return r;
     } else if (d->path) {
-        if ((r = read_file(d->path, &words, &size)) != KRT_SUCCESS)
+        if ((r = krt__read_module_file(d->path, &words, &size)) != KRT_SUCCESS)
             return r;
     } else {
         /* A size no object can have is the caller's mistake, found before anything is sized by it. */
@@ -380,37 +333,6 @@ krt_result krt_module_kernel_names(krt_module *module, const char **names, uint3
         names[i] = module->refl.kernel_names[i];
     *count = n;
     return KRT_SUCCESS;
-}
-
-/* "a, b, c" of the module's kernel names, for messages. */
-static void list_names(const krt_module *module, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (uint32_t i = 0; i < module->refl.num_kernels && used + 1 < size; i++) {
-        int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", module->refl.kernel_names[i]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-}
-
-krt_result krt__kernel_not_found(const krt_module *module, const char *name)
-{
-    char names[1024];
-    list_names(module, names, sizeof names);
-    return krt__fail(KRT_ERROR_KERNEL_NOT_FOUND, "no kernel \"%s\" in the module; its kernels: %s", name, names);
-}
-
-void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
-{
-    out->name = kr->name;
-    out->num_args = kr->num_args;
-    memcpy(out->required_group, kr->required_group, sizeof out->required_group);
-    memcpy(out->group_hint, kr->group_hint, sizeof out->group_hint);
-    out->uses_barrier = kr->uses_barrier;
-    out->uses_static_local = kr->uses_static_local;
-    out->local_args = kr->local_args;
 }
 
 krt_result krt_module_kernel_info(krt_module *module, const char *kernel_name, krt_kernel_info *out)

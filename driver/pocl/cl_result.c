@@ -1,0 +1,27 @@
+/* PoCL backend: the one translation of an OpenCL error code into a Level Zero result, for every file of the
+ * backend (device start-up, programs, queues, the self-check). */
+#include "pocl_be.h"
+
+ze_result_t zp_cl_result(cl_int err) {
+    switch (err) {
+    case CL_SUCCESS: return ZE_RESULT_SUCCESS;
+    case CL_OUT_OF_HOST_MEMORY: return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    case CL_OUT_OF_RESOURCES:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    case CL_INVALID_WORK_GROUP_SIZE:
+    case CL_INVALID_WORK_ITEM_SIZE: return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    case CL_INVALID_GLOBAL_WORK_SIZE: return ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+    case CL_INVALID_ARG_INDEX: return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    case CL_INVALID_ARG_SIZE: return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+    case CL_INVALID_KERNEL_NAME: return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILER_NOT_AVAILABLE: return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    case CL_INVALID_BINARY: return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    case CL_INVALID_VALUE:
+    case CL_INVALID_ARG_VALUE:
+    case CL_INVALID_KERNEL_ARGS:
+    case CL_INVALID_EVENT_WAIT_LIST: return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    case CL_DEVICE_NOT_AVAILABLE: return ZE_RESULT_ERROR_DEVICE_LOST;
+    default: return ZE_RESULT_ERROR_UNKNOWN;
+    }
+}
