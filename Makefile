@@ -59,6 +59,7 @@ DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcrite
 deps:
 	@sh tools/install-deps.sh $(DEB_PACKAGES)
 
+include spirv/spirv.mk
 include driver/driver.mk
 include runtime/runtime.mk
 include kernels/kernels.mk

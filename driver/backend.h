@@ -9,6 +9,11 @@
 #include <stdint.h>
 #include <level_zero/ze_api.h>
 
+/* What a module is built from and the per-kernel facts (zp_module_src, zp_module_meta, zp_kernel_meta,
+ * zp_arg_meta, enum zp_arg_kind, ZP_EXACT_SUFFIX): the SPIR-V front end's plain data, which the object model
+ * passes through unchanged. */
+#include "../spirv/module.h"
+
 /* Opaque backend objects. A backend defines these structs privately. */
 typedef struct zp_bdev zp_bdev;     /* one execution device */
 typedef struct zp_bmod zp_bmod;     /* one built program */
@@ -43,57 +48,6 @@ typedef struct zp_device_info {
     uint8_t uuid[16];         /* the device's own UUID when has_uuid */
     uint32_t max_group_count[3]; /* groups per dimension of one launch, 0 for no limit below UINT32_MAX */
 } zp_device_info;
-
-/* Argument kinds of a kernel, read from the module itself. */
-enum zp_arg_kind {
-    ZP_ARG_SCALAR = 0,   /* a value of a scalar or vector type */
-    ZP_ARG_GLOBAL,       /* __global pointer */
-    ZP_ARG_CONSTANT,     /* __constant pointer */
-    ZP_ARG_LOCAL,        /* __local pointer: set as (size, NULL) */
-    ZP_ARG_BYVAL,        /* struct passed by value */
-    ZP_ARG_UNSUPPORTED   /* images, samplers, pipes: rejected at set-argument time */
-};
-
-typedef struct zp_arg_meta {
-    uint32_t kind; /* enum zp_arg_kind */
-    uint32_t size; /* bytes the caller must pass (pointer size for pointers) */
-} zp_arg_meta;
-
-/* Per-kernel facts computed from the module (never from per-program backend queries, which are wrong
- * when a program holds several kernels). */
-typedef struct zp_kernel_meta {
-    char *name;
-    uint32_t num_args;
-    zp_arg_meta *args;
-    uint32_t reqd[3];        /* required work-group size, zeros when none */
-    uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */
-    uint64_t private_size;   /* bytes of private memory per work-item (all stack objects, callees included) */
-    uint64_t spill_size;     /* bytes of that held in arrays and aggregates, which cannot live in registers */
-    bool whole_groups;       /* calls a barrier, a work-group or a sub-group function: every work-item of a group
-                              * must take part, so a partial group runs as a launch of its own (exec.c) */
-} zp_kernel_meta;
-
-typedef struct zp_module_meta {
-    uint32_t count;
-    zp_kernel_meta *kernels;
-} zp_module_meta;
-
-/* What a module is built from. */
-typedef struct zp_module_src {
-    const uint8_t *spirv;
-    size_t size;
-    const char *flags;             /* build flags as the caller gave them, may be NULL */
-    uint32_t num_spec;
-    const uint32_t *spec_ids;
-    const void *const *spec_values;
-    /* What the device supports: modules declaring other capabilities are refused. */
-    bool fp16;
-    bool fp64;
-    bool int64_atomics;
-    /* The host device (driver/host/): the native library holding the module's kernels, from a
-     * zp_host_library_desc in the module descriptor's pNext chain; NULL elsewhere. */
-    const char *host_library;
-} zp_module_src;
 
 /* krt's private pNext entry of ze_module_desc_t naming the host device's native library (libkrt passes it to
  * its in-process host driver only; other drivers never see it). */
@@ -141,11 +95,10 @@ typedef struct zp_ndrange {
     size_t base[3];
 } zp_ndrange;
 
-/* A backend that compiles the module's LLVM (driver/spirv/exact_range.cpp) has two functions per kernel: the
+/* A backend that compiles the module's LLVM (spirv/exact_range.cpp) has two functions per kernel: the
  * kernel as the module has it, for uniform launches (zp_ndrange_uniform), and its exact-range variant, named
- * with this suffix, for every other launch. The variant takes one hidden argument after the kernel's own,
- * filled by zp_exact_desc: lanes 0-2 range, lanes 3-5 enq | base << 32, lanes 6-7 zero. */
-#define ZP_EXACT_SUFFIX "$exact"
+ * with ZP_EXACT_SUFFIX (spirv/module.h), for every other launch. The variant takes one hidden argument after the
+ * kernel's own, filled by zp_exact_desc: lanes 0-2 range, lanes 3-5 enq | base << 32, lanes 6-7 zero. */
 
 static inline bool zp_ndrange_uniform(const zp_ndrange *r) {
     return r->range[0] == r->global[0] && r->range[1] == r->global[1] && r->range[2] == r->global[2] &&

@@ -5,20 +5,19 @@
 
 ZP_OBJDIR   := $(OBJDIR)/driver
 ZP_C_SRCS   := $(wildcard driver/*.c) $(wildcard driver/pocl/*.c)
-ZP_CXX_SRCS := $(wildcard driver/pocl/*.cpp) $(wildcard driver/spirv/*.cpp)
-ZP_HDRS     := $(wildcard driver/*.h) $(wildcard driver/pocl/*.h) $(wildcard driver/spirv/*.h) $(wildcard driver/include/*.h) $(wildcard common/*.h)
+ZP_CXX_SRCS := $(wildcard driver/pocl/*.cpp)
+ZP_HDRS     := $(wildcard driver/*.h) $(wildcard driver/pocl/*.h) $(wildcard driver/include/*.h) $(SPIRV_HDRS) $(wildcard common/*.h)
 ZP_OBJS     := $(patsubst driver/%.c,$(ZP_OBJDIR)/%.o,$(ZP_C_SRCS)) \
                $(patsubst driver/%.cpp,$(ZP_OBJDIR)/%.o,$(ZP_CXX_SRCS))
 # The self-check's kernels, embedded (rule below); listed here so that the link rule depends on them.
 ZP_OBJS     += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
+# The SPIR-V front end (spirv/spirv.mk), built once and linked into each driver.
+ZP_OBJS     += $(SPIRV_OBJS)
 
-ZP_LLVM_CXXFLAGS := -I$(shell llvm-config-15 --includedir 2>/dev/null || echo /usr/lib/llvm-15/include)
-ZP_LLVM_LIBDIR   := $(shell llvm-config-15 --libdir 2>/dev/null || echo /usr/lib/llvm-15/lib)
 ZP_CFLAGS   := $(CFLAGS_C) -fvisibility=hidden $(shell $(PKG_CONFIG) --cflags level-zero OpenCL 2>/dev/null)
-ZP_CXXFLAGS := $(CXXFLAGS_C) -fvisibility=hidden -fvisibility-inlines-hidden -fno-rtti $(ZP_LLVM_CXXFLAGS) \
-               $(shell $(PKG_CONFIG) --cflags LLVMSPIRVLib SPIRV-Tools 2>/dev/null) -Wno-unused-parameter
-ZP_LDLIBS   := -lLLVMSPIRVLib -L$(ZP_LLVM_LIBDIR) -lLLVM-15 -Wl,-rpath,$(ZP_LLVM_LIBDIR) \
-               -Wl,--exclude-libs,ALL -lSPIRV-Tools -lOpenCL -lpthread -lstdc++
+# PoCL's rewrites of the translated module (driver/pocl/*.cpp) compile like the front end, against its LLVM.
+ZP_CXXFLAGS := $(SPIRV_CXXFLAGS)
+ZP_LDLIBS   := $(SPIRV_LDLIBS) -lOpenCL -lpthread -lstdc++
 
 .PHONY: driver
 driver: $(ZE_POCL_SO)

@@ -28,7 +28,7 @@ all: runtime
 install: install-runtime
 uninstall: uninstall-runtime
 
-$(KRT_OBJDIR)/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/krt.h $(wildcard common/*.h)
+$(KRT_OBJDIR)/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/krt.h $(wildcard common/*.h) driver/backend.h $(wildcard spirv/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(KRT_CFLAGS) -c $< -o $@
 

@@ -9,7 +9,7 @@
 
 #include "cuda_be.h"
 #include "ptx.h"
-#include "../pocl/spirv_bridge.h"
+#include "../../spirv/spirv.h"
 
 zc_cuda_api zc_cu;
 
@@ -381,7 +381,7 @@ static ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out
     struct zp_bkern *k = calloc(1, sizeof *k);
     if (!k) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     CUresult r = zc_cu.cuModuleGetFunction(&k->fn, m->module, name);
-    /* Its exact-range variant (driver/spirv/exact_range.cpp), for the launches that are not uniform. */
+    /* Its exact-range variant (spirv/exact_range.cpp), for the launches that are not uniform. */
     char *variant = r == CUDA_SUCCESS ? malloc(strlen(name) + sizeof ZP_EXACT_SUFFIX) : NULL;
     if (variant) {
         r = zc_cu.cuModuleGetFunction(&k->fn_exact, m->module, strcat(strcpy(variant, name), ZP_EXACT_SUFFIX));

@@ -11,15 +11,13 @@ ZC_MODEL_SRCS := $(wildcard driver/*.c)
 ZC_C_SRCS   := $(wildcard driver/cuda/*.c)
 ZC_CXX_SRCS := $(wildcard driver/cuda/*.cpp)
 ZC_HDRS     := $(ZP_HDRS) $(wildcard driver/cuda/*.h)
-# The SPIR-V reader is ze_pocl's own object, linked in rather than copied.
-ZC_BRIDGE_OBJ := $(ZP_OBJDIR)/pocl/spirv_bridge.o $(ZP_OBJDIR)/spirv/exact_range.o
-ZC_PTX_OBJS := $(patsubst driver/cuda/%.cpp,$(ZC_OBJDIR)/cuda/%.o,$(ZC_CXX_SRCS)) $(ZC_BRIDGE_OBJ)
+# The translation: ptx.cpp over the SPIR-V front end (spirv/spirv.mk), whose objects ze_pocl links as well.
+ZC_PTX_OBJS := $(patsubst driver/cuda/%.cpp,$(ZC_OBJDIR)/cuda/%.o,$(ZC_CXX_SRCS)) $(SPIRV_OBJS)
 ZC_OBJS     := $(patsubst driver/%.c,$(ZC_OBJDIR)/model/%.o,$(ZC_MODEL_SRCS)) \
                $(patsubst driver/cuda/%.c,$(ZC_OBJDIR)/cuda/%.o,$(ZC_C_SRCS)) $(ZC_PTX_OBJS)
 ZC_CFLAGS   := $(CFLAGS_C) -fvisibility=hidden $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null) \
                -I$(CUDA_HOME)/include
-ZC_LDLIBS   := -lLLVMSPIRVLib -L$(ZP_LLVM_LIBDIR) -lLLVM-15 -Wl,-rpath,$(ZP_LLVM_LIBDIR) \
-               -Wl,--exclude-libs,ALL -lSPIRV-Tools -ldl -lpthread -lstdc++
+ZC_LDLIBS   := $(SPIRV_LDLIBS) -ldl -lpthread -lstdc++
 
 .PHONY: driver-cuda
 driver-cuda: $(ZE_CUDA_SO) $(BINDIR)/ze_cuda_ptx

@@ -78,7 +78,7 @@ struct zp_bmod {
 struct zp_bkern {
     struct zp_bmod *mod;
     CUfunction fn;
-    CUfunction fn_exact; /* the exact-range variant (driver/spirv/exact_range.cpp), for launches not uniform */
+    CUfunction fn_exact; /* the exact-range variant (spirv/exact_range.cpp), for launches not uniform */
     uint32_t num_args;
     const uint32_t *kinds;
     const uint32_t *sizes;

@@ -1,11 +1,12 @@
 // SPIR-V -> PTX for ze_cuda.
 //
-// The front half is ze_pocl's own reader (driver/pocl/spirv_bridge.cpp: the structural pre-checks, the
-// SPIR-V translator, specialization constants, inlining and the per-kernel facts). The back half here
-// retargets that SPIR 1.2 module to NVPTX: address spaces, calling conventions, __local arguments, libclc's
-// builtins, then LLVM's optimizer and the NVPTX code generator.
+// The front half is the SPIR-V front end ze_pocl uses too (spirv/: the structural pre-checks, the SPIR-V
+// translator, specialization constants, inlining, the per-kernel facts and the exact-range variants). The back
+// half here retargets that SPIR 1.2 module to NVPTX: address spaces, calling conventions, __local arguments,
+// libclc's builtins, then LLVM's optimizer and the NVPTX code generator.
 #include "ptx.h"
-#include "../spirv/exact_range.h"
+#include "../../spirv/exact_range.h"
+#include "../../spirv/spirv.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -42,7 +43,6 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
-#include "../pocl/spirv_bridge.h"
 
 extern "C" {
 void LLVMInitializeNVPTXTargetInfo(void);
@@ -251,7 +251,7 @@ void rewrite_local_args(llvm::Module &m, const std::vector<llvm::Function *> &ke
     if (block->use_empty()) block->eraseFromParent();
 }
 
-// NVPTX in LLVM 15 cannot select an LLVM fence (the bridge turns mem_fence into one): a device-wide
+// NVPTX in LLVM 15 cannot select an LLVM fence (the front end turns mem_fence into one): a device-wide
 // membar orders every space a fence can name.
 void lower_fences(llvm::Module &m) {
     std::vector<llvm::FenceInst *> fences;
@@ -269,7 +269,7 @@ void lower_fences(llvm::Module &m) {
 
 // What CUDA does not know of an NDRange: its dimension count and global offset. Every kernel gets four
 // hidden parameters after its own and the exact-range descriptor (i32 work_dim, i64 offset x, y, z; ze_cuda's launch passes them), and
-// get_work_dim, get_global_offset and get_global_id (libclc's has no offset) read them. The bridge has
+// get_work_dim, get_global_offset and get_global_id (libclc's has no offset) read them. The front end has
 // inlined every helper into its kernels, so the calls sit in kernel bodies.
 std::vector<llvm::Function *> add_launch_params(llvm::Module &m, const std::vector<llvm::Function *> &kernels) {
     llvm::LLVMContext &ctx = m.getContext();
@@ -512,7 +512,7 @@ std::string verify(llvm::Module &m) {
 
 int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
     llvm::LLVMContext ctx;
-    // libclc's bitcode has opaque pointers; LLVM 15 reads the bridge's typed module into that mode too.
+    // libclc's bitcode has opaque pointers; LLVM 15 reads the front end's typed module into that mode too.
     ctx.setOpaquePointers(true);
     auto buf = llvm::MemoryBuffer::getMemBuffer(
         llvm::StringRef(static_cast<const char *>(bitcode), size), "spirv", false);
@@ -693,8 +693,11 @@ extern "C" const char *zc_libclc_path(void) {
 }
 
 extern "C" int zc_front(const zp_module_src *src, void **bitcode, size_t *size, zp_module_meta *meta, char **log) {
-    int rc = zp_spirv_to_bitcode(src, bitcode, size, meta, log);
-    if (rc != ZP_BRIDGE_OK) return rc;
+    // mem_fence as an LLVM fence (lower_fences makes it a membar) and wait_group_events in the private-pointer
+    // form, the one libclc's NVPTX library defines.
+    int rc = zp_spirv_translate(src, ZP_SPIRV_FENCES_TO_LLVM | ZP_SPIRV_WAIT_PRIVATE | ZP_SPIRV_EXACT_RANGE, bitcode,
+                                size, meta, log);
+    if (rc != ZP_SPIRV_OK) return rc;
     std::string why;
     try {
         why = unmappable(src);

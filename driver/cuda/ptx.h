@@ -1,4 +1,4 @@
-/* ze_cuda's translation: SPIR-V -> LLVM (driver/pocl/spirv_bridge, the reader and pre-checks ze_pocl uses)
+/* ze_cuda's translation: SPIR-V -> LLVM (the SPIR-V front end, spirv/spirv.h, which ze_pocl uses too)
  * -> NVPTX LLVM linked with libclc -> PTX. The only C++ of ze_cuda sits behind this C interface (ptx.cpp).
  * Nothing here needs a GPU or the CUDA driver, so make test runs it on every machine. */
 #ifndef ZC_PTX_H
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/* Results, as zp_spirv_to_bitcode's (driver/pocl/spirv_bridge.h). */
+/* Results, as zp_spirv_translate's (enum zp_spirv_status, spirv/spirv.h). */
 enum { ZC_OK = 0, ZC_INVALID_BINARY = 1, ZC_BUILD_FAILURE = 2, ZC_OUT_OF_MEMORY = 3 };
 
 /* The PTX target: LLVM 15 knows no sm_90; the CUDA driver JIT-compiles sm_80 PTX for Hopper. */

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "pocl_be.h"
-#include "spirv_bridge.h"
+#include "../../spirv/spirv.h"
 
 cl_context zp_cl_ctx;
 zp_pocl_caps zp_caps;

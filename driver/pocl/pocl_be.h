@@ -27,7 +27,7 @@ struct zp_bkern {
     /* FNV-1a hash of the kernel's name: PoCL keys its cache of compiled work-group functions by the
      * kernel (its program's build and its name), so every cl_kernel of one name shares entries. */
     uint64_t name_hash;
-    /* The kernel's exact-range variant (driver/spirv/exact_range.cpp), for launches that are not uniform: it
+    /* The kernel's exact-range variant (spirv/exact_range.cpp), for launches that are not uniform: it
      * takes the same arguments, then the descriptor at exact_index, which holds `exact` once exact_set. */
     cl_kernel exact_kernel;
     cl_uint exact_index;
@@ -51,7 +51,7 @@ typedef struct zp_pocl_caps {
     bool il;            /* CL_DEVICE_IL_VERSION names SPIR-V */
     bool generic_as;    /* CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT */
     uint32_t route;     /* enum zp_route */
-    unsigned bridge;    /* zp_bridge_flags for module builds */
+    unsigned rewrites;  /* zp_spirv_flags and zp_pocl_rewrite_flags for module builds (pocl_rewrites.h) */
     ze_result_t check;  /* the self-check's verdict: module builds fail with it unless SUCCESS */
     char check_log[768]; /* the self-check's findings, naming the PoCL version, when it failed */
 } zp_pocl_caps;
@@ -61,13 +61,13 @@ extern zp_pocl_caps zp_caps;
 /* Builds a program for dev from SPIR-V the way caps say (route and rewrites); *meta gets the per-kernel
  * facts, *log (malloc'd) what went wrong. Used by module builds and by the self-check. */
 ZP_HIDDEN ze_result_t zp_pocl_program_build(cl_device_id dev, const zp_module_src *src, uint32_t route,
-                                            unsigned bridge, cl_program *out, zp_module_meta *meta, char **log);
+                                            unsigned rewrites, cl_program *out, zp_module_meta *meta, char **log);
 
 /* The start-up self-check (selfcheck.c): runs the constructs ze_pocl translates with the route and
  * rewrites in caps; 0 when every result is exact, else writes why into why (n bytes). */
-ZP_HIDDEN int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned bridge, unsigned which, char *why,
+ZP_HIDDEN int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned rewrites, unsigned which, char *why,
                                     size_t n);
-/* Fills caps->route, ->bridge and ->check: a cached verdict for this PoCL if there is one, else the
+/* Fills caps->route, ->rewrites and ->check: a cached verdict for this PoCL if there is one, else the
  * self-check of each candidate in order of preference, cached for the next start. */
 ZP_HIDDEN void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev);
 enum { ZP_CHECK_FILL = 1, ZP_CHECK_ATOMICS = 2, ZP_CHECK_ASYNC = 4, ZP_CHECK_ALL = 7 };

@@ -5,7 +5,7 @@
 
 #include "pocl_be.h"
 #include "../../common/fnv.h"
-#include "spirv_bridge.h"
+#include "pocl_rewrites.h"
 
 /* PoCL reads SPIR 1.2 bitcode with "-x spir -spir-std=1.2"; SPIR-V needs no option. Of the caller's flags
  * only the -cl-* ones mean something to an OpenCL compiler; Level Zero's own (-ze-*) have no PoCL
@@ -99,17 +99,17 @@ static ze_result_t check_local_memory(cl_program prog, cl_device_id d, const zp_
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint32_t route, unsigned bridge,
+ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint32_t route, unsigned rewrites,
                                   cl_program *out, zp_module_meta *meta, char **log) {
     void *bin = NULL;
     size_t bin_size = 0;
     *out = NULL;
     *log = NULL;
-    unsigned flags = bridge | ZP_BRIDGE_POCL_REGIONS | ZP_BRIDGE_EXACT_RANGE | (route == ZP_ROUTE_IL ? ZP_BRIDGE_EMIT_SPIRV : 0);
-    int rc = zp_spirv_translate(src, flags, &bin, &bin_size, meta, log);
-    if (rc == ZP_BRIDGE_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
-    if (rc == ZP_BRIDGE_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    if (rc != ZP_BRIDGE_OK) return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    unsigned flags = rewrites | ZP_POCL_REGIONS | ZP_SPIRV_EXACT_RANGE | (route == ZP_ROUTE_IL ? ZP_SPIRV_EMIT_SPIRV : 0);
+    int rc = zp_pocl_translate(src, flags, &bin, &bin_size, meta, log);
+    if (rc == ZP_SPIRV_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    if (rc == ZP_SPIRV_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (rc != ZP_SPIRV_OK) return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     ze_result_t named = check_kernel_names(meta, log);
     if (named != ZE_RESULT_SUCCESS) {
         free(bin);
@@ -178,7 +178,7 @@ ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod
     }
     struct zp_bmod *m = calloc(1, sizeof *m);
     if (!m) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    ze_result_t res = zp_pocl_program_build(ZP_CLD(dev), src, zp_caps.route, zp_caps.bridge, &m->program, meta, log);
+    ze_result_t res = zp_pocl_program_build(ZP_CLD(dev), src, zp_caps.route, zp_caps.rewrites, &m->program, meta, log);
     if (res != ZE_RESULT_SUCCESS) {
         free(m);
         return res;

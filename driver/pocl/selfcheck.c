@@ -20,7 +20,7 @@
 
 #include "pocl_be.h"
 #include "../../common/fnv.h"
-#include "spirv_bridge.h"
+#include "pocl_rewrites.h"
 
 /* selfcheck.spv, embedded by selfcheck_spv.S. */
 extern const uint8_t zp_selfcheck_spv[], zp_selfcheck_spv_end[];
@@ -207,7 +207,7 @@ done:
     return rc;
 }
 
-int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned bridge, unsigned which, char *why, size_t n) {
+int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned rewrites, unsigned which, char *why, size_t n) {
     zp_module_src src;
     memset(&src, 0, sizeof src);
     src.spirv = zp_selfcheck_spv;
@@ -216,7 +216,7 @@ int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned bridge, uns
     cl_program prog = NULL;
     zp_module_meta meta = {0, NULL};
     char *log = NULL;
-    ze_result_t r = zp_pocl_program_build(dev, &src, route, bridge, &prog, &meta, &log);
+    ze_result_t r = zp_pocl_program_build(dev, &src, route, rewrites, &prog, &meta, &log);
     if (r != ZE_RESULT_SUCCESS) {
         snprintf(why, n, "the check module does not build: %s", log ? log : "(no log)");
         free(log);
@@ -311,7 +311,7 @@ typedef struct {
     int found;          /* the file exists and holds this key */
     char state[16];     /* "ok", "fail" or "running" */
     uint32_t route;
-    unsigned bridge;
+    unsigned rewrites;
     int candidate;      /* running: the candidate under test; */
     int attempts;       /* running: how many starts began it */
     long pid;           /* running: the process that began it */
@@ -326,7 +326,7 @@ static void cache_read(const char *path, const char *key, cache_entry *e) {
     if (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (strcmp(line, key) == 0 && fgets(line, sizeof line, f) &&
-            sscanf(line, "%15s %u %u %d %d %ld", e->state, &e->route, &e->bridge, &e->candidate, &e->attempts,
+            sscanf(line, "%15s %u %u %d %d %ld", e->state, &e->route, &e->rewrites, &e->candidate, &e->attempts,
                    &e->pid) == 6) {
             e->found = 1;
             size_t got = fread(e->log, 1, sizeof e->log - 1, f);
@@ -342,14 +342,14 @@ static void cache_write(const char *path, const char *key, const cache_entry *e)
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) return;
-    fprintf(f, "%s\n%s %u %u %d %d %ld\n%s", key, e->state, e->route, e->bridge, e->candidate, e->attempts, e->pid,
+    fprintf(f, "%s\n%s %u %u %d %d %ld\n%s", key, e->state, e->route, e->rewrites, e->candidate, e->attempts, e->pid,
             e->log);
     if (fclose(f) != 0 || rename(tmp, path) != 0) unlink(tmp);
 }
 
 typedef struct {
     uint32_t route;
-    unsigned bridge;
+    unsigned rewrites;
     const char *name;
 } candidate;
 
@@ -362,16 +362,16 @@ typedef struct {
  * vloadN / vstoreN lowered: a rewrite only where the installed PoCL proves it needs one. */
 static int candidates(const zp_pocl_caps *caps, candidate *out) {
     int n = 0;
-    unsigned old = caps->major >= 0 && caps->major < 4 ? ZP_BRIDGE_FENCES_TO_LLVM : 0;
+    unsigned old = caps->major >= 0 && caps->major < 4 ? ZP_SPIRV_FENCES_TO_LLVM : 0;
     static const struct {
         unsigned flags;
         const char *name, *lowered;
     } reps[] = {
         {0, "SPIR 1.2 bitcode, OpenCL 1.2 builtin names",
          "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, vload/vstore lowered"},
-        {ZP_BRIDGE_WAIT_PRIVATE, "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, private wait_group_events",
+        {ZP_SPIRV_WAIT_PRIVATE, "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, private wait_group_events",
          "SPIR 1.2 bitcode, OpenCL 1.2 builtin names, private wait_group_events, vload/vstore lowered"},
-        {ZP_BRIDGE_OCL20, "SPIR 1.2 bitcode, OpenCL 2.0 builtin names",
+        {ZP_SPIRV_OCL20, "SPIR 1.2 bitcode, OpenCL 2.0 builtin names",
          "SPIR 1.2 bitcode, OpenCL 2.0 builtin names, vload/vstore lowered"},
     };
     static const int with_generic[] = {0, 2}, without_generic[] = {1, 0};
@@ -380,7 +380,7 @@ static int candidates(const zp_pocl_caps *caps, candidate *out) {
     for (int k = 0; k < 2; k++) {
         int r = order[k];
         out[n++] = (candidate){ZP_ROUTE_SPIR, reps[r].flags | old, reps[r].name};
-        out[n++] = (candidate){ZP_ROUTE_SPIR, reps[r].flags | old | ZP_BRIDGE_LOWER_VLOADSTORE, reps[r].lowered};
+        out[n++] = (candidate){ZP_ROUTE_SPIR, reps[r].flags | old | ZP_POCL_LOWER_VLOADSTORE, reps[r].lowered};
     }
     return n;
 }
@@ -399,7 +399,7 @@ void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev) {
     if (cached) cache_read(path, key, &e);
     if (e.found && strcmp(e.state, "ok") == 0) {
         caps->route = e.route;
-        caps->bridge = e.bridge;
+        caps->rewrites = e.rewrites;
         caps->check = ZE_RESULT_SUCCESS;
         return;
     }
@@ -441,16 +441,16 @@ void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev) {
             cache_write(path, key, &run);
         }
         char why[384] = "";
-        if (zp_pocl_selfcheck_run(dev, cand[i].route, cand[i].bridge, ZP_CHECK_ALL, why, sizeof why) == 0) {
+        if (zp_pocl_selfcheck_run(dev, cand[i].route, cand[i].rewrites, ZP_CHECK_ALL, why, sizeof why) == 0) {
             caps->route = cand[i].route;
-            caps->bridge = cand[i].bridge;
+            caps->rewrites = cand[i].rewrites;
             caps->check = ZE_RESULT_SUCCESS;
             if (cached) {
                 cache_entry ok;
                 memset(&ok, 0, sizeof ok);
                 snprintf(ok.state, sizeof ok.state, "ok");
                 ok.route = cand[i].route;
-                ok.bridge = cand[i].bridge;
+                ok.rewrites = cand[i].rewrites;
                 snprintf(ok.log, sizeof ok.log, "%s", cand[i].name);
                 cache_write(path, key, &ok);
             }

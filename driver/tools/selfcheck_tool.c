@@ -2,7 +2,8 @@
  * PoCL needs (tools/device-suite.sh runs it on each PoCL it visits).
  *   ze_pocl_selfcheck                    the automatic choice, as zeInit makes it (cache included)
  *   ze_pocl_selfcheck ROUTE FLAGS WHICH  one candidate: ROUTE 0 = SPIR bitcode, 1 = SPIR-V (IL); FLAGS the
- *                                        zp_bridge_flags; WHICH 1 fill, 2 atomics, 4 async copies, 7 all
+ *                                        zp_spirv_flags and zp_pocl_rewrite_flags (driver/pocl/pocl_rewrites.h);
+ *                                        WHICH 1 fill, 2 atomics, 4 async copies, 7 all
  * Exit status 0 when the checks ran exact. Each candidate is best run in its own process: a PoCL that
  * lacks a builtin aborts the process at launch. */
 #include <stdio.h>
@@ -28,7 +29,7 @@ int main(int argc, char **argv) {
         zp_pocl_selfcheck(&zp_caps, (cl_device_id)zp_pocl_device(0));
         clock_gettime(CLOCK_MONOTONIC, &t1);
         printf("self-check: %.3f ms\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-        printf("auto: route %u flags %u verdict %s\n%s\n", zp_caps.route, zp_caps.bridge,
+        printf("auto: route %u flags %u verdict %s\n%s\n", zp_caps.route, zp_caps.rewrites,
                zp_caps.check == ZE_RESULT_SUCCESS ? "ok" : "FAILED", zp_caps.check_log);
         fflush(stdout);
         return zp_caps.check == ZE_RESULT_SUCCESS ? 0 : 1;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../ptx.h"
-#include "../../pocl/spirv_bridge.h"
+#include "../../../spirv/spirv.h"
 
 static void *read_all(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");

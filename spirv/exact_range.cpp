@@ -4,7 +4,7 @@
 // Each kernel k gets a variant, k followed by ZP_EXACT_SUFFIX, for the launches that are not uniform; k itself
 // stays as the module has it, so a uniform launch costs what it did (no hidden argument, which PoCL would copy
 // at every enqueue, and no entry check). The variant has one hidden parameter after its own, a ulong8 the
-// backend sets per launch from zp_ndrange (zp_exact_desc): lanes 0-2 the whole launch's range, lanes 3-5 the
+// backend sets per launch from zp_ndrange (zp_exact_desc, driver/backend.h): lanes 0-2 the whole launch's range, lanes 3-5 the
 // enqueued group size in the low 32 bits and the piece's first group id in the high 32 bits. The work-item builtins the kernel calls are answered from
 // it, from the backend's own ("raw") answers for the group the backend runs:
 //   get_global_size(d)        range[d]
@@ -16,7 +16,7 @@
 //   get_global_linear_id, get_local_linear_id from the above; get_global_id, get_local_id, get_work_dim raw.
 // A kernel that does not need whole groups also returns at once from items past the range (the masked items
 // of a partial last group). One that does (a barrier, a work-group or sub-group function) never sees such an
-// item: exec.c launches its partial groups as pieces of their own size. reqd_work_group_size goes from the
+// item: driver/exec.c launches its partial groups as pieces of their own size. reqd_work_group_size goes from the
 // compiled module, so that such a piece may run with its real size (the driver enforces the size itself).
 #include "exact_range.h"
 
@@ -33,7 +33,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
-#include "../backend.h"
+#include "module.h"
 
 namespace zp {
 

@@ -1,0 +1,255 @@
+// PoCL's own rewrites of the translated module (zp_pocl_translate, pocl_rewrites.h): what PoCL's kernel library
+// or its work-group compiler needs and no other backend wants, run inside the SPIR-V front end's translation
+// (spirv/passes.h) where the self-check's choice (selfcheck.c) and the route ask for them.
+#include "pocl_rewrites.h"
+#include "../../spirv/passes.h"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+namespace {
+
+// vloadN(offset, p) and vstoreN(data, offset, p) for N in 2, 3, 4, 8, 16, any element type and address
+// space, become N element loads or stores at p + offset * N (OpenCL C 1.2, 6.12.7: p need only be aligned
+// to the element). Calls whose types do not have that shape are left alone.
+void lower_vloadstore(llvm::Module &mod) {
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::Function &f : mod) {
+        if (!f.isDeclaration()) continue;
+        llvm::StringRef n = f.getName();
+        if (!n.consume_front("_Z")) continue;
+        size_t len = 0;
+        while (!n.empty() && n.front() >= '0' && n.front() <= '9') {
+            len = len * 10 + (size_t)(n.front() - '0');
+            n = n.drop_front();
+        }
+        llvm::StringRef base = n.take_front(len);
+        if (base != "vload2" && base != "vload3" && base != "vload4" && base != "vload8" && base != "vload16" &&
+            base != "vstore2" && base != "vstore3" && base != "vstore4" && base != "vstore8" && base != "vstore16")
+            continue;
+        for (llvm::User *u : f.users())
+            if (auto *call = llvm::dyn_cast<llvm::CallInst>(u))
+                if (call->getCalledFunction() == &f) calls.push_back(call);
+    }
+    for (llvm::CallInst *call : calls) {
+        bool store = call->getCalledFunction()->getName().contains("vstore");
+        unsigned nargs = store ? 3 : 2;
+        if (call->arg_size() != nargs) continue;
+        llvm::Value *ptr = call->getArgOperand(nargs - 1), *off = call->getArgOperand(nargs - 2);
+        auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(store ? call->getArgOperand(0)->getType() : call->getType());
+        auto *pty = llvm::dyn_cast<llvm::PointerType>(ptr->getType());
+        if (!vty || !pty || pty->isOpaque() || !off->getType()->isIntegerTy() ||
+            pty->getNonOpaquePointerElementType() != vty->getElementType())
+            continue;
+        llvm::Type *ety = vty->getElementType();
+        unsigned n = vty->getNumElements();
+        llvm::IRBuilder<> b(call);
+        llvm::Align align(mod.getDataLayout().getABITypeAlign(ety));
+        llvm::Value *first = b.CreateMul(off, llvm::ConstantInt::get(off->getType(), n));
+        llvm::Value *result = llvm::UndefValue::get(vty);
+        for (unsigned i = 0; i < n; i++) {
+            llvm::Value *idx = b.CreateAdd(first, llvm::ConstantInt::get(off->getType(), i));
+            llvm::Value *at = b.CreateInBoundsGEP(ety, ptr, idx);
+            if (store)
+                b.CreateAlignedStore(b.CreateExtractElement(call->getArgOperand(0), (uint64_t)i), at, align);
+            else
+                result = b.CreateInsertElement(result, b.CreateAlignedLoad(ety, at, align), (uint64_t)i);
+        }
+        if (!store) call->replaceAllUsesWith(result);
+        call->eraseFromParent();
+    }
+    std::vector<llvm::Function *> dead;
+    for (llvm::Function &f : mod)
+        if (f.isDeclaration() && f.use_empty() && (f.getName().contains("vload") || f.getName().contains("vstore")))
+            dead.push_back(&f);
+    for (llvm::Function *f : dead) f->eraseFromParent();
+}
+
+// The sizes of a launch are never zero, but LLVM cannot know it: get_local_size and its kin are calls to the
+// kernel library. PoCL's optimizer, which sees them as loads once inlined, then splits a strided loop such as
+// `for (uint i = lid; i < 1; i += get_local_size(0))` on "the step is zero" into a copy that can never exit,
+// and its work-group builder aborts on that copy in a kernel with a barrier (ParallelRegion.cc, "Incoming
+// edges to non-entry block!"). Each such call is followed by what Level Zero guarantees, as llvm.assume: a
+// group size and a group count are 1 to 2^32-1 (zeKernelSetGroupSize and ze_group_count_t take uint32_t), so
+// they stay non-zero when truncated to uint; a global size is non-zero. Only for dimensions 0 to 2 given as
+// constants: PoCL 3.1 answers 0 for any other dimension (OpenCL says 1), and a false assumption would let LLVM
+// miscompile the kernel.
+void assume_sizes_nonzero(llvm::Module &mod) {
+    struct Query {
+        const char *name;
+        bool fits_u32;
+    };
+    std::vector<std::pair<llvm::CallInst *, bool>> calls;
+    for (Query q : {Query{"_Z14get_local_sizej", true}, Query{"_Z23get_enqueued_local_sizej", true},
+                    Query{"_Z14get_num_groupsj", true}, Query{"_Z15get_global_sizej", false}})
+        if (llvm::Function *f = mod.getFunction(q.name))
+            for (llvm::User *u : f->users())
+                if (auto *call = llvm::dyn_cast<llvm::CallInst>(u))
+                    if (call->getCalledFunction() == f && call->getType()->isIntegerTy(64) && call->arg_size() == 1)
+                        if (auto *dim = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0)))
+                            if (dim->getZExtValue() < 3) calls.push_back({call, q.fits_u32});
+    if (calls.empty()) return;
+    llvm::Function *assume = llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::assume);
+    for (auto [call, fits_u32] : calls) {
+        llvm::IRBuilder<> b(call->getNextNode());
+        llvm::Type *t = call->getType();
+        b.CreateCall(assume, {b.CreateICmpNE(call, llvm::ConstantInt::get(t, 0))});
+        if (fits_u32) b.CreateCall(assume, {b.CreateICmpULE(call, llvm::ConstantInt::get(t, 0xFFFFFFFFu))});
+    }
+}
+
+// PoCL 3.1's work-group function builder (at the first launch) aborts the process ("Incoming edges to
+// non-entry block!", ParallelRegion.cc) on some kernels with a barrier and a loop that can never exit, which
+// its own optimizer (-O3, before it builds work-group functions) exposes: a loop whose exit test reads only
+// memory the loop does not write becomes an endless block once the load is hoisted, and a strided loop that
+// runs at most once, `for (uint i = lid; i < 1; i += step)`, is split on "step is zero" into a copy that never
+// exits. Which shapes of such a kernel abort depends on how PoCL cuts it into regions between barriers (an
+// endless loop after a barrier that follows another loop does; one right after the first barrier does not),
+// so the whole class is refused: LLVM's -O2 runs here on a copy of the module, and a kernel that calls a
+// barrier and has a block from which no return (or unreachable) can be reached is refused. Group sizes are
+// not such a step: assume_sizes_nonzero tells LLVM so. Kernels without a barrier are left alone: PoCL builds
+// them, and they hang only when they enter the loop. Returns the first refused kernel's name, or "".
+bool calls_barrier(const llvm::Function &f) {
+    for (const llvm::BasicBlock &bb : f)
+        for (const llvm::Instruction &i : bb)
+            if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+                if (const llvm::Function *callee = call->getCalledFunction())
+                    if (callee->getName().contains("barrier")) return true;
+    return false;
+}
+
+bool is_barrier_kernel(const llvm::Function &f) {
+    return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && calls_barrier(f);
+}
+
+// The work-item queries are pure within one work-item, as PoCL's kernel library makes them once inlined: so
+// marked on the copy, LLVM hoists and tests them as PoCL's optimizer does.
+void mark_queries_pure(llvm::Module &mod) {
+    for (llvm::Function &f : mod) {
+        if (!f.isDeclaration()) continue;
+        llvm::StringRef n = f.getName();
+        if (n == "_Z13get_global_idj" || n == "_Z12get_local_idj" || n == "_Z12get_group_idj" ||
+            n == "_Z15get_global_sizej" || n == "_Z14get_local_sizej" || n == "_Z14get_num_groupsj" ||
+            n == "_Z17get_global_offsetj" || n == "_Z23get_enqueued_local_sizej" || n == "_Z12get_work_dimv") {
+            f.setDoesNotAccessMemory();
+            f.setDoesNotThrow();
+            f.setWillReturn();
+        }
+    }
+}
+
+std::string endless_loop_kernel(const llvm::Module &mod) {
+    std::set<llvm::StringRef> barrier_kernels;
+    for (const llvm::Function &f : mod)
+        if (is_barrier_kernel(f)) barrier_kernels.insert(f.getName());
+    if (barrier_kernels.empty()) return "";
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(mod);
+    for (llvm::Function &f : *copy)
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL &&
+            !barrier_kernels.count(f.getName()))
+            f.deleteBody();
+    mark_queries_pure(*copy);
+    {
+        // LLVM's -O2 pipeline, close enough to PoCL's -O3 to expose the same endless blocks. -O1 is not: it
+        // lacks the value-range pass that reads assume_sizes_nonzero's facts through a truncation to uint, and
+        // so refuses kernels PoCL builds; LLVM's function passes without the module passes find too few.
+        llvm::LoopAnalysisManager lam;
+        llvm::FunctionAnalysisManager fam;
+        llvm::CGSCCAnalysisManager cgam;
+        llvm::ModuleAnalysisManager mam;
+        llvm::PassBuilder pb;
+        pb.registerModuleAnalyses(mam);
+        pb.registerCGSCCAnalyses(cgam);
+        pb.registerFunctionAnalyses(fam);
+        pb.registerLoopAnalyses(lam);
+        pb.crossRegisterProxies(lam, fam, cgam, mam);
+        pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(*copy, mam);
+    }
+    for (llvm::Function &f : *copy) {
+        if (!is_barrier_kernel(f)) continue;
+        std::set<const llvm::BasicBlock *> ends;
+        std::vector<const llvm::BasicBlock *> work;
+        for (llvm::BasicBlock &bb : f) {
+            const llvm::Instruction *t = bb.getTerminator();
+            if (!t || llvm::isa<llvm::ReturnInst>(t) || llvm::isa<llvm::UnreachableInst>(t)) {
+                ends.insert(&bb);
+                work.push_back(&bb);
+            }
+        }
+        while (!work.empty()) {
+            const llvm::BasicBlock *b = work.back();
+            work.pop_back();
+            for (const llvm::BasicBlock *p : llvm::predecessors(b))
+                if (ends.insert(p).second) work.push_back(p);
+        }
+        if (ends.size() != f.size()) return f.getName().str();
+        // A loop left by one block only, which runs on every iteration and whose exit test does not change
+        // inside the loop: if the first iteration stays, every one does (PoCL's passes turn it into a block
+        // with no way out).
+        llvm::DominatorTree dt(f);
+        llvm::LoopInfo li(dt);
+        for (llvm::Loop *loop : li.getLoopsInPreorder()) {
+            llvm::BasicBlock *exiting = loop->getExitingBlock();
+            if (!exiting) continue;
+            auto *br = llvm::dyn_cast<llvm::BranchInst>(exiting->getTerminator());
+            if (!br || !br->isConditional() || !loop->isLoopInvariant(br->getCondition())) continue;
+            llvm::SmallVector<llvm::BasicBlock *, 4> latches;
+            loop->getLoopLatches(latches);
+            bool every_iteration = true;
+            for (llvm::BasicBlock *latch : latches)
+                if (!dt.dominates(exiting, latch)) every_iteration = false;
+            if (every_iteration) return f.getName().str();
+        }
+    }
+    return "";
+}
+
+// The rewrites flags ask for, at their points of the translation.
+class PoclPasses : public zp::SpirvPasses {
+  public:
+    explicit PoclPasses(unsigned flags) : flags_(flags) {}
+
+    void translated(llvm::Module &m) override {
+        if (flags_ & ZP_POCL_LOWER_VLOADSTORE) lower_vloadstore(m);
+    }
+
+    std::string inlined(llvm::Module &m) override {
+        if (!(flags_ & ZP_POCL_REGIONS)) return "";
+        assume_sizes_nonzero(m);
+        std::string endless = endless_loop_kernel(m);
+        if (endless.empty()) return "";
+        return "kernel " + endless + " has a barrier and a loop that, once entered, can never exit as LLVM "
+               "optimizes it (a loop whose exit test reads only memory the loop does not write, or whose step may "
+               "be zero where it otherwise runs at most once); PoCL's work-group compiler cannot build such a "
+               "kernel";
+    }
+
+  private:
+    unsigned flags_;
+};
+
+} // namespace
+
+extern "C" int zp_pocl_translate(const zp_module_src *src, unsigned flags, void **out, size_t *out_size,
+                                 zp_module_meta *meta, char **log) {
+    PoclPasses passes(flags);
+    return zp::spirv_translate(src, flags & ~(unsigned)ZP_POCL_REWRITES, &passes, out, out_size, meta, log);
+}

@@ -1,0 +1,196 @@
+// The per-kernel facts the drivers report, read from the translated module rather than from a backend's
+// per-program queries (PoCL's are wrong when a program holds several kernels): argument kinds and sizes, the
+// required group size, __local, private and spill memory, and whether every item of a group must take part.
+#include "steps.h"
+#include "exact_range.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <vector>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+
+namespace zp::spirv {
+namespace {
+
+struct FuncFacts {
+    uint64_t priv = 0;      // bytes of all static allocas
+    uint64_t agg = 0;       // bytes of those that are arrays or structs
+    std::set<const llvm::GlobalVariable *> locals;
+    std::set<const llvm::Function *> callees;
+};
+
+void collect_users(const llvm::Value *v, const llvm::GlobalVariable *gv,
+                   std::map<const llvm::Function *, FuncFacts> &facts, int depth) {
+    if (depth > 16) return;
+    for (const llvm::User *u : v->users()) {
+        if (auto *inst = llvm::dyn_cast<llvm::Instruction>(u)) {
+            facts[inst->getFunction()].locals.insert(gv);
+        } else if (llvm::isa<llvm::Constant>(u)) {
+            collect_users(u, gv, facts, depth + 1);
+        }
+    }
+}
+
+struct Totals {
+    uint64_t priv, agg;
+    std::set<const llvm::GlobalVariable *> locals;
+};
+
+// Private memory of a function is its own stack plus its deepest callee's; recursion counts once.
+void totals_of(const llvm::Function *f, std::map<const llvm::Function *, FuncFacts> &facts,
+               std::map<const llvm::Function *, Totals> &memo, std::set<const llvm::Function *> &active,
+               Totals &out) {
+    auto m = memo.find(f);
+    if (m != memo.end()) {
+        out = m->second;
+        return;
+    }
+    FuncFacts &ff = facts[f];
+    Totals t{ff.priv, ff.agg, ff.locals};
+    if (active.count(f)) {
+        out = t;
+        return;
+    }
+    active.insert(f);
+    uint64_t best_priv = 0, best_agg = 0;
+    for (const llvm::Function *c : ff.callees) {
+        Totals ct;
+        totals_of(c, facts, memo, active, ct);
+        if (ct.priv > best_priv) best_priv = ct.priv;
+        if (ct.agg > best_agg) best_agg = ct.agg;
+        t.locals.insert(ct.locals.begin(), ct.locals.end());
+    }
+    active.erase(f);
+    t.priv += best_priv;
+    t.agg += best_agg;
+    memo[f] = t;
+    out = t;
+}
+
+uint32_t arg_kind(const llvm::Function &f, const llvm::Argument &a, const llvm::DataLayout &dl, uint32_t &size) {
+    llvm::Type *ty = a.getType();
+    if (ty->isPointerTy()) {
+        unsigned as = ty->getPointerAddressSpace();
+        size = dl.getPointerSize(as);
+        if (a.hasByValAttr()) {
+            // A size the 32-bit argument size cannot hold (a valid module may declare one) would be cut to
+            // a wrong one: such an argument is unsupported instead.
+            uint64_t bytes = dl.getTypeAllocSize(a.getParamByValType()).getKnownMinSize();
+            size = bytes > UINT32_MAX ? 0 : (uint32_t)bytes;
+            return bytes > UINT32_MAX ? ZP_ARG_UNSUPPORTED : ZP_ARG_BYVAL;
+        }
+        llvm::Type *elem = ty->isOpaquePointerTy() ? nullptr : ty->getNonOpaquePointerElementType();
+        if (elem && elem->isStructTy()) {
+            auto *st = llvm::cast<llvm::StructType>(elem);
+            if (st->isOpaque() && st->hasName() && st->getName().startswith("opencl.")) return ZP_ARG_UNSUPPORTED;
+        }
+        switch (as) {
+        case 1: return ZP_ARG_GLOBAL;
+        case 2: return ZP_ARG_CONSTANT;
+        case 3: return ZP_ARG_LOCAL;
+        default: return ZP_ARG_UNSUPPORTED;
+        }
+    }
+    (void)f;
+    if (ty->isSized()) {
+        uint64_t bytes = dl.getTypeAllocSize(ty).getKnownMinSize();
+        size = bytes > UINT32_MAX ? 0 : (uint32_t)bytes;
+        return bytes > UINT32_MAX ? ZP_ARG_UNSUPPORTED : ZP_ARG_SCALAR;
+    }
+    size = 0;
+    return ZP_ARG_UNSUPPORTED;
+}
+
+} // namespace
+
+int extract_meta(llvm::Module &mod, zp_module_meta *meta) {
+    const llvm::DataLayout &dl = mod.getDataLayout();
+    std::map<const llvm::Function *, FuncFacts> facts;
+    for (llvm::Function &f : mod) {
+        FuncFacts &ff = facts[&f];
+        for (llvm::BasicBlock &bb : f) {
+            for (llvm::Instruction &i : bb) {
+                if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(&i)) {
+                    if (auto sz = al->getAllocationSizeInBits(dl)) {
+                        uint64_t bytes = (*sz + 7) / 8;
+                        ff.priv += bytes;
+                        llvm::Type *at = al->getAllocatedType();
+                        if (at->isArrayTy() || at->isStructTy() || !al->isStaticAlloca()) ff.agg += bytes;
+                    }
+                } else if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i)) {
+                    if (const llvm::Function *callee = call->getCalledFunction())
+                        if (!callee->isDeclaration()) ff.callees.insert(callee);
+                }
+            }
+        }
+    }
+    for (llvm::GlobalVariable &gv : mod.globals())
+        if (gv.getAddressSpace() == 3) collect_users(&gv, &gv, facts, 0);
+
+    std::vector<llvm::Function *> kernels;
+    for (llvm::Function &f : mod)
+        if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) kernels.push_back(&f);
+
+    meta->count = 0;
+    meta->kernels = static_cast<zp_kernel_meta *>(std::calloc(kernels.size() ? kernels.size() : 1, sizeof(zp_kernel_meta)));
+    if (!meta->kernels) return ZP_SPIRV_OUT_OF_MEMORY;
+    std::map<const llvm::Function *, Totals> memo;
+    for (llvm::Function *f : kernels) {
+        zp_kernel_meta *k = &meta->kernels[meta->count];
+        k->name = dup_string(f->getName().str());
+        k->num_args = (uint32_t)f->arg_size();
+        k->args = static_cast<zp_arg_meta *>(std::calloc(k->num_args ? k->num_args : 1, sizeof(zp_arg_meta)));
+        if (!k->name || !k->args) {
+            std::free(k->name);
+            std::free(k->args);
+            return ZP_SPIRV_OUT_OF_MEMORY;
+        }
+        meta->count++;
+        uint32_t idx = 0;
+        for (const llvm::Argument &a : f->args()) {
+            uint32_t size = 0;
+            k->args[idx].kind = arg_kind(*f, a, dl, size);
+            k->args[idx].size = size;
+            idx++;
+        }
+        if (llvm::MDNode *md = f->getMetadata("reqd_work_group_size")) {
+            for (unsigned d = 0; d < 3 && d < md->getNumOperands(); d++) {
+                if (auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(md->getOperand(d)))
+                    k->reqd[d] = (uint32_t)c->getZExtValue();
+            }
+        }
+        std::set<const llvm::Function *> active;
+        Totals t;
+        totals_of(f, facts, memo, active, t);
+        k->private_size = t.priv;
+        k->spill_size = t.agg;
+        uint64_t local = 0;
+        for (const llvm::GlobalVariable *gv : t.locals) local += dl.getTypeAllocSize(gv->getValueType());
+        k->local_static = local;
+        k->whole_groups = zp::needs_whole_groups(*f);
+    }
+    return ZP_SPIRV_OK;
+}
+
+} // namespace zp::spirv
+
+extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
+    if (!meta || !meta->kernels) return;
+    for (uint32_t i = 0; i < meta->count; i++) {
+        std::free(meta->kernels[i].name);
+        std::free(meta->kernels[i].args);
+    }
+    std::free(meta->kernels);
+    meta->kernels = nullptr;
+    meta->count = 0;
+}

@@ -1,0 +1,67 @@
+/* What a module is built from and what the SPIR-V front end learns of its kernels: the plain data that the front
+ * end (spirv/) and the drivers' object model (driver/backend.h, which includes this file) pass between them.
+ * C, and nothing here names Level Zero, OpenCL or CUDA. */
+#ifndef ZP_SPIRV_MODULE_H
+#define ZP_SPIRV_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Argument kinds of a kernel, read from the module itself. */
+enum zp_arg_kind {
+    ZP_ARG_SCALAR = 0,   /* a value of a scalar or vector type */
+    ZP_ARG_GLOBAL,       /* __global pointer */
+    ZP_ARG_CONSTANT,     /* __constant pointer */
+    ZP_ARG_LOCAL,        /* __local pointer: set as (size, NULL) */
+    ZP_ARG_BYVAL,        /* struct passed by value */
+    ZP_ARG_UNSUPPORTED   /* images, samplers, pipes: rejected at set-argument time */
+};
+
+typedef struct zp_arg_meta {
+    uint32_t kind; /* enum zp_arg_kind */
+    uint32_t size; /* bytes the caller must pass (pointer size for pointers) */
+} zp_arg_meta;
+
+/* Per-kernel facts computed from the module (never from per-program backend queries, which are wrong
+ * when a program holds several kernels). */
+typedef struct zp_kernel_meta {
+    char *name;
+    uint32_t num_args;
+    zp_arg_meta *args;
+    uint32_t reqd[3];        /* required work-group size, zeros when none */
+    uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */
+    uint64_t private_size;   /* bytes of private memory per work-item (all stack objects, callees included) */
+    uint64_t spill_size;     /* bytes of that held in arrays and aggregates, which cannot live in registers */
+    bool whole_groups;       /* calls a barrier, a work-group or a sub-group function: every work-item of a group
+                              * must take part, so a partial group runs as a launch of its own (exec.c) */
+} zp_kernel_meta;
+
+typedef struct zp_module_meta {
+    uint32_t count;
+    zp_kernel_meta *kernels;
+} zp_module_meta;
+
+/* What a module is built from. */
+typedef struct zp_module_src {
+    const uint8_t *spirv;
+    size_t size;
+    const char *flags;             /* build flags as the caller gave them, may be NULL */
+    uint32_t num_spec;
+    const uint32_t *spec_ids;
+    const void *const *spec_values;
+    /* What the device supports: modules declaring other capabilities are refused. */
+    bool fp16;
+    bool fp64;
+    bool int64_atomics;
+    /* The host device (driver/host/): the native library holding the module's kernels, from a
+     * zp_host_library_desc in the module descriptor's pNext chain; NULL elsewhere. */
+    const char *host_library;
+} zp_module_src;
+
+/* The name of a kernel's exact-range variant: the kernel's own followed by this suffix. The front end adds one
+ * per kernel where asked (spirv/exact_range.cpp, ZP_SPIRV_EXACT_RANGE); driver/backend.h says how a backend
+ * launches it (zp_exact_desc). */
+#define ZP_EXACT_SUFFIX "$exact"
+
+#endif

@@ -1,0 +1,62 @@
+/* The SPIR-V front end of krt's drivers (ze_pocl, ze_cuda): one SPIR-V module in, one LLVM module out (SPIR 1.2
+ * bitcode with OpenCL builtin names, or SPIR-V 1.2 written back from it), plus the per-kernel facts the drivers
+ * report (argument kinds and sizes, required group size, local, private and spill memory). On the way: the
+ * structural checks that keep the SPIR-V translator from ending the process (precheck.cpp), SPIRV-Tools'
+ * validator on a normalized copy (validate.cpp), the translation with the specialization constants applied
+ * (translate.cpp, spec_consts.cpp), the builtin forms asked for (builtins.cpp), every helper inlined into its
+ * kernels (inline.cpp), the facts (meta.cpp) and the exact-range variants (exact_range.cpp).
+ *
+ * The C++ behind this C interface depends on LLVM 15, libLLVMSPIRVLib and SPIRV-Tools, never on a driver or on
+ * libkrt. A backend that adds LLVM passes of its own to the translation uses spirv/passes.h (C++). */
+#ifndef ZP_SPIRV_H
+#define ZP_SPIRV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "module.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum zp_spirv_status {
+    ZP_SPIRV_OK = 0,
+    ZP_SPIRV_INVALID_BINARY, /* not SPIR-V at all: bad size, magic or instruction stream */
+    ZP_SPIRV_BUILD_FAILURE,  /* SPIR-V the translator refuses (unsupported capability, bad module) */
+    ZP_SPIRV_OUT_OF_MEMORY,
+};
+
+/* What the translation does beyond translating, chosen by each backend for the kernel library it links. The
+ * bits not named here are left to a backend's own passes (driver/pocl/pocl_rewrites.h takes bits 5 and 6), so
+ * that one word can carry both. */
+enum zp_spirv_flags {
+    ZP_SPIRV_FENCES_TO_LLVM = 1u << 0, /* mem_fence, read_mem_fence, write_mem_fence -> LLVM fence seq_cst */
+    ZP_SPIRV_WAIT_PRIVATE = 1u << 1,   /* wait_group_events on a generic pointer -> the private-pointer form */
+    ZP_SPIRV_OCL20 = 1u << 3,          /* OpenCL 2.0 builtin names (generic pointers, C11 atomics), as PoCL's own
+                                        * SPIR-V path asks its translator for on devices with generic address
+                                        * space support; OpenCL 1.2 names otherwise */
+    ZP_SPIRV_EMIT_SPIRV = 1u << 4,     /* write SPIR-V 1.2 of the processed (inlined, specialized) module
+                                        * instead of bitcode, for clCreateProgramWithIL */
+    ZP_SPIRV_EXACT_RANGE = 1u << 7,    /* the hidden exact-range argument and the builtins answered from it
+                                        * (spirv/exact_range.cpp, ZE_krt_exact_range) */
+};
+
+/* Translates one SPIR-V module with what flags ask for (zp_spirv_flags; other bits are ignored). On success
+ * *out (malloc'd, *out_size bytes: bitcode, or SPIR-V words with ZP_SPIRV_EMIT_SPIRV) and *meta are filled; on
+ * failure *log (malloc'd) says why. *log may also be set on success. Returns a zp_spirv_status. Thread-safe. */
+__attribute__((visibility("hidden"))) int zp_spirv_translate(const zp_module_src *src, unsigned flags, void **out,
+                                                              size_t *out_size, zp_module_meta *meta, char **log);
+
+/* Translates a minimal module once, so the translator's and LLVM's one-time set-up happens at start-up
+ * rather than in the first module build. */
+__attribute__((visibility("hidden"))) void zp_spirv_warm_up(void);
+
+/* Frees what zp_spirv_translate put in meta. */
+__attribute__((visibility("hidden"))) void zp_spirv_meta_free(zp_module_meta *meta);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

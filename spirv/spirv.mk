@@ -1,0 +1,26 @@
+# The SPIR-V front end (spirv/): SPIR-V -> one LLVM module and the per-kernel facts, shared by the drivers that
+# compile SPIR-V (ze_pocl, driver/driver.mk; ze_cuda, driver/cuda/cuda.mk) and built once, into
+# $(BUILD)/obj/spirv/. Each driver links SPIRV_OBJS with SPIRV_LDLIBS. C++ against LLVM 15, libLLVMSPIRVLib 15
+# and SPIRV-Tools; nothing here includes a driver's or libkrt's headers.
+
+SPIRV_OBJDIR := $(OBJDIR)/spirv
+SPIRV_SRCS   := $(wildcard spirv/*.cpp)
+SPIRV_HDRS   := $(wildcard spirv/*.h)
+SPIRV_OBJS   := $(patsubst spirv/%.cpp,$(SPIRV_OBJDIR)/%.o,$(SPIRV_SRCS))
+
+# The LLVM the front end is built with; the drivers' own LLVM code (driver/pocl, driver/cuda) uses the same.
+SPIRV_LLVM_CXXFLAGS := -I$(shell llvm-config-15 --includedir 2>/dev/null || echo /usr/lib/llvm-15/include)
+SPIRV_LLVM_LIBDIR   := $(shell llvm-config-15 --libdir 2>/dev/null || echo /usr/lib/llvm-15/lib)
+SPIRV_CXXFLAGS := $(CXXFLAGS_C) -fvisibility=hidden -fvisibility-inlines-hidden -fno-rtti $(SPIRV_LLVM_CXXFLAGS) \
+                  $(shell $(PKG_CONFIG) --cflags LLVMSPIRVLib SPIRV-Tools 2>/dev/null) -Wno-unused-parameter
+# What a library linking SPIRV_OBJS links with. SPIRV-Tools is static: --exclude-libs keeps a shared library
+# from re-exporting its symbols.
+SPIRV_LDLIBS   := -lLLVMSPIRVLib -L$(SPIRV_LLVM_LIBDIR) -lLLVM-15 -Wl,-rpath,$(SPIRV_LLVM_LIBDIR) \
+                  -Wl,--exclude-libs,ALL -lSPIRV-Tools
+
+.PHONY: spirv
+spirv: $(SPIRV_OBJS)
+
+$(SPIRV_OBJDIR)/%.o: spirv/%.cpp $(SPIRV_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(SPIRV_CXXFLAGS) -c $< -o $@

@@ -1,0 +1,169 @@
+// The front end's translation, step by step (steps.h): the checks of the binary, the SPIR-V translator
+// (libLLVMSPIRVLib, in process) with the specialization constants applied, the builtin forms asked for, a
+// backend's own passes (passes.h), inlining, the per-kernel facts, the exact-range variants, and the module
+// written out as SPIR 1.2 bitcode or SPIR-V 1.2.
+#include "passes.h"
+#include "steps.h"
+#include "exact_range.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <LLVMSPIRVLib/LLVMSPIRVLib.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace zp {
+namespace {
+
+using namespace zp::spirv;
+
+// The translator keeps some global tables; module builds are rare, so one lock is the simple answer.
+std::mutex translator_lock;
+
+int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, void **bitcode, size_t *bitcode_size,
+              zp_module_meta *meta, std::string &log) {
+    {
+        std::vector<uint32_t> words;
+        int checked = precheck(src, words, log);
+        if (checked == ZP_SPIRV_OK) checked = validate(words, log);
+        if (checked != ZP_SPIRV_OK) return checked;
+    }
+
+    llvm::LLVMContext ctx;
+    ctx.setOpaquePointers(false);
+    SPIRV::TranslatorOpts opts;
+    opts.enableAllExtensions();
+    opts.setDesiredBIsRepresentation((flags & ZP_SPIRV_OCL20) ? SPIRV::BIsRepresentation::OpenCL20
+                                                               : SPIRV::BIsRepresentation::OpenCL12);
+    set_spec_consts(src, opts);
+
+    std::string bytes(reinterpret_cast<const char *>(src->spirv), src->size);
+    std::istringstream is(bytes);
+    llvm::Module *raw = nullptr;
+    std::string err;
+    if (!llvm::readSpirv(ctx, opts, is, raw, err) || !raw) {
+        delete raw;
+        log = "SPIR-V translation failed: " + err;
+        return ZP_SPIRV_BUILD_FAILURE;
+    }
+    std::unique_ptr<llvm::Module> mod(raw);
+    std::string verr;
+    llvm::raw_string_ostream vos(verr);
+    if (llvm::verifyModule(*mod, &vos)) {
+        vos.flush();
+        log = "translated module is invalid: " + verr;
+        return ZP_SPIRV_BUILD_FAILURE;
+    }
+    fix_builtins(*mod, flags);
+    if (passes) passes->translated(*mod);
+    make_inlinable(*mod);
+    if (passes) {
+        std::string refused = passes->inlined(*mod);
+        if (!refused.empty()) {
+            log = refused;
+            return ZP_SPIRV_BUILD_FAILURE;
+        }
+    }
+    int rc = extract_meta(*mod, meta);
+    if (rc != ZP_SPIRV_OK) return rc;
+    std::string clash;
+    if ((flags & ZP_SPIRV_EXACT_RANGE) && !add_exact_range(*mod, clash)) {
+        log = "the module has a function named " + clash + ", the name the driver gives a kernel's exact-range "
+              "variant";
+        return ZP_SPIRV_BUILD_FAILURE;
+    }
+
+    if (flags & ZP_SPIRV_EMIT_SPIRV) {
+        // SPIR-V 1.2: the newest version PoCL's CPU devices list in CL_DEVICE_IL_VERSION.
+        SPIRV::TranslatorOpts wopts(SPIRV::VersionNumber::SPIRV_1_2);
+        wopts.enableAllExtensions();
+        std::ostringstream os;
+        std::string werr;
+        if (!llvm::writeSpirv(mod.get(), wopts, os, werr)) {
+            log = "SPIR-V could not be written back for PoCL: " + werr;
+            return ZP_SPIRV_BUILD_FAILURE;
+        }
+        std::string out = os.str();
+        *bitcode = std::malloc(out.size() ? out.size() : 1);
+        if (!*bitcode) return ZP_SPIRV_OUT_OF_MEMORY;
+        std::memcpy(*bitcode, out.data(), out.size());
+        *bitcode_size = out.size();
+        return ZP_SPIRV_OK;
+    }
+
+    llvm::SmallVector<char, 0> buf;
+    llvm::raw_svector_ostream os(buf);
+    llvm::WriteBitcodeToFile(*mod, os);
+    *bitcode = std::malloc(buf.size());
+    if (!*bitcode) return ZP_SPIRV_OUT_OF_MEMORY;
+    std::memcpy(*bitcode, buf.data(), buf.size());
+    *bitcode_size = buf.size();
+    return ZP_SPIRV_OK;
+}
+
+} // namespace
+
+int spirv_translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, void **out, size_t *out_size,
+                    zp_module_meta *meta, char **log) {
+    *out = nullptr;
+    *out_size = 0;
+    *log = nullptr;
+    meta->count = 0;
+    meta->kernels = nullptr;
+    std::string text;
+    int rc;
+    try {
+        std::lock_guard<std::mutex> g(translator_lock);
+        rc = translate(src, flags, passes, out, out_size, meta, text);
+    } catch (const std::bad_alloc &) {
+        rc = ZP_SPIRV_OUT_OF_MEMORY;
+        text = "out of memory";
+    } catch (...) {
+        rc = ZP_SPIRV_BUILD_FAILURE;
+        text = "SPIR-V translation failed";
+    }
+    if (rc != ZP_SPIRV_OK) {
+        zp_spirv_meta_free(meta);
+        std::free(*out);
+        *out = nullptr;
+    }
+    if (!text.empty()) *log = dup_string(text);
+    return rc;
+}
+
+} // namespace zp
+
+extern "C" int zp_spirv_translate(const zp_module_src *src, unsigned flags, void **out, size_t *out_size,
+                                  zp_module_meta *meta, char **log) {
+    return zp::spirv_translate(src, flags, nullptr, out, out_size, meta, log);
+}
+
+extern "C" void zp_spirv_warm_up(void) {
+    // OpCapability Addresses, Linkage, Kernel; OpMemoryModel Physical64 OpenCL: a valid empty library.
+    static const uint32_t empty[] = {0x07230203, 0x00010000, 0x00070000, 1, 0, 0x00020011, 4, 0x00020011, 5,
+                                     0x00020011, 6, 0x0003000e, 2, 2};
+    zp_module_src src{};
+    src.spirv = reinterpret_cast<const uint8_t *>(empty);
+    src.size = sizeof empty;
+    void *bc = nullptr;
+    size_t bc_size = 0;
+    zp_module_meta meta{};
+    char *log = nullptr;
+    zp_spirv_translate(&src, ZP_SPIRV_FENCES_TO_LLVM | ZP_SPIRV_WAIT_PRIVATE | ZP_SPIRV_EXACT_RANGE, &bc, &bc_size,
+                       &meta, &log);
+    std::free(bc);
+    std::free(log);
+    zp_spirv_meta_free(&meta);
+}
