@@ -51,7 +51,8 @@ static void slots_init(void) {
 }
 
 static launch_slot *slot_for(const zp_bkern *kern, const zp_ndrange *r) {
-    uint64_t h = krt_fnv1a64(kern->name_hash, r->local, sizeof r->local);
+    uint64_t h = kern->name_hash;
+    for (int i = 0; i < 3; i++) h = krt_fnv1a64_word(h, (uint64_t)r->local[i]);
     return &slots[(h ^ (h >> 29)) % LAUNCH_SLOTS];
 }
 
