@@ -1,4 +1,5 @@
-/* The table getters: the only symbols ze_pocl exports. The loader calls them before zeInit, with
+/* The table getters, as zp_<getter> (driver/ddi.h): the loader reaches them through the exported names of
+ * ddi_export.c, libkrt's in-process host driver directly (driver/host/host_ddi.c). The loader calls them before zeInit, with
  * its own API version, and passes a table of that version's layout (tables only grow, new entries at the
  * end). ze_pocl implements API 1.4:
  *   - a request for 1.4 or any later 1.x gets the 1.4 entries and the rest of the caller's table untouched
@@ -17,6 +18,7 @@
  * may be called that way, and it lets one function answer every unsupported entry. */
 #include "zp.h"
 #include "api.h"
+#include "ddi.h"
 
 #include <level_zero/zet_ddi.h>
 #include <level_zero/zes_ddi.h>
@@ -41,14 +43,14 @@ static ze_result_t check_version_since(ze_api_version_t version, const void *tab
     return r;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditable_t *t) {
+ze_result_t zp_zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnInit = zp_zeInit;
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_dditable_t *t) {
+ze_result_t zp_zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGet = zp_zeDriverGet;
@@ -60,7 +62,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t ve
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_dditable_t *t) {
+ze_result_t zp_zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGet = zp_zeDeviceGet;
@@ -84,14 +86,14 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t ve
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceExpProcAddrTable(ze_api_version_t version, ze_device_exp_dditable_t *t) {
+ze_result_t zp_zeGetDeviceExpProcAddrTable(ze_api_version_t version, ze_device_exp_dditable_t *t) {
     ze_result_t r = check_version_since(version, t, 4);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetFabricVertexExp = ZP_UNSUPPORTED(ze_pfnDeviceGetFabricVertexExp_t);
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dditable_t *t) {
+ze_result_t zp_zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeContextCreate;
@@ -106,7 +108,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t v
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandQueueProcAddrTable(ze_api_version_t version, ze_command_queue_dditable_t *t) {
+ze_result_t zp_zeGetCommandQueueProcAddrTable(ze_api_version_t version, ze_command_queue_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeCommandQueueCreate;
@@ -116,7 +118,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandQueueProcAddrTable(ze_api_versio
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version_t version, ze_command_list_dditable_t *t) {
+ze_result_t zp_zeGetCommandListProcAddrTable(ze_api_version_t version, ze_command_list_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeCommandListCreate;
@@ -150,7 +152,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetCommandListProcAddrTable(ze_api_version
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetImageProcAddrTable(ze_api_version_t version, ze_image_dditable_t *t) {
+ze_result_t zp_zeGetImageProcAddrTable(ze_api_version_t version, ze_image_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetProperties = ZP_UNSUPPORTED(ze_pfnImageGetProperties_t);
@@ -160,7 +162,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetImageProcAddrTable(ze_api_version_t ver
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetImageExpProcAddrTable(ze_api_version_t version, ze_image_exp_dditable_t *t) {
+ze_result_t zp_zeGetImageExpProcAddrTable(ze_api_version_t version, ze_image_exp_dditable_t *t) {
     ze_result_t r = check_version_since(version, t, 2);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetMemoryPropertiesExp = ZP_UNSUPPORTED(ze_pfnImageGetMemoryPropertiesExp_t);
@@ -168,7 +170,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetImageExpProcAddrTable(ze_api_version_t 
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFenceProcAddrTable(ze_api_version_t version, ze_fence_dditable_t *t) {
+ze_result_t zp_zeGetFenceProcAddrTable(ze_api_version_t version, ze_fence_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeFenceCreate;
@@ -179,7 +181,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFenceProcAddrTable(ze_api_version_t ver
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t version, ze_event_pool_dditable_t *t) {
+ze_result_t zp_zeGetEventPoolProcAddrTable(ze_api_version_t version, ze_event_pool_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeEventPoolCreate;
@@ -190,7 +192,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t version, ze_event_dditable_t *t) {
+ze_result_t zp_zeGetEventProcAddrTable(ze_api_version_t version, ze_event_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeEventCreate;
@@ -203,14 +205,14 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t ver
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventExpProcAddrTable(ze_api_version_t version, ze_event_exp_dditable_t *t) {
+ze_result_t zp_zeGetEventExpProcAddrTable(ze_api_version_t version, ze_event_exp_dditable_t *t) {
     ze_result_t r = check_version_since(version, t, 2);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnQueryTimestampsExp = ZP_UNSUPPORTED(ze_pfnEventQueryTimestampsExp_t);
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t version, ze_module_dditable_t *t) {
+ze_result_t zp_zeGetModuleProcAddrTable(ze_api_version_t version, ze_module_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeModuleCreate;
@@ -225,7 +227,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t ve
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetModuleBuildLogProcAddrTable(ze_api_version_t version, ze_module_build_log_dditable_t *t) {
+ze_result_t zp_zeGetModuleBuildLogProcAddrTable(ze_api_version_t version, ze_module_build_log_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnDestroy = zp_zeModuleBuildLogDestroy;
@@ -233,7 +235,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetModuleBuildLogProcAddrTable(ze_api_vers
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetKernelProcAddrTable(ze_api_version_t version, ze_kernel_dditable_t *t) {
+ze_result_t zp_zeGetKernelProcAddrTable(ze_api_version_t version, ze_kernel_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = zp_zeKernelCreate;
@@ -251,7 +253,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetKernelProcAddrTable(ze_api_version_t ve
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetKernelExpProcAddrTable(ze_api_version_t version, ze_kernel_exp_dditable_t *t) {
+ze_result_t zp_zeGetKernelExpProcAddrTable(ze_api_version_t version, ze_kernel_exp_dditable_t *t) {
     ze_result_t r = check_version_since(version, t, 1);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnSetGlobalOffsetExp = zp_zeKernelSetGlobalOffsetExp;
@@ -259,7 +261,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetKernelExpProcAddrTable(ze_api_version_t
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetSamplerProcAddrTable(ze_api_version_t version, ze_sampler_dditable_t *t) {
+ze_result_t zp_zeGetSamplerProcAddrTable(ze_api_version_t version, ze_sampler_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = ZP_UNSUPPORTED(ze_pfnSamplerCreate_t);
@@ -267,7 +269,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetSamplerProcAddrTable(ze_api_version_t v
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetPhysicalMemProcAddrTable(ze_api_version_t version, ze_physical_mem_dditable_t *t) {
+ze_result_t zp_zeGetPhysicalMemProcAddrTable(ze_api_version_t version, ze_physical_mem_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnCreate = ZP_UNSUPPORTED(ze_pfnPhysicalMemCreate_t);
@@ -275,7 +277,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetPhysicalMemProcAddrTable(ze_api_version
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_t *t) {
+ze_result_t zp_zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnAllocShared = zp_zeMemAllocShared;
@@ -291,7 +293,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t versi
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetVirtualMemProcAddrTable(ze_api_version_t version, ze_virtual_mem_dditable_t *t) {
+ze_result_t zp_zeGetVirtualMemProcAddrTable(ze_api_version_t version, ze_virtual_mem_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnReserve = ZP_UNSUPPORTED(ze_pfnVirtualMemReserve_t);
@@ -304,7 +306,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetVirtualMemProcAddrTable(ze_api_version_
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricVertexExpProcAddrTable(ze_api_version_t version, ze_fabric_vertex_exp_dditable_t *t) {
+ze_result_t zp_zeGetFabricVertexExpProcAddrTable(ze_api_version_t version, ze_fabric_vertex_exp_dditable_t *t) {
     ze_result_t r = check_version_since(version, t, 4);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetExp = ZP_UNSUPPORTED(ze_pfnFabricVertexGetExp_t);
@@ -314,7 +316,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricVertexExpProcAddrTable(ze_api_ver
     return ZE_RESULT_SUCCESS;
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricEdgeExpProcAddrTable(ze_api_version_t version, ze_fabric_edge_exp_dditable_t *t) {
+ze_result_t zp_zeGetFabricEdgeExpProcAddrTable(ze_api_version_t version, ze_fabric_edge_exp_dditable_t *t) {
     ze_result_t r = check_version_since(version, t, 4);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetExp = ZP_UNSUPPORTED(ze_pfnFabricEdgeGetExp_t);
@@ -325,123 +327,123 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetFabricEdgeExpProcAddrTable(ze_api_versi
 
 /* Tools and sysman: nothing is implemented; the loader requires the getters (except the
  * experimental one) and leaves the entries NULL. */
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetDeviceProcAddrTable(ze_api_version_t version, zet_device_dditable_t *t) {
+ze_result_t zp_zetGetDeviceProcAddrTable(ze_api_version_t version, zet_device_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetContextProcAddrTable(ze_api_version_t version, zet_context_dditable_t *t) {
+ze_result_t zp_zetGetContextProcAddrTable(ze_api_version_t version, zet_context_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetCommandListProcAddrTable(ze_api_version_t version, zet_command_list_dditable_t *t) {
+ze_result_t zp_zetGetCommandListProcAddrTable(ze_api_version_t version, zet_command_list_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetModuleProcAddrTable(ze_api_version_t version, zet_module_dditable_t *t) {
+ze_result_t zp_zetGetModuleProcAddrTable(ze_api_version_t version, zet_module_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetKernelProcAddrTable(ze_api_version_t version, zet_kernel_dditable_t *t) {
+ze_result_t zp_zetGetKernelProcAddrTable(ze_api_version_t version, zet_kernel_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetMetricGroupProcAddrTable(ze_api_version_t version, zet_metric_group_dditable_t *t) {
+ze_result_t zp_zetGetMetricGroupProcAddrTable(ze_api_version_t version, zet_metric_group_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetMetricGroupExpProcAddrTable(ze_api_version_t version, zet_metric_group_exp_dditable_t *t) {
+ze_result_t zp_zetGetMetricGroupExpProcAddrTable(ze_api_version_t version, zet_metric_group_exp_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetMetricProcAddrTable(ze_api_version_t version, zet_metric_dditable_t *t) {
+ze_result_t zp_zetGetMetricProcAddrTable(ze_api_version_t version, zet_metric_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetMetricStreamerProcAddrTable(ze_api_version_t version, zet_metric_streamer_dditable_t *t) {
+ze_result_t zp_zetGetMetricStreamerProcAddrTable(ze_api_version_t version, zet_metric_streamer_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetMetricQueryPoolProcAddrTable(ze_api_version_t version, zet_metric_query_pool_dditable_t *t) {
+ze_result_t zp_zetGetMetricQueryPoolProcAddrTable(ze_api_version_t version, zet_metric_query_pool_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetMetricQueryProcAddrTable(ze_api_version_t version, zet_metric_query_dditable_t *t) {
+ze_result_t zp_zetGetMetricQueryProcAddrTable(ze_api_version_t version, zet_metric_query_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetTracerExpProcAddrTable(ze_api_version_t version, zet_tracer_exp_dditable_t *t) {
+ze_result_t zp_zetGetTracerExpProcAddrTable(ze_api_version_t version, zet_tracer_exp_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zetGetDebugProcAddrTable(ze_api_version_t version, zet_debug_dditable_t *t) {
+ze_result_t zp_zetGetDebugProcAddrTable(ze_api_version_t version, zet_debug_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetDriverProcAddrTable(ze_api_version_t version, zes_driver_dditable_t *t) {
+ze_result_t zp_zesGetDriverProcAddrTable(ze_api_version_t version, zes_driver_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetDeviceProcAddrTable(ze_api_version_t version, zes_device_dditable_t *t) {
+ze_result_t zp_zesGetDeviceProcAddrTable(ze_api_version_t version, zes_device_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetSchedulerProcAddrTable(ze_api_version_t version, zes_scheduler_dditable_t *t) {
+ze_result_t zp_zesGetSchedulerProcAddrTable(ze_api_version_t version, zes_scheduler_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetPerformanceFactorProcAddrTable(ze_api_version_t version, zes_performance_factor_dditable_t *t) {
+ze_result_t zp_zesGetPerformanceFactorProcAddrTable(ze_api_version_t version, zes_performance_factor_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetPowerProcAddrTable(ze_api_version_t version, zes_power_dditable_t *t) {
+ze_result_t zp_zesGetPowerProcAddrTable(ze_api_version_t version, zes_power_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetFrequencyProcAddrTable(ze_api_version_t version, zes_frequency_dditable_t *t) {
+ze_result_t zp_zesGetFrequencyProcAddrTable(ze_api_version_t version, zes_frequency_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetEngineProcAddrTable(ze_api_version_t version, zes_engine_dditable_t *t) {
+ze_result_t zp_zesGetEngineProcAddrTable(ze_api_version_t version, zes_engine_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetStandbyProcAddrTable(ze_api_version_t version, zes_standby_dditable_t *t) {
+ze_result_t zp_zesGetStandbyProcAddrTable(ze_api_version_t version, zes_standby_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetFirmwareProcAddrTable(ze_api_version_t version, zes_firmware_dditable_t *t) {
+ze_result_t zp_zesGetFirmwareProcAddrTable(ze_api_version_t version, zes_firmware_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetMemoryProcAddrTable(ze_api_version_t version, zes_memory_dditable_t *t) {
+ze_result_t zp_zesGetMemoryProcAddrTable(ze_api_version_t version, zes_memory_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetFabricPortProcAddrTable(ze_api_version_t version, zes_fabric_port_dditable_t *t) {
+ze_result_t zp_zesGetFabricPortProcAddrTable(ze_api_version_t version, zes_fabric_port_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetTemperatureProcAddrTable(ze_api_version_t version, zes_temperature_dditable_t *t) {
+ze_result_t zp_zesGetTemperatureProcAddrTable(ze_api_version_t version, zes_temperature_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetPsuProcAddrTable(ze_api_version_t version, zes_psu_dditable_t *t) {
+ze_result_t zp_zesGetPsuProcAddrTable(ze_api_version_t version, zes_psu_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetFanProcAddrTable(ze_api_version_t version, zes_fan_dditable_t *t) {
+ze_result_t zp_zesGetFanProcAddrTable(ze_api_version_t version, zes_fan_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetLedProcAddrTable(ze_api_version_t version, zes_led_dditable_t *t) {
+ze_result_t zp_zesGetLedProcAddrTable(ze_api_version_t version, zes_led_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetRasProcAddrTable(ze_api_version_t version, zes_ras_dditable_t *t) {
+ze_result_t zp_zesGetRasProcAddrTable(ze_api_version_t version, zes_ras_dditable_t *t) {
     return check_version(version, t);
 }
 
-ZE_DLLEXPORT ze_result_t ZE_APICALL zesGetDiagnosticsProcAddrTable(ze_api_version_t version, zes_diagnostics_dditable_t *t) {
+ze_result_t zp_zesGetDiagnosticsProcAddrTable(ze_api_version_t version, zes_diagnostics_dditable_t *t) {
     return check_version(version, t);
 }
 

@@ -1,6 +1,8 @@
-/* The host driver's tables for libkrt: the getters of driver/ddi.c, renamed by driver/host/rename.h, fill one
- * ze_dditable_t that libkrt calls through for contexts on the host device. */
+/* The host driver's tables for libkrt: the getters of driver/ddi.c, under the object model's own names
+ * (driver/ddi.h; this copy of driver/ has no ddi_export.c), fill one ze_dditable_t that libkrt calls through for
+ * contexts on the host device. */
 #include "../zp.h"
+#include "../ddi.h"
 #include "host.h"
 
 ze_result_t krt__host_ddi(ze_dditable_t *t) {
@@ -8,20 +10,20 @@ ze_result_t krt__host_ddi(ze_dditable_t *t) {
     ze_result_t r = ZE_RESULT_SUCCESS;
 #define GET(fn, field)                                  \
     if (r == ZE_RESULT_SUCCESS) r = fn(v, &t->field);
-    GET(zeGetGlobalProcAddrTable, Global)
-    GET(zeGetDriverProcAddrTable, Driver)
-    GET(zeGetDeviceProcAddrTable, Device)
-    GET(zeGetContextProcAddrTable, Context)
-    GET(zeGetCommandQueueProcAddrTable, CommandQueue)
-    GET(zeGetCommandListProcAddrTable, CommandList)
-    GET(zeGetFenceProcAddrTable, Fence)
-    GET(zeGetEventPoolProcAddrTable, EventPool)
-    GET(zeGetEventProcAddrTable, Event)
-    GET(zeGetModuleProcAddrTable, Module)
-    GET(zeGetModuleBuildLogProcAddrTable, ModuleBuildLog)
-    GET(zeGetKernelProcAddrTable, Kernel)
-    GET(zeGetKernelExpProcAddrTable, KernelExp)
-    GET(zeGetMemProcAddrTable, Mem)
+    GET(zp_zeGetGlobalProcAddrTable, Global)
+    GET(zp_zeGetDriverProcAddrTable, Driver)
+    GET(zp_zeGetDeviceProcAddrTable, Device)
+    GET(zp_zeGetContextProcAddrTable, Context)
+    GET(zp_zeGetCommandQueueProcAddrTable, CommandQueue)
+    GET(zp_zeGetCommandListProcAddrTable, CommandList)
+    GET(zp_zeGetFenceProcAddrTable, Fence)
+    GET(zp_zeGetEventPoolProcAddrTable, EventPool)
+    GET(zp_zeGetEventProcAddrTable, Event)
+    GET(zp_zeGetModuleProcAddrTable, Module)
+    GET(zp_zeGetModuleBuildLogProcAddrTable, ModuleBuildLog)
+    GET(zp_zeGetKernelProcAddrTable, Kernel)
+    GET(zp_zeGetKernelExpProcAddrTable, KernelExp)
+    GET(zp_zeGetMemProcAddrTable, Mem)
 #undef GET
     return r;
 }
