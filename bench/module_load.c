@@ -32,16 +32,6 @@
 
 #include "alloc_count.h"
 
-static void count_start(void)
-{
-    alloc_count_start();
-}
-
-static void count_stop(uint64_t *bytes, uint64_t *calls)
-{
-    alloc_count_stop(bytes, calls);
-}
-
 static size_t held_bytes(void)
 {
     struct mallinfo2 mi = mallinfo2();
@@ -67,7 +57,7 @@ static sample krt_load(krt_context *ctx, krt_module **out, krt_validation valida
     sample s;
     krt_module_desc md = {.path = module_path(), .validation = validation};
     size_t h0 = held_bytes();
-    count_start();
+    alloc_count_start();
     uint64_t t0 = bench_now_ns();
     KRT_CHECK(krt_module_create(ctx, &md, out));
     const char *names[16];
@@ -78,7 +68,7 @@ static sample krt_load(krt_context *ctx, krt_module **out, krt_validation valida
         KRT_CHECK(krt_kernel_get(*out, names[i], &k));
     }
     uint64_t t1 = bench_now_ns();
-    count_stop(&s.bytes, &s.calls);
+    alloc_count_stop(&s.bytes, &s.calls);
     s.held = (int64_t)held_bytes() - (int64_t)h0;
     s.ms = (double)(t1 - t0) / 1e6;
     if (n != 10)
@@ -137,7 +127,7 @@ static sample ze_load(void)
     static const char *const names[10] = {"t0_copy", "t1_scale", "t2_axpy", "t3_iota", "t4_square",
                                           "t5_clamp", "t6_sum2d", "t7_partial_sum", "t8_count", "t9_affine"};
     size_t h0 = held_bytes();
-    count_start();
+    alloc_count_start();
     uint64_t t0 = bench_now_ns();
     ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_IL_SPIRV,
                            .inputSize = size, .pInputModule = spv, .pBuildFlags = ""};
@@ -151,7 +141,7 @@ static sample ze_load(void)
             bench_die("zeKernelCreate %s failed", names[i]);
     }
     uint64_t t1 = bench_now_ns();
-    count_stop(&s.bytes, &s.calls);
+    alloc_count_stop(&s.bytes, &s.calls);
     s.held = (int64_t)held_bytes() - (int64_t)h0;
     s.ms = (double)(t1 - t0) / 1e6;
     for (int i = 0; i < 10; i++)
@@ -167,7 +157,7 @@ static sample fork_wait(void)
 {
     sample s = {0};
     fflush(stdout);
-    count_start();
+    alloc_count_start();
     uint64_t t0 = bench_now_ns();
     pid_t pid = fork();
     if (pid < 0)
@@ -177,7 +167,7 @@ static sample fork_wait(void)
     int st;
     waitpid(pid, &st, 0);
     uint64_t t1 = bench_now_ns();
-    count_stop(&s.bytes, &s.calls);
+    alloc_count_stop(&s.bytes, &s.calls);
     s.ms = (double)(t1 - t0) / 1e6;
     return s;
 }

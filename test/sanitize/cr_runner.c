@@ -33,14 +33,19 @@ void crs_register_suite(struct crs_suite *s) {
     suites = s;
 }
 
+/* One message line on stderr: prefix, then fmt's text. */
+static void vline(const char *prefix, const char *fmt, va_list ap) {
+    fprintf(stderr, "%s", prefix);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+}
+
 void crs_fail(const char *file, int line, const char *expr, const char *fmt, ...) {
     fprintf(stderr, "[----] %s:%d: Assertion Failed\n[----]   %s\n", file, line, expr);
     if (fmt[1]) {
         va_list ap;
         va_start(ap, fmt);
-        fprintf(stderr, "[----]  ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
+        vline("[----]  ", fmt, ap);
         va_end(ap);
     }
     fflush(NULL);
@@ -50,9 +55,7 @@ void crs_fail(const char *file, int line, const char *expr, const char *fmt, ...
 void crs_skip(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "[SKIP]");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    vline("[SKIP]", fmt, ap);
     va_end(ap);
     fflush(NULL);
     _exit(SKIP_STATUS);
@@ -61,9 +64,7 @@ void crs_skip(const char *fmt, ...) {
 void crs_log(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "[----] ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    vline("[----] ", fmt, ap);
     va_end(ap);
 }
 
