@@ -4,11 +4,6 @@
 #include "zp.h"
 #include "api.h"
 
-/* One object model, one backend per library: driver.mk builds libze_cuda with ZP_BACKEND=zp_cuda_backend. */
-#ifndef ZP_BACKEND
-#define ZP_BACKEND zp_pocl_backend
-#endif
-const zp_backend_ops *zp_be = &ZP_BACKEND;
 struct _ze_driver_handle_t zp_driver;
 atomic_bool zp_initialized;
 

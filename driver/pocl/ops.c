@@ -1,9 +1,25 @@
-/* The PoCL backend's operations table: the only thing the object model sees of OpenCL. */
+/* The PoCL backend's operations table, the only thing the object model sees of OpenCL, and its start. */
+#include <pthread.h>
+
 #include "pocl_be.h"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static ze_result_t init_result;
+
+/* zeInit: PoCL opened (device.c), then the way modules are built on it chosen and proven once (selfcheck.c). */
+static void init_once_fn(void) {
+    init_result = zp_pocl_open();
+    if (init_result == ZE_RESULT_SUCCESS) zp_pocl_selfcheck(&zp_caps, (cl_device_id)zp_pocl_device(0));
+}
+
+static ze_result_t pocl_init(void) {
+    pthread_once(&init_once, init_once_fn);
+    return init_result;
+}
 
 const zp_backend_ops zp_pocl_backend = {
     .name = "pocl",
-    .init = zp_pocl_init,
+    .init = pocl_init,
     .device_count = zp_pocl_device_count,
     .device = zp_pocl_device,
     .device_info = zp_pocl_device_info,

@@ -35,14 +35,14 @@ struct zp_bkern {
     uint64_t exact[8];
 };
 
-/* The one OpenCL context holding every PoCL device; created once by zp_pocl_init. */
+/* The one OpenCL context holding every PoCL device; created once by zp_pocl_open. */
 extern cl_context zp_cl_ctx;
 
 /* How modules reach PoCL: SPIR-V through clCreateProgramWithIL, or SPIR 1.2 bitcode through
  * clCreateProgramWithBinary. */
 enum zp_route { ZP_ROUTE_SPIR = 0, ZP_ROUTE_IL = 1 };
 
-/* What the installed PoCL reports, and what ze_pocl chose from it (device.c, at zp_pocl_init; the choice
+/* What the installed PoCL reports, and what ze_pocl chose from it (device.c, at zp_pocl_open; the choice
  * is then proven by the self-check, selfcheck.c). Read-only after start-up. */
 typedef struct zp_pocl_caps {
     char version[256];  /* CL_PLATFORM_VERSION, e.g. "OpenCL 3.0 PoCL 3.1+debian  Linux, ..." */
@@ -73,7 +73,8 @@ ZP_HIDDEN void zp_pocl_selfcheck(zp_pocl_caps *caps, cl_device_id dev);
 enum { ZP_CHECK_FILL = 1, ZP_CHECK_ATOMICS = 2, ZP_CHECK_ASYNC = 4, ZP_CHECK_ALL = 7 };
 
 ZP_HIDDEN ze_result_t zp_cl_result(cl_int err);
-ZP_HIDDEN ze_result_t zp_pocl_init(void);
+/* Opens PoCL once: its platform, devices, context and zp_caps, without the self-check (device.c). */
+ZP_HIDDEN ze_result_t zp_pocl_open(void);
 ZP_HIDDEN uint32_t zp_pocl_device_count(void);
 ZP_HIDDEN zp_bdev *zp_pocl_device(uint32_t index);
 ZP_HIDDEN void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info);
