@@ -49,15 +49,6 @@ typedef struct zp_device_info {
     uint32_t max_group_count[3]; /* groups per dimension of one launch, 0 for no limit below UINT32_MAX */
 } zp_device_info;
 
-/* krt's private pNext entry of ze_module_desc_t naming the host device's native library (libkrt passes it to
- * its in-process host driver only; other drivers never see it). */
-#define ZP_STRUCTURE_TYPE_HOST_LIBRARY ((ze_structure_type_t)0x7a704801)
-typedef struct zp_host_library_desc {
-    ze_structure_type_t stype;
-    const void *pNext;
-    const char *path;
-} zp_host_library_desc;
-
 /* Per-kernel limits that only the backend knows. */
 typedef struct zp_kernel_limits {
     uint32_t max_group_total;    /* largest work-group the backend can run this kernel with */

@@ -232,10 +232,11 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
         src.spec_ids = desc->pConstants->pConstantIds;
         src.spec_values = desc->pConstants->pConstantValues;
     }
-    /* The native library of libkrt's host device (a krt-private structure type); a backend that runs no native
-     * code (PoCL, CUDA) ignores it. */
+    /* The native library of libkrt's host device (ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC); a backend that runs
+     * no native code (PoCL, CUDA) ignores it. */
     for (const ze_base_desc_t *e = (const ze_base_desc_t *)desc->pNext; e; e = (const ze_base_desc_t *)e->pNext)
-        if (e->stype == ZP_STRUCTURE_TYPE_HOST_LIBRARY) src.host_library = ((const zp_host_library_desc *)e)->path;
+        if (e->stype == ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC)
+            src.host_library = ((const ze_krt_host_library_desc_t *)e)->path;
     src.fp16 = hDevice->info.fp16;
     src.fp64 = hDevice->info.fp64;
     src.int64_atomics = hDevice->info.int64_atomics;

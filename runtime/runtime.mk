@@ -7,7 +7,8 @@
 KRT_SRCS     := $(wildcard runtime/src/*.c)
 KRT_OBJDIR   := $(OBJDIR)/runtime
 include driver/host/host.mk
-KRT_OBJS     := $(patsubst runtime/src/%.c,$(KRT_OBJDIR)/%.o,$(KRT_SRCS)) $(KRT_OBJDIR)/builtin_kernels.o $(KRT_HOST_OBJS)
+KRT_OBJS     := $(patsubst runtime/src/%.c,$(KRT_OBJDIR)/%.o,$(KRT_SRCS)) $(KRT_OBJDIR)/builtin_kernels.o \
+                $(SPIRV_REFLECT_OBJS) $(KRT_HOST_OBJS)
 KRT_A        := $(LIBDIR)/libkrt.a
 KRT_PC       := $(LIBDIR)/pkgconfig/krt.pc
 KRT_BUILTIN_SPVS := $(patsubst kernels/%.cl,$(BUILD)/kernels/%.spv,$(wildcard kernels/krt_*.cl))
@@ -28,7 +29,7 @@ all: runtime
 install: install-runtime
 uninstall: uninstall-runtime
 
-$(KRT_OBJDIR)/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/krt.h $(wildcard common/*.h) driver/backend.h $(wildcard spirv/*.h)
+$(KRT_OBJDIR)/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/krt.h $(wildcard common/*.h) $(wildcard driver/include/*.h) spirv/reflect.h
 	@mkdir -p $(dir $@)
 	$(CC) $(KRT_CFLAGS) -c $< -o $@
 

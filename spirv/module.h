@@ -55,7 +55,8 @@ typedef struct zp_module_src {
     bool fp64;
     bool int64_atomics;
     /* The host device (driver/host/): the native library holding the module's kernels, from a
-     * zp_host_library_desc in the module descriptor's pNext chain; NULL elsewhere. */
+     * ze_krt_host_library_desc_t (driver/include/ze_krt_host.h) in the module descriptor's pNext chain; NULL
+     * elsewhere. */
     const char *host_library;
 } zp_module_src;
 

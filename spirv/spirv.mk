@@ -1,7 +1,9 @@
-# The SPIR-V front end (spirv/): SPIR-V -> one LLVM module and the per-kernel facts, shared by the drivers that
-# compile SPIR-V (ze_pocl, driver/driver.mk; ze_cuda, driver/cuda/cuda.mk) and built once, into
-# $(BUILD)/obj/spirv/. Each driver links SPIRV_OBJS with SPIRV_LDLIBS. C++ against LLVM 15, libLLVMSPIRVLib 15
-# and SPIRV-Tools; nothing here includes a driver's or libkrt's headers.
+# The SPIR-V front end (spirv/), in two parts that include no driver's and no runtime's headers:
+# - the translation: SPIR-V -> one LLVM module and the per-kernel facts, shared by the drivers that compile
+#   SPIR-V (ze_pocl, driver/driver.mk; ze_cuda, driver/cuda/cuda.mk) and built once, into $(BUILD)/obj/spirv/.
+#   Each driver links SPIRV_OBJS with SPIRV_LDLIBS. C++ against LLVM 15, libLLVMSPIRVLib 15 and SPIRV-Tools.
+# - the reflection (reflect.c, reflect.h): kernel signatures, plain C over SPIRV-Tools, in krt.h's public
+#   types. libkrt links SPIRV_REFLECT_OBJS for its runtime and its host driver (runtime/runtime.mk).
 
 SPIRV_OBJDIR := $(OBJDIR)/spirv
 SPIRV_SRCS   := $(wildcard spirv/*.cpp)
@@ -24,3 +26,11 @@ spirv: $(SPIRV_OBJS)
 $(SPIRV_OBJDIR)/%.o: spirv/%.cpp $(SPIRV_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(SPIRV_CXXFLAGS) -c $< -o $@
+
+SPIRV_REFLECT_OBJS := $(OBJDIR)/spirv-reflect/reflect.o
+SPIRV_REFLECT_CFLAGS := $(CFLAGS_C) -fvisibility=hidden -Iruntime/include \
+                        $(shell $(PKG_CONFIG) --cflags SPIRV-Tools 2>/dev/null)
+
+$(OBJDIR)/spirv-reflect/%.o: spirv/%.c spirv/reflect.h runtime/include/krt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SPIRV_REFLECT_CFLAGS) -c $< -o $@

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <ffi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -53,8 +54,7 @@ __asm__(".text\n"
 #endif
 
 #include "../zp.h"
-#include "host.h"
-#include "krt_internal.h"
+#include "../../spirv/reflect.h"
 #include "../../kernels/include/krt_host_abi.h"
 
 /* The sanitizers are told about each switch between a work-item's stack and the pool thread's (the scheduler's):
@@ -224,13 +224,13 @@ typedef krt_host_item_slot_fn slot_fn;
 struct zp_bmod {
     void *lib;
     slot_fn slot;
-    krt__reflection refl;
+    krt_spv_reflection refl;
 };
 
 struct zp_bkern {
     zp_bmod *mod;
     void (*fn)(void);
-    const krt__kernel_refl *refl;
+    const krt_spv_kernel *refl;
     ffi_cif cif;
     ffi_type **types;
     uint32_t num_args;
@@ -334,10 +334,11 @@ static ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
     memcpy(words, src->spirv, src->size);
-    krt_result kr = krt__reflect(words, src->size / 4, &m->refl);
+    char why[1024];
+    krt_result kr = krt_spv_reflect(words, src->size / 4, &m->refl, why, sizeof why);
     free(words);
     if (kr != KRT_SUCCESS) {
-        *log = strdupf("the module does not parse: %s", krt_last_error_message());
+        *log = strdupf("the module does not parse: %s", why);
         free(m);
         return kr == KRT_ERROR_OUT_OF_HOST_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
                                                    : ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
@@ -347,7 +348,7 @@ static ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_
     if (!m->lib) {
         const char *e = dlerror();
         *log = strdupf("cannot load the host library %s: %s", src->host_library, e ? e : "unknown error");
-        krt__reflection_free(&m->refl);
+        krt_spv_reflection_free(&m->refl);
         free(m);
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
@@ -360,7 +361,7 @@ static ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_
                        !version || !m->slot ? "krt_host_abi_version or krt_host_item_slot is missing"
                                             : "another version");
         dlclose(m->lib);
-        krt__reflection_free(&m->refl);
+        krt_spv_reflection_free(&m->refl);
         free(m);
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
@@ -368,7 +369,7 @@ static ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_
     if (!meta->kernels) goto oom;
     meta->count = m->refl.num_kernels;
     for (uint32_t k = 0; k < m->refl.num_kernels; k++) {
-        const krt__kernel_refl *kr = &m->refl.kernels[k];
+        const krt_spv_kernel *kr = &m->refl.kernels[k];
         zp_kernel_meta *km = &meta->kernels[k];
         km->name = strdup(kr->name);
         km->num_args = kr->num_args;
@@ -386,7 +387,7 @@ static ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_
 oom:
     host_module_meta_free(meta);
     dlclose(m->lib);
-    krt__reflection_free(&m->refl);
+    krt_spv_reflection_free(&m->refl);
     free(m);
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 }
@@ -394,7 +395,7 @@ oom:
 static void host_module_destroy(zp_bmod *m) {
     if (!m) return;
     dlclose(m->lib);
-    krt__reflection_free(&m->refl);
+    krt_spv_reflection_free(&m->refl);
     free(m);
 }
 
@@ -431,7 +432,7 @@ static void host_kernel_destroy(zp_bkern *k) {
 
 static ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, zp_kernel_limits *limits) {
     uint32_t index;
-    const krt__kernel_refl *kr = krt__reflection_find(&mod->refl, name, &index);
+    const krt_spv_kernel *kr = krt_spv_reflection_find(&mod->refl, name, &index);
     if (!kr) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
     void (*fn)(void) = (void (*)(void))dlsym(mod->lib, name);
     if (!fn) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;

@@ -1,9 +1,8 @@
-/* The host driver's tables for libkrt: the getters of driver/ddi.c, under the object model's own names
- * (driver/ddi.h; this copy of driver/ has no ddi_export.c), fill one ze_dditable_t that libkrt calls through for
- * contexts on the host device. */
+/* The host driver's one entry point (driver/include/ze_krt_host.h): the getters of driver/ddi.c, under the
+ * object model's own names (driver/ddi.h; this copy of driver/ has no ddi_export.c), fill one ze_dditable_t that
+ * libkrt calls through for contexts on the host device. */
 #include "../zp.h"
 #include "../ddi.h"
-#include "host.h"
 
 ze_result_t krt__host_ddi(ze_dditable_t *t) {
     ze_api_version_t v = ZE_API_VERSION_CURRENT;
@@ -26,12 +25,4 @@ ze_result_t krt__host_ddi(ze_dditable_t *t) {
     GET(zp_zeGetMemProcAddrTable, Mem)
 #undef GET
     return r;
-}
-
-int krt__host_is_driver(const void *handle) { return handle != NULL && handle == (const void *)&zp_driver; }
-
-int krt__host_is_device(const void *handle) {
-    const struct _ze_device_handle_t *d = handle;
-    return d != NULL && zp_driver.devices != NULL && d >= zp_driver.devices &&
-           d < zp_driver.devices + zp_driver.num_devices;
 }

@@ -15,7 +15,7 @@ static size_t align_up(size_t x, size_t a)
 
 krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **out)
 {
-    const krt__kernel_refl *kr = &module->refl.kernels[index];
+    const krt_spv_kernel *kr = &module->refl.kernels[index];
     /* The kernel, its slots, its warm-launch record and the bytes each slot keeps, in one block: a launch never
      * allocates. */
     size_t head = align_up(sizeof(krt_kernel), 16);
@@ -91,7 +91,7 @@ krt_result krt__kernel_not_found(const krt_module *module, const char *name)
     return krt__fail(KRT_ERROR_KERNEL_NOT_FOUND, "no kernel \"%s\" in the module; its kernels: %s", name, names);
 }
 
-void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out)
+void krt__kernel_info_fill(const krt_spv_kernel *kr, krt_kernel_info *out)
 {
     out->name = kr->name;
     out->num_args = kr->num_args;
@@ -118,7 +118,7 @@ krt_result krt_kernel_get(krt_module *module, const char *name, krt_kernel **out
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_get: %s is NULL",
                          !module ? "module" : !name ? "name" : "out");
     uint32_t index;
-    if (!krt__reflection_find(&module->refl, name, &index))
+    if (!krt_spv_reflection_find(&module->refl, name, &index))
         return krt__kernel_not_found(module, name);
     krt_result r = KRT_SUCCESS;
     pthread_mutex_lock(&module->lock);

@@ -204,44 +204,9 @@ krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char
 /* Whether ptr is an allocation the driver knows (zeMemGetAllocProperties type not UNKNOWN). */
 bool krt__pointer_known(krt_context *ctx, const void *ptr);
 
-/* ---- reflect.c ------------------------------------------------------------------------------------- */
+/* ---- the reflection (spirv/reflect.h, shared with the host driver) -------------------------------------- */
 
-typedef struct krt__kernel_refl {
-    char *name;
-    uint32_t num_args;
-    krt_arg_info *args;
-    uint32_t required_group[3];
-    uint32_t group_hint[3];
-    /* For the launch configuration, over the kernel's call tree: a work-group barrier or collective, a use of
-     * static __local memory (a module-scope Workgroup variable), and the number of __local arguments. */
-    int uses_barrier;
-    int uses_static_local;
-    uint32_t local_args;
-} krt__kernel_refl;
-
-/* A specialization constant the module declares: its SpecId and the bytes its type takes (0: unsized). */
-typedef struct krt__spec_refl {
-    uint32_t spec_id;
-    uint32_t size;
-} krt__spec_refl;
-
-typedef struct krt__reflection {
-    uint32_t num_kernels;
-    krt__kernel_refl *kernels;
-    const char **kernel_names;
-    krt_arg_info *all_args; /* one array; kernels[k].args point into it */
-    uint32_t pointer_size;
-    int uses_fp16, uses_fp64, uses_int64_atomics;
-    char *strings; /* one block holding every name above */
-    uint32_t num_spec_constants; /* those with a SpecId, in module order */
-    krt__spec_refl *spec_constants;
-} krt__reflection;
-
-/* Parses the module with SPIRV-Tools' binary parser. KRT_ERROR_INVALID_MODULE with the parser's diagnostic
- * and word offset when it does not parse. */
-krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection *out);
-void krt__reflection_free(krt__reflection *refl);
-const krt__kernel_refl *krt__reflection_find(const krt__reflection *refl, const char *name, uint32_t *index);
+#include "../../spirv/reflect.h"
 
 /* ---- validate.c ------------------------------------------------------------------------------------ */
 
@@ -255,7 +220,7 @@ krt_result krt__validate_warn(const krt__log *log, const uint32_t *words, size_t
 struct krt_module {
     krt_context *ctx;
     ze_module_handle_t ze;
-    krt__reflection refl;
+    krt_spv_reflection refl;
     pthread_mutex_t lock; /* guards kernels[] creation */
     krt_kernel **kernels; /* memoized per kernel index, created on first krt_kernel_get */
     int builtin;
@@ -304,7 +269,7 @@ struct krt_kernel {
     krt_module *module;
     krt_context *ctx;
     ze_kernel_handle_t ze;
-    const krt__kernel_refl *refl;
+    const krt_spv_kernel *refl;
     uint32_t index;
 
     /* Guards everything below and the driver's argument and group-size state of this kernel. */
@@ -345,7 +310,7 @@ krt_result krt__kernel_query_properties(krt_kernel *kernel, int has_max_ext, krt
 /* kernel.c: KRT_ERROR_KERNEL_NOT_FOUND with a message listing the module's kernels; a krt_kernel_info from the
  * reflected signature. */
 krt_result krt__kernel_not_found(const krt_module *module, const char *name);
-void krt__kernel_info_fill(const krt__kernel_refl *kr, krt_kernel_info *out);
+void krt__kernel_info_fill(const krt_spv_kernel *kr, krt_kernel_info *out);
 krt_result krt__module_create_builtin(krt_context *ctx, krt_module **out);
 
 /* ---- file.c -------------------------------------------------------------------------------------------- */

@@ -4,7 +4,7 @@
  * on failure).
  */
 #include "krt_internal.h"
-#include "../../driver/backend.h"
+#include "../../driver/include/ze_krt_host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +22,7 @@ static int opencl_path(const char *path)
     return n > 3 && strcmp(path + n - 3, ".cl") == 0;
 }
 
-static krt_result check_capabilities(krt_context *ctx, const krt__reflection *refl)
+static krt_result check_capabilities(krt_context *ctx, const krt_spv_reflection *refl)
 {
     uint32_t flags = ctx->dev->module.flags;
     if (refl->uses_fp64 && !(flags & ZE_DEVICE_MODULE_FLAG_FP64))
@@ -41,12 +41,12 @@ static krt_result check_capabilities(krt_context *ctx, const krt__reflection *re
  * each has (ze_module_constants_t carries no sizes), so a smaller buffer would be over-read: each size must
  * equal the width the module declares. An id the module does not declare is passed on, and drivers ignore it
  * (a runtime may give one set of constants to every module). */
-static krt_result check_spec_constants(const krt_module_desc *d, const krt__reflection *refl)
+static krt_result check_spec_constants(const krt_module_desc *d, const krt_spv_reflection *refl)
 {
     for (uint32_t i = 0; i < d->num_spec_constants; i++) {
         const krt_spec_constant *c = &d->spec_constants[i];
         for (uint32_t k = 0; k < refl->num_spec_constants; k++) {
-            const krt__spec_refl *sr = &refl->spec_constants[k];
+            const krt_spv_spec *sr = &refl->spec_constants[k];
             if (sr->spec_id != c->id || sr->size == 0 || c->size == sr->size)
                 continue;
             return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
@@ -83,8 +83,8 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
         .pBuildFlags = d->build_options,
         .pConstants = d->num_spec_constants ? &constants : NULL,
     };
-    /* The host device's driver reads the native library's path from krt's private pNext entry. */
-    zp_host_library_desc host_desc = { ZP_STRUCTURE_TYPE_HOST_LIBRARY, NULL, host_library };
+    /* The host device's driver reads the native library's path from its pNext entry (ze_krt_host.h). */
+    ze_krt_host_library_desc_t host_desc = { ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC, NULL, host_library };
     if (host_library)
         md.pNext = &host_desc;
     ze_module_build_log_handle_t log = NULL;
@@ -209,8 +209,11 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
      * KRT_VALIDATION_NONE: it checks the id bound first and lays out each type once. */
     if ((r = krt__validate_warn(&ctx->log, words, size / 4, d->validation, &m->warnings)) != KRT_SUCCESS)
         goto fail;
-    if ((r = krt__reflect(words, size / 4, &m->refl)) != KRT_SUCCESS)
+    char why[1024];
+    if ((r = krt_spv_reflect(words, size / 4, &m->refl, why, sizeof why)) != KRT_SUCCESS) {
+        r = krt__fail(r, "%s", why);
         goto fail;
+    }
     if (m->refl.num_kernels == 0) {
         r = krt__fail(KRT_ERROR_INVALID_MODULE, "%s has no kernel entry point", what);
         goto fail;
@@ -249,7 +252,7 @@ fail:
     free(words);
     if (m) {
         free(m->kernels);
-        krt__reflection_free(&m->refl);
+        krt_spv_reflection_free(&m->refl);
         krt__warnings_free(&m->warnings);
         pthread_mutex_destroy(&m->lock);
         free(m);
@@ -301,7 +304,7 @@ void krt__module_destroy_locked(krt_module *m)
     if (m->ze)
         KRT__ZE(m->ctx->ddi, Module, Destroy)(m->ze);
     free(m->kernels);
-    krt__reflection_free(&m->refl);
+    krt_spv_reflection_free(&m->refl);
     krt__warnings_free(&m->warnings);
     pthread_mutex_destroy(&m->lock);
     free(m);
@@ -340,7 +343,7 @@ krt_result krt_module_kernel_info(krt_module *module, const char *kernel_name, k
     if (!module || !kernel_name || !out)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_kernel_info: %s is NULL",
                          !module ? "module" : !kernel_name ? "kernel_name" : "out");
-    const krt__kernel_refl *kr = krt__reflection_find(&module->refl, kernel_name, NULL);
+    const krt_spv_kernel *kr = krt_spv_reflection_find(&module->refl, kernel_name, NULL);
     if (!kr)
         return krt__kernel_not_found(module, kernel_name);
     krt__kernel_info_fill(kr, out);
@@ -352,7 +355,7 @@ krt_result krt_module_arg_info(krt_module *module, const char *kernel_name, uint
     if (!module || !kernel_name || !out)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_arg_info: %s is NULL",
                          !module ? "module" : !kernel_name ? "kernel_name" : "out");
-    const krt__kernel_refl *kr = krt__reflection_find(&module->refl, kernel_name, NULL);
+    const krt_spv_kernel *kr = krt_spv_reflection_find(&module->refl, kernel_name, NULL);
     if (!kr)
         return krt__kernel_not_found(module, kernel_name);
     if (index >= kr->num_args)

@@ -1,6 +1,6 @@
 /*
- * result.c: result names and strings from krt.h's X-macro list, the thread-local error message, and the one
- * place where a Level Zero result becomes a krt_result.
+ * result.c: result names and strings from krt.h's X-macro list, the thread-local error message, the one
+ * place where a Level Zero result becomes a krt_result, and the names of krt.h's argument kinds and types.
  */
 #include "krt_internal.h"
 
@@ -147,4 +147,25 @@ krt_result krt__ze(ze_result_t zr, const char *what)
     if (r != KRT_NOT_READY)
         krt__fail(r, "%s failed: %s (0x%x)", what, krt__ze_name(zr), (unsigned)zr);
     return r;
+}
+
+/* The one table of argument-kind and scalar-type names, for krt_arg_kind_name / krt_scalar_type_name: launch
+ * errors, krt-info and the Python binding print these. */
+static const char *const arg_kind_names[] = { "global pointer", "constant pointer", "local pointer",
+                                              "scalar",         "struct",           "other" };
+_Static_assert(sizeof arg_kind_names / sizeof arg_kind_names[0] == KRT_ARG_OTHER + 1, "one name per krt_arg_kind");
+static const char *const scalar_type_names[] = { "none",    "int8",    "int16",   "int32", "int64",
+                                                 "float16", "float32", "float64", "bool" };
+_Static_assert(sizeof scalar_type_names / sizeof scalar_type_names[0] == KRT_TYPE_BOOL + 1,
+               "one name per krt_scalar_type");
+
+const char *krt_arg_kind_name(krt_arg_kind kind)
+{
+    return (unsigned)kind < sizeof arg_kind_names / sizeof arg_kind_names[0] ? arg_kind_names[kind] : "unknown";
+}
+
+const char *krt_scalar_type_name(krt_scalar_type type)
+{
+    return (unsigned)type < sizeof scalar_type_names / sizeof scalar_type_names[0] ? scalar_type_names[type]
+                                                                                   : "unknown";
 }

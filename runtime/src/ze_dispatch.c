@@ -5,7 +5,7 @@
  * ZE_ENABLE_ALT_DRIVERS lists. One indirect call replaces the direct one on every path, the warm launch included.
  */
 #include "krt_internal.h"
-#include "../../driver/host/host.h"
+#include "../../driver/include/ze_krt_host.h"
 
 static const ze_dditable_t loader_table = {
     .Global = {
@@ -160,12 +160,28 @@ const ze_dditable_t *krt__ze_loader(void)
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 static ze_dditable_t host_table;
 static int host_ok;
+/* The host driver's handles, as its own table gave them (set once, by host_start). A handle from the loader is
+ * never one of these, so a handle's table is known without asking the host driver. */
+#define HOST_DEVICES_MAX 4
+static ze_driver_handle_t host_driver;
+static ze_device_handle_t host_devices[HOST_DEVICES_MAX];
+static uint32_t host_num_devices;
 
 static void host_start(void)
 {
-    if (krt__host_ddi(&host_table) == ZE_RESULT_SUCCESS && host_table.Global.pfnInit &&
-        host_table.Global.pfnInit(0) == ZE_RESULT_SUCCESS)
-        host_ok = 1;
+    if (krt__host_ddi(&host_table) != ZE_RESULT_SUCCESS || !host_table.Global.pfnInit ||
+        host_table.Global.pfnInit(0) != ZE_RESULT_SUCCESS)
+        return;
+    ze_driver_handle_t drv = NULL;
+    uint32_t n = 1;
+    if (host_table.Driver.pfnGet(&n, &drv) != ZE_RESULT_SUCCESS || n != 1)
+        return;
+    n = HOST_DEVICES_MAX;
+    if (host_table.Device.pfnGet(drv, &n, host_devices) != ZE_RESULT_SUCCESS)
+        return;
+    host_num_devices = n;
+    __atomic_store_n(&host_driver, drv, __ATOMIC_RELEASE);
+    host_ok = 1;
 }
 
 const ze_dditable_t *krt__ze_host(void)
@@ -174,17 +190,31 @@ const ze_dditable_t *krt__ze_host(void)
     return host_ok ? &host_table : NULL;
 }
 
+/* Whether a handle is the host driver's. A thread can hold one only after host_start has run (its handles come
+ * from krt__ze_host's table), and the acquire load pairs with host_start's release store; a loader handle
+ * compares unequal whether or not the host driver has started. */
+int krt__host_is_driver_handle(ze_driver_handle_t driver)
+{
+    ze_driver_handle_t h = __atomic_load_n(&host_driver, __ATOMIC_ACQUIRE);
+    return h != NULL && driver == h;
+}
+
+static int host_is_device(ze_device_handle_t device)
+{
+    if (!__atomic_load_n(&host_driver, __ATOMIC_ACQUIRE))
+        return 0;
+    for (uint32_t i = 0; i < host_num_devices; i++)
+        if (device == host_devices[i])
+            return 1;
+    return 0;
+}
+
 const ze_dditable_t *krt__ddi_of_driver(ze_driver_handle_t driver)
 {
-    return krt__host_is_driver(driver) ? &host_table : &loader_table;
+    return krt__host_is_driver_handle(driver) ? &host_table : &loader_table;
 }
 
 const ze_dditable_t *krt__ddi_of_device(ze_device_handle_t device)
 {
-    return krt__host_is_device(device) ? &host_table : &loader_table;
-}
-
-int krt__host_is_driver_handle(ze_driver_handle_t driver)
-{
-    return krt__host_is_driver(driver);
+    return host_is_device(device) ? &host_table : &loader_table;
 }

@@ -30,7 +30,9 @@ FUZZ_ZP_OBJS  += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
 # The SPIR-V front end (spirv/spirv.mk), instrumented like the driver: its checks and translation are much of
 # what the fuzzer explores.
 FUZZ_ZP_OBJS  += $(patsubst spirv/%.cpp,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SRCS))
-FUZZ_KRT_OBJS := $(patsubst runtime/src/%.c,$(FUZZ_DIR)/obj/runtime/%.o,$(KRT_SRCS))
+# libkrt's runtime and its reflection (spirv/reflect.c), both instrumented.
+FUZZ_KRT_OBJS := $(patsubst runtime/src/%.c,$(FUZZ_DIR)/obj/runtime/%.o,$(KRT_SRCS)) \
+                 $(patsubst $(OBJDIR)/%,$(FUZZ_DIR)/obj/%,$(SPIRV_REFLECT_OBJS))
 
 $(FUZZ_DIR)/obj/driver/%.o: driver/%.c $(ZP_HDRS)
 	@mkdir -p $(dir $@)
@@ -49,9 +51,13 @@ $(FUZZ_ZE_POCL): $(FUZZ_ZP_OBJS) driver/exports.map
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) -shared -o $@ $(FUZZ_ZP_OBJS) -Wl,--version-script=driver/exports.map $(ZP_LDLIBS)
 
-$(FUZZ_DIR)/obj/runtime/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/krt.h
+$(FUZZ_DIR)/obj/runtime/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/include/krt.h spirv/reflect.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(KRT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
+
+$(FUZZ_DIR)/obj/spirv-reflect/%.o: spirv/%.c spirv/reflect.h runtime/include/krt.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(SPIRV_REFLECT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
 
 $(FUZZ_BIN): test/fuzz/fuzz_module.c test/common/krt_fuzz_one.c test/common/krt_fuzz_one.h $(FUZZ_KRT_OBJS) \
              $(KRT_OBJDIR)/builtin_kernels.o $(KRT_HOST_OBJS) $(FUZZ_ZE_POCL)

@@ -1,16 +1,18 @@
 /*
  * reflect.c: kernel signatures read from the SPIR-V itself with SPIRV-Tools' binary parser: kernel names in
  * module order, per argument its kind, type, size and name, and the reqd_work_group_size /
- * work_group_size_hint execution modes. Language runtimes marshal arguments from this, and krt_launch checks
- * arguments against it without asking the driver.
+ * work_group_size_hint execution modes. libkrt's runtime checks a launch's arguments against it without asking
+ * the driver, language runtimes marshal arguments from it, and krt's host driver builds its call interfaces
+ * from it (reflect.h). Plain C over SPIRV-Tools; the reflection's types are krt.h's public ones.
  */
-#include "krt_internal.h"
+#include "reflect.h"
 
-/* libspirv.h defines (not declares) a const in C, which would collide between the two files including it;
- * the rename gives each file its own copy. */
+/* libspirv.h defines (not declares) a const in C, which would collide with the other C file of libkrt that
+ * includes it (runtime/src/validate.c); the rename gives each file its own copy. */
 #define kDefaultMaxIdBound krt__spv_id_bound_reflect
 #include <spirv-tools/libspirv.h>
 #undef kDefaultMaxIdBound
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,27 +177,6 @@ static int push_u32(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
     return 1;
 }
 
-/* The one table of argument-kind and scalar-type names, for krt_arg_kind_name / krt_scalar_type_name: launch
- * errors, krt-info and the Python binding print these. */
-static const char *const arg_kind_names[] = { "global pointer", "constant pointer", "local pointer",
-                                              "scalar",         "struct",           "other" };
-_Static_assert(sizeof arg_kind_names / sizeof arg_kind_names[0] == KRT_ARG_OTHER + 1, "one name per krt_arg_kind");
-static const char *const scalar_type_names[] = { "none",    "int8",    "int16",   "int32", "int64",
-                                                 "float16", "float32", "float64", "bool" };
-_Static_assert(sizeof scalar_type_names / sizeof scalar_type_names[0] == KRT_TYPE_BOOL + 1,
-               "one name per krt_scalar_type");
-
-const char *krt_arg_kind_name(krt_arg_kind kind)
-{
-    return (unsigned)kind < sizeof arg_kind_names / sizeof arg_kind_names[0] ? arg_kind_names[kind] : "unknown";
-}
-
-const char *krt_scalar_type_name(krt_scalar_type type)
-{
-    return (unsigned)type < sizeof scalar_type_names / sizeof scalar_type_names[0] ? scalar_type_names[type]
-                                                                                   : "unknown";
-}
-
 static const char *literal_string(const spv_parsed_instruction_t *inst, uint16_t operand)
 {
     return (const char *)(inst->words + inst->operands[operand].offset);
@@ -209,7 +190,7 @@ static uint32_t word(const spv_parsed_instruction_t *inst, uint16_t operand)
 static spv_result_t on_header(void *user, spv_endianness_t endian, uint32_t magic, uint32_t version,
                               uint32_t generator, uint32_t id_bound, uint32_t reserved)
 {
-    KRT__UNUSED(endian), KRT__UNUSED(magic), KRT__UNUSED(version), KRT__UNUSED(generator), KRT__UNUSED(reserved);
+    (void)endian, (void)magic, (void)version, (void)generator, (void)reserved;
     parse_state *s = user;
     s->bound = id_bound;
     /* At most one entry per two words, and never more than the bound; at most 3/4 full. */
@@ -679,17 +660,31 @@ static void state_free(parse_state *s)
     free(s->calls);
 }
 
+/* Writes the message into err (err_size bytes, truncated) and returns code. */
+static krt_result fail(char *err, size_t err_size, krt_result code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static krt_result fail(char *err, size_t err_size, krt_result code, const char *fmt, ...)
+{
+    if (err && err_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_size, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
 /* Everything the reflection keeps goes into one allocation of strings plus the arrays, so that the module
  * frees it in three calls and the names stay valid as long as the module. */
-static krt_result build(parse_state *s, krt__reflection *out)
+static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size_t err_size)
 {
     for (uint32_t k = 0; k < s->num_entries; k++)
         if (!s->entries[k].defined)
-            return krt__fail(KRT_ERROR_INVALID_MODULE,
-                             "kernel %s has an entry point but no function body (truncated module?)",
-                             s->entries[k].name);
+            return fail(err, err_size, KRT_ERROR_INVALID_MODULE,
+                        "kernel %s has an entry point but no function body (truncated module?)", s->entries[k].name);
     if (!propagate_calls(s))
-        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the module's reflection");
+        return fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY,
+                    "out of host memory for the module's reflection");
     size_t strings = 0;
     uint32_t total_args = 0;
     for (uint32_t k = 0; k < s->num_entries; k++) {
@@ -709,15 +704,16 @@ static krt_result build(parse_state *s, krt__reflection *out)
     out->spec_constants = calloc(s->num_spec_ids ? s->num_spec_ids : 1, sizeof *out->spec_constants);
     if (!out->kernels || !out->kernel_names || !args || !out->strings || !out->spec_constants) {
         free(args);
-        krt__reflection_free(out);
-        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the module's reflection");
+        krt_spv_reflection_free(out);
+        return fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY,
+                    "out of host memory for the module's reflection");
     }
     out->all_args = args;
     char *str = out->strings;
     krt_arg_info *next_arg = args;
     for (uint32_t k = 0; k < s->num_entries; k++) {
         entry *e = &s->entries[k];
-        krt__kernel_refl *kr = &out->kernels[k];
+        krt_spv_kernel *kr = &out->kernels[k];
         size_t len = strlen(e->name) + 1;
         memcpy(str, e->name, len);
         kr->name = str;
@@ -747,7 +743,7 @@ static krt_result build(parse_state *s, krt__reflection *out)
         if (!(c->flags & ID_SPEC))
             continue;
         const id_info *t = id_find(s, c->a);
-        krt__spec_refl *sr = &out->spec_constants[out->num_spec_constants++];
+        krt_spv_spec *sr = &out->spec_constants[out->num_spec_constants++];
         sr->spec_id = c->spec_id;
         sr->size = t->align ? t->size : 0;
     }
@@ -758,11 +754,12 @@ static krt_result build(parse_state *s, krt__reflection *out)
     return KRT_SUCCESS;
 }
 
-krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection *out)
+krt_result krt_spv_reflect(const uint32_t *words, size_t num_words, krt_spv_reflection *out, char *err,
+                           size_t err_size)
 {
     spv_context sctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
     if (!sctx)
-        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the SPIR-V parser");
+        return fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the SPIR-V parser");
     parse_state s;
     memset(&s, 0, sizeof s);
     s.pointer_size = 8;
@@ -772,24 +769,25 @@ krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection
      * gigabytes before the first instruction is read). */
     if (num_words >= 5 && words[3] > MAX_ID_BOUND) {
         spvContextDestroy(sctx);
-        return krt__fail(KRT_ERROR_INVALID_MODULE,
-                         "the module's id bound %u (header word 3) exceeds SPIR-V's limit of %u ids", words[3],
-                         (unsigned)MAX_ID_BOUND);
+        return fail(err, err_size, KRT_ERROR_INVALID_MODULE,
+                    "the module's id bound %u (header word 3) exceeds SPIR-V's limit of %u ids", words[3],
+                    (unsigned)MAX_ID_BOUND);
     }
     spv_diagnostic diag = NULL;
     spv_result_t sr = spvBinaryParse(sctx, &s, words, num_words, on_header, on_inst, &diag);
     krt_result r = KRT_SUCCESS;
     if (s.oom) {
-        r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory while parsing the SPIR-V module");
+        r = fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY,
+                 "out of host memory while parsing the SPIR-V module");
     } else if (sr != SPV_SUCCESS && s.error[0]) {
-        r = krt__fail(KRT_ERROR_INVALID_MODULE, "the SPIR-V module cannot be reflected: %s (at word %zu)", s.error,
-                      s.error_word);
+        r = fail(err, err_size, KRT_ERROR_INVALID_MODULE, "the SPIR-V module cannot be reflected: %s (at word %zu)",
+                 s.error, s.error_word);
     } else if (sr != SPV_SUCCESS) {
-        r = krt__fail(KRT_ERROR_INVALID_MODULE, "the SPIR-V module does not parse: %s (at word %zu)",
-                      diag && diag->error ? diag->error : "malformed instruction stream",
-                      diag ? diag->position.index : (size_t)0);
+        r = fail(err, err_size, KRT_ERROR_INVALID_MODULE, "the SPIR-V module does not parse: %s (at word %zu)",
+                 diag && diag->error ? diag->error : "malformed instruction stream",
+                 diag ? diag->position.index : (size_t)0);
     } else {
-        r = build(&s, out);
+        r = build(&s, out, err, err_size);
     }
     spvDiagnosticDestroy(diag);
     spvContextDestroy(sctx);
@@ -797,7 +795,7 @@ krt_result krt__reflect(const uint32_t *words, size_t num_words, krt__reflection
     return r;
 }
 
-void krt__reflection_free(krt__reflection *refl)
+void krt_spv_reflection_free(krt_spv_reflection *refl)
 {
     free(refl->all_args);
     free(refl->kernels);
@@ -807,7 +805,7 @@ void krt__reflection_free(krt__reflection *refl)
     memset(refl, 0, sizeof *refl);
 }
 
-const krt__kernel_refl *krt__reflection_find(const krt__reflection *refl, const char *name, uint32_t *index)
+const krt_spv_kernel *krt_spv_reflection_find(const krt_spv_reflection *refl, const char *name, uint32_t *index)
 {
     for (uint32_t i = 0; i < refl->num_kernels; i++)
         if (strcmp(refl->kernels[i].name, name) == 0) {
