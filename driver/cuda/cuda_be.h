@@ -1,5 +1,7 @@
 /* Private to the CUDA backend: the CUDA driver API as ze_cuda opens it (dlopen at zeInit, never linked),
- * and how the backend's opaque objects map onto CUDA. */
+ * how the backend's opaque objects map onto CUDA, and what its files share. Calls between the files run one
+ * way: ops.c (the table) calls every file, queue.c -> token.c -> device.c, memory.c -> device.c, and
+ * module.c -> cache.c, ptx.cpp, device.c. */
 #ifndef ZC_CUDA_BE_H
 #define ZC_CUDA_BE_H
 
@@ -94,9 +96,79 @@ struct zp_bkern {
     uint64_t hidden_off[3];
 };
 
+/* Devices (device.c); zc_cu, the CUDA calls, lives there too. */
 ZC_HIDDEN ze_result_t zc_result(CUresult r);
 ZC_HIDDEN void zc_bind(struct zp_bdev *d);
 ZC_HIDDEN uint64_t zc_now_ns(void);
+/* Opens libcuda.so.1 and finds the devices, once; success with no devices when there is no CUDA. */
+ZC_HIDDEN ze_result_t zc_init(void);
+/* How many devices zc_init found. */
+ZC_HIDDEN uint32_t zc_device_count(void);
+/* Device i, or NULL past the last. */
+ZC_HIDDEN zp_bdev *zc_device(uint32_t i);
+/* A device's properties, from cuDeviceGetAttribute and the rest. */
+ZC_HIDDEN void zc_device_info(zp_bdev *d, zp_device_info *in);
+/* The host's and the device's clock now: both CLOCK_MONOTONIC nanoseconds. */
+ZC_HIDDEN void zc_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);
+
+/* Memory (memory.c). */
+/* An allocation of a Level Zero type on dev (NULL: the first device), aligned; *raw is what zc_mem_free_typed takes. */
+ZC_HIDDEN void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t size, size_t alignment, void **raw);
+/* Frees what zc_mem_alloc_typed allocated. */
+ZC_HIDDEN void zc_mem_free_typed(ze_memory_type_t type, void *raw);
+/* The untyped allocation: host memory. */
+ZC_HIDDEN void *zc_mem_alloc(size_t size, size_t alignment, void **raw);
+/* Frees what zc_mem_alloc allocated. */
+ZC_HIDDEN void zc_mem_free(void *raw);
+
+/* Modules and kernels (module.c). */
+/* SPIR-V -> PTX -> CUDA binary (or the cached binary) -> a loaded CUmodule, with the kernels' facts. */
+ZC_HIDDEN ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out, zp_module_meta *meta,
+                                      char **log);
+/* Unloads a module and frees its kernels' facts. */
+ZC_HIDDEN void zc_module_destroy(zp_bmod *m);
+/* Frees the metadata zc_module_build filled. */
+ZC_HIDDEN void zc_module_meta_free(zp_module_meta *meta);
+/* A kernel by name: its function and exact-range variant, argument slots and limits. */
+ZC_HIDDEN ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out, zp_kernel_limits *limits);
+/* Frees a kernel. */
+ZC_HIDDEN void zc_kernel_destroy(zp_bkern *k);
+/* Stores an argument's value in its slot (a __local argument: its size). */
+ZC_HIDDEN ze_result_t zc_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t kind, size_t size, const void *value);
+
+/* Completion tokens (token.c). */
+/* An event from the device's pool (timed or not), or a new one; NULL when CUDA cannot make one. */
+ZC_HIDDEN CUevent zc_event_get(struct zp_bdev *d, bool timed);
+/* Takes a reference to a token. */
+ZC_HIDDEN void zc_token_retain(zp_btoken *t);
+/* Drops a reference; the last one puts the token's events back in the pool and frees it. */
+ZC_HIDDEN void zc_token_release(zp_btoken *t);
+/* Calls fn once the token completes: at once if it has, else on the watcher thread. */
+ZC_HIDDEN ze_result_t zc_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);
+/* A timed token's start and end on the CLOCK_MONOTONIC clock. */
+ZC_HIDDEN ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end);
+
+/* Queues and commands (queue.c). */
+/* A queue: a non-blocking CUstream, its tokens timed when profiling. */
+ZC_HIDDEN ze_result_t zc_queue_create(zp_bdev *dev, bool profiling, zp_bqueue **out);
+/* Waits for a queue's stream, then destroys it. */
+ZC_HIDDEN void zc_queue_destroy(zp_bqueue *q);
+/* Waits until a queue's stream has done all its work. */
+ZC_HIDDEN ze_result_t zc_queue_finish(zp_bqueue *q);
+/* Launches a kernel over range, after waits; *done (when asked for) its token. */
+ZC_HIDDEN ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range, uint32_t nw,
+                                zp_btoken *const *waits, zp_btoken **done);
+/* Copies size bytes, any pointers, in stream order. */
+ZC_HIDDEN ze_result_t zc_copy(zp_bqueue *q, void *dst, const void *src, size_t size, uint32_t nw,
+                              zp_btoken *const *waits, zp_btoken **done);
+/* Fills size bytes with a pattern of psize bytes, in stream order. */
+ZC_HIDDEN ze_result_t zc_fill(zp_bqueue *q, void *dst, const void *pattern, size_t psize, size_t size, uint32_t nw,
+                              zp_btoken *const *waits, zp_btoken **done);
+/* A command that only waits, for its token. */
+ZC_HIDDEN ze_result_t zc_barrier(zp_bqueue *q, uint32_t nw, zp_btoken *const *waits, zp_btoken **done);
+/* Runs fn(data) on ze_cuda's host-task thread in stream order. */
+ZC_HIDDEN ze_result_t zc_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t nw,
+                                   zp_btoken *const *waits, zp_btoken **done);
 
 /* The on-disk cache of compiled modules (cache.c). */
 ZC_HIDDEN void zc_cache_key(const void *bitcode, size_t size, const char *flags, const struct zp_bdev *dev,

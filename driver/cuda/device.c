@@ -1,0 +1,152 @@
+/* CUDA backend: the CUDA driver API opened with dlopen at zeInit (zc_cu), the devices and their properties,
+ * each thread's context binding, CUDA results as Level Zero results, and the clock of timestamps. Without
+ * libcuda.so.1, with ZE_CUDA_DISABLE=1, or when cuInit finds no GPU, there are no devices. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda_be.h"
+
+zc_cuda_api zc_cu;
+
+#define ZC_MAX_DEVICES 16
+static struct zp_bdev devs[ZC_MAX_DEVICES];
+static uint32_t num_devs;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static ze_result_t init_result;
+
+ze_result_t zc_result(CUresult r) {
+    switch (r) {
+    case CUDA_SUCCESS: return ZE_RESULT_SUCCESS;
+    case CUDA_ERROR_NOT_READY: return ZE_RESULT_NOT_READY;
+    case CUDA_ERROR_OUT_OF_MEMORY: return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    case CUDA_ERROR_INVALID_VALUE: return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU: return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    case CUDA_ERROR_NOT_SUPPORTED: return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    default: return ZE_RESULT_ERROR_DEVICE_LOST;
+    }
+}
+
+uint64_t zc_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Each thread binds a device's primary context once; calls from then on cost one compare. */
+static __thread CUcontext bound_ctx;
+void zc_bind(struct zp_bdev *d) {
+    if (bound_ctx != d->ctx) {
+        zc_cu.cuCtxSetCurrent(d->ctx);
+        bound_ctx = d->ctx;
+    }
+}
+
+#define ZC_STR2(x) #x
+#define ZC_STR(x) ZC_STR2(x)
+#define ZC_CU_LOAD(f) if (!(zc_cu.f = (__typeof__(zc_cu.f))dlsym(lib, ZC_STR(f)))) return false;
+
+static bool load_api(void *lib) {
+    ZC_CU_FUNCS(ZC_CU_LOAD)
+    return true;
+}
+
+static void init_device(struct zp_bdev *d) {
+    zc_bind(d);
+    zc_cu.cuDriverGetVersion(&d->driver_version);
+    zc_cu.cuDeviceGetName(d->name, sizeof d->name, d->dev);
+    zc_cu.cuDeviceGetAttribute(&d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev);
+    zc_cu.cuDeviceGetAttribute(&d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev);
+    pthread_mutex_init(&d->pool_lock, NULL);
+    /* The anchor of command timestamps: an event known complete at a known host time. */
+    if (zc_cu.cuEventCreate(&d->base_ev, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+        zc_cu.cuEventRecord(d->base_ev, NULL);
+        zc_cu.cuEventSynchronize(d->base_ev);
+    }
+    d->base_ns = zc_now_ns();
+}
+
+static void do_init(void) {
+    init_result = ZE_RESULT_SUCCESS;
+    const char *off = getenv("ZE_CUDA_DISABLE");
+    if (off && strcmp(off, "1") == 0) return;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return;
+    if (!load_api(lib) || zc_cu.cuInit(0) != CUDA_SUCCESS) {
+        dlclose(lib);
+        return;
+    }
+    int n = 0;
+    if (zc_cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
+    for (int i = 0; i < n && num_devs < ZC_MAX_DEVICES; i++) {
+        struct zp_bdev *d = &devs[num_devs];
+        if (zc_cu.cuDeviceGet(&d->dev, i) != CUDA_SUCCESS) continue;
+        if (zc_cu.cuDevicePrimaryCtxRetain(&d->ctx, d->dev) != CUDA_SUCCESS) continue;
+        init_device(d);
+        num_devs++;
+    }
+}
+
+ze_result_t zc_init(void) {
+    pthread_once(&init_once, do_init);
+    return init_result;
+}
+
+uint32_t zc_device_count(void) { return num_devs; }
+zp_bdev *zc_device(uint32_t i) { return i < num_devs ? &devs[i] : NULL; }
+
+static int attr(struct zp_bdev *d, CUdevice_attribute a) {
+    int v = 0;
+    zc_cu.cuDeviceGetAttribute(&v, a, d->dev);
+    return v;
+}
+
+void zc_device_info(zp_bdev *d, zp_device_info *in) {
+    memset(in, 0, sizeof *in);
+    zc_bind(d);
+    snprintf(in->name, sizeof in->name, "%s", d->name);
+    in->vendor_id = 0x10de;
+    /* CUDA gives no PCI device id; the compute capability identifies the architecture instead. */
+    in->device_id = (uint32_t)(d->cc_major * 10 + d->cc_minor);
+    in->compute_units = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    in->clock_mhz = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000u;
+    size_t total = 0;
+    zc_cu.cuDeviceTotalMem(&total, d->dev);
+    in->global_mem = total;
+    in->max_alloc = total;
+    in->local_mem = (uint64_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    in->max_group_total = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    in->max_group[0] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    in->max_group[1] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    in->max_group[2] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    in->max_group_count[0] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    in->max_group_count[1] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    in->max_group_count[2] = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+    in->max_args_size = 4096 - 64 - 4 - 3 * 8; /* CUDA's 4 KiB of parameters less ze_cuda's hidden ones */
+    in->printf_buffer = 0;
+    in->cache_size = (uint64_t)attr(d, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    in->cacheline = 128;
+    in->fp16 = true;
+    in->fp64 = true;
+    in->int64_atomics = true;
+    in->profiling = true;
+    in->gpu = true;
+    in->subgroup_size = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    CUuuid u;
+    if (zc_cu.cuDeviceGetUuid(&u, d->dev) == CUDA_SUCCESS) {
+        memcpy(in->uuid, u.bytes, sizeof in->uuid);
+        in->has_uuid = true;
+    }
+}
+
+void zc_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns) {
+    (void)dev;
+    uint64_t t = zc_now_ns();
+    if (host_ns) *host_ns = t;
+    if (device_ns) *device_ns = t;
+}

@@ -1,0 +1,179 @@
+/* CUDA backend: completion tokens (CUevents, pooled per device), their times, and the thread that watches
+ * the tokens that have callbacks and calls them. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "cuda_be.h"
+
+struct zc_cb {
+    zp_token_fn fn;
+    void *user;
+    struct zc_cb *next;
+};
+
+CUevent zc_event_get(struct zp_bdev *d, bool timed) {
+    CUevent e = NULL;
+    pthread_mutex_lock(&d->pool_lock);
+    if (d->pool_len[timed]) e = d->pool[timed][--d->pool_len[timed]];
+    pthread_mutex_unlock(&d->pool_lock);
+    if (!e && zc_cu.cuEventCreate(&e, timed ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) e = NULL;
+    return e;
+}
+
+static void event_put(struct zp_bdev *d, CUevent e, bool timed) {
+    if (!e) return;
+    pthread_mutex_lock(&d->pool_lock);
+    if (d->pool_len[timed] == d->pool_cap[timed]) {
+        uint32_t cap = d->pool_cap[timed] ? d->pool_cap[timed] * 2 : 64;
+        CUevent *p = realloc(d->pool[timed], cap * sizeof *p);
+        if (p) {
+            d->pool[timed] = p;
+            d->pool_cap[timed] = cap;
+        }
+    }
+    if (d->pool_len[timed] < d->pool_cap[timed]) {
+        d->pool[timed][d->pool_len[timed]++] = e;
+        e = NULL;
+    }
+    pthread_mutex_unlock(&d->pool_lock);
+    if (e) zc_cu.cuEventDestroy(e);
+}
+
+void zc_token_retain(zp_btoken *t) { atomic_fetch_add(&t->refs, 1); }
+
+void zc_token_release(zp_btoken *t) {
+    if (atomic_fetch_sub(&t->refs, 1) != 1) return;
+    /* Events go back to the pool rather than to cuEventDestroy: this may run on any thread. */
+    event_put(t->dev, t->end, t->start != NULL);
+    event_put(t->dev, t->start, true);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+/* One thread watches tokens that have callbacks and calls them once their events complete. Callbacks may
+ * call back into the backend (and CUDA), which CUDA's own host callbacks must not. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_cv = PTHREAD_COND_INITIALIZER;
+static zp_btoken **watched;
+static size_t watched_len, watched_cap;
+static bool watcher_started;
+
+static void fire(zp_btoken *t) {
+    pthread_mutex_lock(&t->lock);
+    t->complete = true;
+    struct zc_cb *cb = t->cbs;
+    t->cbs = NULL;
+    pthread_mutex_unlock(&t->lock);
+    while (cb) {
+        struct zc_cb *next = cb->next;
+        cb->fn(t, cb->user);
+        free(cb);
+        cb = next;
+    }
+}
+
+static void *watcher(void *arg) {
+    (void)arg;
+    unsigned idle_us = 2;
+    for (;;) {
+        pthread_mutex_lock(&watch_lock);
+        while (watched_len == 0) {
+            idle_us = 2;
+            pthread_cond_wait(&watch_cv, &watch_lock);
+        }
+        /* Take the finished ones out under the lock; fire them outside it. */
+        zp_btoken *done[64];
+        size_t nd = 0, w = 0;
+        for (size_t i = 0; i < watched_len; i++) {
+            zp_btoken *t = watched[i];
+            zc_bind(t->dev);
+            if (nd < 64 && zc_cu.cuEventQuery(t->end) != CUDA_ERROR_NOT_READY)
+                done[nd++] = t;
+            else
+                watched[w++] = t;
+        }
+        watched_len = w;
+        pthread_mutex_unlock(&watch_lock);
+        for (size_t i = 0; i < nd; i++) {
+            fire(done[i]);
+            zc_token_release(done[i]);
+        }
+        if (nd == 0) {
+            struct timespec ts = {0, (long)idle_us * 1000};
+            nanosleep(&ts, NULL);
+            if (idle_us < 200) idle_us *= 2;
+        } else {
+            idle_us = 2;
+        }
+    }
+    return NULL;
+}
+
+ze_result_t zc_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user) {
+    struct zc_cb *cb = malloc(sizeof *cb);
+    if (!cb) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    cb->fn = fn;
+    cb->user = user;
+    pthread_mutex_lock(&t->lock);
+    if (t->complete) {
+        pthread_mutex_unlock(&t->lock);
+        free(cb);
+        fn(t, user);
+        return ZE_RESULT_SUCCESS;
+    }
+    bool first = t->cbs == NULL;
+    cb->next = t->cbs;
+    t->cbs = cb;
+    pthread_mutex_unlock(&t->lock);
+    if (!first) return ZE_RESULT_SUCCESS;
+    zc_token_retain(t);
+    pthread_mutex_lock(&watch_lock);
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    if (!watcher_started) {
+        pthread_t th;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&th, &at, watcher, NULL) == 0)
+            watcher_started = true;
+        else
+            r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        pthread_attr_destroy(&at);
+    }
+    if (r == ZE_RESULT_SUCCESS && watched_len == watched_cap) {
+        size_t cap = watched_cap ? watched_cap * 2 : 64;
+        zp_btoken **p = realloc(watched, cap * sizeof *p);
+        if (p) {
+            watched = p;
+            watched_cap = cap;
+        } else {
+            r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    }
+    if (r == ZE_RESULT_SUCCESS) {
+        watched[watched_len++] = t;
+        pthread_cond_signal(&watch_cv);
+    }
+    pthread_mutex_unlock(&watch_lock);
+    if (r != ZE_RESULT_SUCCESS) {
+        /* Undo: the callback stays unregistered and the caller sets its signal itself. */
+        pthread_mutex_lock(&t->lock);
+        t->cbs = NULL;
+        pthread_mutex_unlock(&t->lock);
+        free(cb);
+        zc_token_release(t);
+    }
+    return r;
+}
+
+ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end) {
+    if (!t->start) return ZE_RESULT_ERROR_NOT_AVAILABLE;
+    zc_bind(t->dev);
+    float from_base = 0, dur = 0;
+    CUresult r = zc_cu.cuEventElapsedTime(&from_base, t->dev->base_ev, t->start);
+    if (r == CUDA_SUCCESS) r = zc_cu.cuEventElapsedTime(&dur, t->start, t->end);
+    if (r != CUDA_SUCCESS) return zc_result(r);
+    *start = t->dev->base_ns + (uint64_t)((double)from_base * 1e6);
+    *end = *start + (uint64_t)((double)dur * 1e6);
+    return ZE_RESULT_SUCCESS;
+}
