@@ -25,7 +25,7 @@ VALIDATION_ENV := ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1
 # Criterion runs tests in parallel by default; two jobs match the machine.
 CRITERION_ARGS ?= --jobs 2
 
-.PHONY: tests test test-only test-ze test-krt test-examples test-host
+.PHONY: tests test test-only test-ze test-krt test-examples test-host test-structure
 tests: $(TEST_BINS)
 all: tests
 
@@ -49,7 +49,14 @@ test:
 
 test-only:
 	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" \
-	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS) $(HOST_TESTS)
+	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS) $(HOST_TESTS) $(STRUCTURE_TEST)
+
+# The structure rules of docs/design.md ("Structure"): which layer may include which, the runtime's one entry into
+# its in-process driver, no cycle between the files of a library; read from the sources and the objects of the
+# build just made.
+STRUCTURE_TEST = 'python3 tools/structure.py --build $(BUILD) --check'
+test-structure: all
+	@python3 tools/structure.py --build $(BUILD) --check
 
 test-ze: all
 	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" sh test/run.sh $(TEST_ZE_BINS) --

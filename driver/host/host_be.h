@@ -1,0 +1,146 @@
+/* Private to the host device's backend (driver/host/): kernels run natively on this machine's cores.
+ *
+ * A module is its SPIR-V (read for the object model's metadata with the shared reflection, spirv/reflect.h, so
+ * argument kinds and sizes are exactly those of a device) plus a native shared library compiled from the same
+ * OpenCL C source (the ABI is kernels/include/krt_host_abi.h; docs/driver.md, "The host device"). A kernel is
+ * the library's function of the kernel's name, called through libffi with a call interface prepared once per
+ * kernel (library.c). A queue is a host thread that runs its commands in order (queue.c), each finishing a
+ * completion token (token.c). A launch spreads its work-groups over a pool of one thread per core (pool.c); the
+ * work-items of a group run in turn on the thread that took the group, in a plain loop, or, when the kernel has
+ * a work-group barrier in its call tree, each on its own small stack, switching to the next work-item at every
+ * barrier (fiber.c). host.c describes the device and holds the backend's table.
+ *
+ * Calls go one way: host.c -> queue.c -> pool.c -> fiber.c, queue.c -> token.c, and host.c -> library.c.
+ * These files are compiled into libkrt with the driver/ object model (host.mk); nothing of them is exported. */
+#ifndef ZP_HOST_BE_H
+#define ZP_HOST_BE_H
+
+#include <ffi.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "../zp.h"
+#include "../../spirv/reflect.h"
+#include "../../kernels/include/krt_host_abi.h"
+
+/* Libraries of ABI 1 (no enqueued_local_size) still load: they read only the fields before it. */
+#define HOST_ABI_VERSION KRT_HOST_ABI_VERSION
+#define HOST_ABI_OLDEST 1u
+/* Work-items per group, per dimension and in all (docs/driver.md says why). */
+#define HOST_MAX_GROUP 1024u
+/* Bytes of __local memory a group may take through its __local arguments. */
+#define HOST_LOCAL_MEM (256u * 1024u)
+
+static inline uint64_t host_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct zp_bdev {
+    uint32_t threads;
+};
+
+/* ---- library.c: modules and kernels ----------------------------------------------------------------------- */
+
+struct zp_bmod {
+    void *lib;
+    krt_host_item_slot_fn slot;
+    krt_spv_reflection refl;
+};
+
+struct zp_bkern {
+    zp_bmod *mod;
+    void (*fn)(void);
+    const krt_spv_kernel *refl;
+    ffi_cif cif;
+    ffi_type **types;
+    uint32_t num_args;
+    uint32_t *off;     /* offset of each argument's value in values */
+    uint8_t *values;   /* current values: pointers, scalars, and the byte size of __local arguments */
+    size_t values_size;
+    bool barrier;
+};
+
+ZP_HIDDEN ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out,
+                                        zp_module_meta *meta, char **log);
+ZP_HIDDEN void host_module_destroy(zp_bmod *m);
+ZP_HIDDEN void host_module_meta_free(zp_module_meta *meta);
+ZP_HIDDEN ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, zp_kernel_limits *limits);
+ZP_HIDDEN void host_kernel_destroy(zp_bkern *k);
+ZP_HIDDEN ze_result_t host_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t kind, size_t size,
+                                          const void *value);
+
+/* ---- pool.c: the thread pool and work-groups ------------------------------------------------------------ */
+
+/* One launch as the pool runs it: a snapshot of the kernel's arguments taken when it was enqueued. */
+typedef struct host_job {
+    zp_bkern *kern;
+    zp_ndrange range;
+    uint8_t *values;          /* the argument snapshot, kern->values_size bytes */
+    size_t local_total;       /* bytes of __local arguments per group, each rounded up to 64 */
+    size_t num_groups[3];
+    size_t total_groups;
+    size_t group_items;
+    atomic_size_t next;       /* the next group index to hand out */
+    size_t finished;          /* groups done (under the pool's lock) */
+    int failed;               /* a thread could not get its buffers: the launch fails (under the pool's lock) */
+    unsigned active;          /* workers inside the job (under the pool's lock) */
+    struct host_job *next_job;
+} host_job;
+
+/* The pool's size: one thread per online core. */
+ZP_HIDDEN uint32_t host_pool_threads(void);
+/* Runs a launch on the pool (started on the first call) and returns when every group is done:
+ * ZE_RESULT_SUCCESS, or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when the pool or a thread's buffers could not be had. */
+ZP_HIDDEN ze_result_t host_run_job(host_job *j);
+
+/* ---- fiber.c: work-items on their own stacks -------------------------------------------------------------- */
+
+/* The fibers of one pool thread: a stack per work-item of a group with barriers (each above a guard page,
+ * reserved rather than committed), kept between groups. Opaque outside fiber.c. */
+typedef struct host_fibers host_fibers;
+
+/* A pool thread's fibers, with room for none yet; NULL when out of memory. */
+ZP_HIDDEN host_fibers *host_fibers_new(void);
+/* Room for n fibers; 0 when out of memory (what was there stays usable). */
+ZP_HIDDEN int host_fibers_reserve(host_fibers *f, size_t n);
+/* Runs n fibers (n <= the room reserved) to their ends, round robin: each pass calls resume(arg, i) and then
+ * runs fiber i up to its next host_fiber_yield or its end, for every fiber not ended yet. Each fiber runs
+ * body(arg) from its start. */
+ZP_HIDDEN void host_fibers_run(host_fibers *f, size_t n, void (*body)(void *arg),
+                               void (*resume)(void *arg, size_t i), void *arg);
+/* From a fiber's body: back to host_fibers_run, which resumes the next fiber. Returns at once when the calling
+ * thread is not running a fiber. */
+ZP_HIDDEN void host_fiber_yield(void);
+
+/* ---- token.c: completion tokens ---------------------------------------------------------------------------- */
+
+/* A new token, one reference, not done; NULL when out of memory. Released tokens are kept for the next ones,
+ * so that a warm launch allocates nothing. */
+ZP_HIDDEN zp_btoken *host_token_new(void);
+ZP_HIDDEN void host_token_retain(zp_btoken *t);
+ZP_HIDDEN void host_token_release(zp_btoken *t);
+ZP_HIDDEN ze_result_t host_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);
+ZP_HIDDEN ze_result_t host_token_times(zp_btoken *t, uint64_t *start, uint64_t *end);
+/* Returns when each of the n tokens is done. */
+ZP_HIDDEN void host_token_wait(zp_btoken *const *tokens, uint32_t n);
+/* Records the command's times, runs the token's callbacks, then marks it done and wakes its waiters. */
+ZP_HIDDEN void host_token_complete(zp_btoken *t, uint64_t start, uint64_t end);
+
+/* ---- queue.c: queues and their commands ------------------------------------------------------------------- */
+
+ZP_HIDDEN ze_result_t host_queue_create(zp_bdev *dev, bool profiling, zp_bqueue **out);
+ZP_HIDDEN ze_result_t host_queue_finish(zp_bqueue *q);
+ZP_HIDDEN void host_queue_destroy(zp_bqueue *q);
+ZP_HIDDEN ze_result_t host_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *r, uint32_t num_waits,
+                                  zp_btoken *const *waits, zp_btoken **done);
+ZP_HIDDEN ze_result_t host_copy(zp_bqueue *q, void *dst, const void *src, size_t size, uint32_t num_waits,
+                                zp_btoken *const *waits, zp_btoken **done);
+ZP_HIDDEN ze_result_t host_fill(zp_bqueue *q, void *dst, const void *pattern, size_t pattern_size, size_t size,
+                                uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done);
+ZP_HIDDEN ze_result_t host_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done);
+ZP_HIDDEN ze_result_t host_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
+                                     zp_btoken *const *waits, zp_btoken **done);
+
+#endif

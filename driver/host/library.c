@@ -1,0 +1,259 @@
+/* The host device's modules and kernels (host_be.h): a module is the reflection of its SPIR-V plus its native
+ * library (dlopen); a kernel is the library's function of that name with a libffi call interface prepared
+ * once, and its current argument values. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_be.h"
+
+static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strdupf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+    va_end(ap);
+    return s;
+}
+
+void host_module_meta_free(zp_module_meta *meta) {
+    if (!meta) return;
+    for (uint32_t i = 0; i < meta->count; i++) {
+        free(meta->kernels[i].name);
+        free(meta->kernels[i].args);
+    }
+    free(meta->kernels);
+    meta->kernels = NULL;
+    meta->count = 0;
+}
+
+static uint32_t arg_kind(const krt_arg_info *a) {
+    switch (a->kind) {
+    case KRT_ARG_GLOBAL_POINTER: return ZP_ARG_GLOBAL;
+    case KRT_ARG_CONSTANT_POINTER: return ZP_ARG_CONSTANT;
+    case KRT_ARG_LOCAL_POINTER: return ZP_ARG_LOCAL;
+    case KRT_ARG_SCALAR: return ZP_ARG_SCALAR;
+    case KRT_ARG_STRUCT: return ZP_ARG_BYVAL;
+    default: return ZP_ARG_UNSUPPORTED;
+    }
+}
+
+/* Build flags: the native library was compiled beforehand, so they change nothing, but an OpenCL option
+ * (-cl-*) the OpenCL C specification does not define is refused as a device compiler refuses it. Returns the
+ * first such option (in a static buffer), or NULL. */
+static const char *unknown_option(const char *flags) {
+    static const char *const known[] = {
+        "-cl-single-precision-constant", "-cl-denorms-are-zero", "-cl-fp32-correctly-rounded-divide-sqrt",
+        "-cl-opt-disable", "-cl-mad-enable", "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
+        "-cl-finite-math-only", "-cl-fast-relaxed-math", "-cl-uniform-work-group-size", "-cl-no-subgroup-ifp",
+        "-cl-kernel-arg-info", "-cl-strict-aliasing", "-cl-std=CL1.0", "-cl-std=CL1.1", "-cl-std=CL1.2",
+        "-cl-std=CL2.0", "-cl-std=CL3.0",
+    };
+    static __thread char word[128];
+    for (const char *p = flags; p && *p;) {
+        while (*p == ' ' || *p == '\t') p++;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != '\t') p++;
+        size_t len = (size_t)(p - start);
+        if (len < 4 || strncmp(start, "-cl-", 4) != 0) continue;
+        int ok = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0] && !ok; i++)
+            ok = strlen(known[i]) == len && strncmp(known[i], start, len) == 0;
+        if (!ok) {
+            snprintf(word, sizeof word, "%.*s", (int)(len < 100 ? len : 100), start);
+            return word;
+        }
+    }
+    return NULL;
+}
+
+ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out, zp_module_meta *meta,
+                              char **log) {
+    (void)dev;
+    *out = NULL;
+    *log = NULL;
+    meta->count = 0;
+    meta->kernels = NULL;
+    if (!src->host_library) {
+        *log = strdupf("the host device runs a module's kernels from their native library (NAME.so built from "
+                       "the kernel's .cl with -DKRT_HOST), and none was given");
+        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    const char *bad = unknown_option(src->flags);
+    if (bad) {
+        *log = strdupf("the host device does not know the build option %s", bad);
+        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    if (src->num_spec > 0) {
+        *log = strdupf("the host device cannot specialize a native library: specialization constants are "
+                       "unsupported there");
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+    if (src->size % 4 != 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    zp_bmod *m = calloc(1, sizeof *m);
+    if (!m) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    /* libkrt reflected this SPIR-V before building it; the same reflection gives the object model its
+     * metadata, so the checks of arguments are those of any device. The copy keeps the words aligned. */
+    uint32_t *words = malloc(src->size ? src->size : 4);
+    if (!words) {
+        free(m);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memcpy(words, src->spirv, src->size);
+    char why[1024];
+    krt_result kr = krt_spv_reflect(words, src->size / 4, &m->refl, why, sizeof why);
+    free(words);
+    if (kr != KRT_SUCCESS) {
+        *log = strdupf("the module does not parse: %s", why);
+        free(m);
+        return kr == KRT_ERROR_OUT_OF_HOST_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                                                   : ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    }
+    dlerror();
+    m->lib = dlopen(src->host_library, RTLD_NOW | RTLD_LOCAL);
+    if (!m->lib) {
+        const char *e = dlerror();
+        *log = strdupf("cannot load the host library %s: %s", src->host_library, e ? e : "unknown error");
+        krt_spv_reflection_free(&m->refl);
+        free(m);
+        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    uint32_t (*version)(void) = (uint32_t(*)(void))dlsym(m->lib, "krt_host_abi_version");
+    m->slot = (krt_host_item_slot_fn)dlsym(m->lib, "krt_host_item_slot");
+    if (!version || !m->slot || version() < HOST_ABI_OLDEST || version() > HOST_ABI_VERSION) {
+        *log = strdupf("%s is not a host kernel library of ABI version %u to %u (%s): build it from the kernel's "
+                       ".cl with krt_kernel.h and -DKRT_HOST",
+                       src->host_library, HOST_ABI_OLDEST, HOST_ABI_VERSION,
+                       !version || !m->slot ? "krt_host_abi_version or krt_host_item_slot is missing"
+                                            : "another version");
+        dlclose(m->lib);
+        krt_spv_reflection_free(&m->refl);
+        free(m);
+        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    meta->kernels = calloc(m->refl.num_kernels ? m->refl.num_kernels : 1, sizeof *meta->kernels);
+    if (!meta->kernels) goto oom;
+    meta->count = m->refl.num_kernels;
+    for (uint32_t k = 0; k < m->refl.num_kernels; k++) {
+        const krt_spv_kernel *kr = &m->refl.kernels[k];
+        zp_kernel_meta *km = &meta->kernels[k];
+        km->name = strdup(kr->name);
+        km->num_args = kr->num_args;
+        km->args = calloc(kr->num_args ? kr->num_args : 1, sizeof *km->args);
+        if (!km->name || !km->args) goto oom;
+        memcpy(km->reqd, kr->required_group, sizeof km->reqd);
+        km->whole_groups = kr->uses_barrier != 0;
+        for (uint32_t i = 0; i < kr->num_args; i++) {
+            km->args[i].kind = arg_kind(&kr->args[i]);
+            km->args[i].size = kr->args[i].size;
+        }
+    }
+    *out = m;
+    return ZE_RESULT_SUCCESS;
+oom:
+    host_module_meta_free(meta);
+    dlclose(m->lib);
+    krt_spv_reflection_free(&m->refl);
+    free(m);
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+void host_module_destroy(zp_bmod *m) {
+    if (!m) return;
+    dlclose(m->lib);
+    krt_spv_reflection_free(&m->refl);
+    free(m);
+}
+
+/* The libffi type of one argument; NULL for what the native ABI does not pass (vectors, structs, half). */
+static ffi_type *arg_ffi_type(const krt_arg_info *a) {
+    switch (a->kind) {
+    case KRT_ARG_GLOBAL_POINTER:
+    case KRT_ARG_CONSTANT_POINTER:
+    case KRT_ARG_LOCAL_POINTER: return &ffi_type_pointer;
+    case KRT_ARG_SCALAR: break;
+    default: return NULL;
+    }
+    if (a->vector_width != 1) return NULL;
+    /* SPIR-V integers carry no sign; the C callee reads only the bits of its type. */
+    switch (a->type) {
+    case KRT_TYPE_BOOL:
+    case KRT_TYPE_INT8: return &ffi_type_uint8;
+    case KRT_TYPE_INT16: return &ffi_type_uint16;
+    case KRT_TYPE_INT32: return &ffi_type_uint32;
+    case KRT_TYPE_INT64: return &ffi_type_uint64;
+    case KRT_TYPE_FLOAT32: return &ffi_type_float;
+    case KRT_TYPE_FLOAT64: return &ffi_type_double;
+    default: return NULL;
+    }
+}
+
+void host_kernel_destroy(zp_bkern *k) {
+    if (!k) return;
+    free(k->types);
+    free(k->off);
+    free(k->values);
+    free(k);
+}
+
+ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, zp_kernel_limits *limits) {
+    uint32_t index;
+    const krt_spv_kernel *kr = krt_spv_reflection_find(&mod->refl, name, &index);
+    if (!kr) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+    void (*fn)(void) = (void (*)(void))dlsym(mod->lib, name);
+    if (!fn) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+    uint32_t n = kr->num_args;
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!arg_ffi_type(&kr->args[i])) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        bytes += 16;
+    }
+    zp_bkern *k = calloc(1, sizeof *k);
+    if (!k) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    k->types = calloc(n ? n : 1, sizeof *k->types);
+    k->off = calloc(n ? n : 1, sizeof *k->off);
+    k->values = calloc(bytes ? bytes : 1, 1);
+    if (!k->types || !k->off || !k->values) goto oom;
+    for (uint32_t i = 0; i < n; i++) {
+        k->types[i] = arg_ffi_type(&kr->args[i]);
+        k->off[i] = 16u * i; /* 16 bytes hold any scalar or pointer, aligned */
+    }
+    if (ffi_prep_cif(&k->cif, FFI_DEFAULT_ABI, n, &ffi_type_void, k->types) != FFI_OK) {
+        free(k->types);
+        free(k->off);
+        free(k->values);
+        free(k);
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+    k->mod = mod;
+    k->fn = fn;
+    k->refl = kr;
+    k->num_args = n;
+    k->values_size = bytes;
+    k->barrier = kr->uses_barrier != 0;
+    limits->max_group_total = HOST_MAX_GROUP;
+    limits->preferred_multiple = 1;
+    *out = k;
+    return ZE_RESULT_SUCCESS;
+oom:
+    host_kernel_destroy(k);
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+ze_result_t host_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t kind, size_t size, const void *value) {
+    if (index >= k->num_args) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    uint8_t *slot = k->values + k->off[index];
+    memset(slot, 0, 16);
+    if (kind == ZP_ARG_GLOBAL || kind == ZP_ARG_CONSTANT) {
+        memcpy(slot, &value, sizeof value);
+    } else if (kind == ZP_ARG_LOCAL) {
+        memcpy(slot, &size, sizeof size);
+    } else {
+        if (size > 16) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        if (value) memcpy(slot, value, size);
+    }
+    return ZE_RESULT_SUCCESS;
+}

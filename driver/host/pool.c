@@ -1,0 +1,221 @@
+/* The host device's thread pool and its work-groups (host_be.h): one thread per core takes a launch's groups
+ * one at a time and runs each group's work-items, in a plain loop or, for a kernel with barriers, as fibers. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host_be.h"
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
+static host_job *pool_jobs;   /* jobs with groups left to hand out */
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static ze_result_t pool_result = ZE_RESULT_ERROR_UNINITIALIZED;
+
+/* What one pool thread keeps between groups. */
+typedef struct worker {
+    uint8_t *local;           /* this thread's __local buffer */
+    size_t local_cap;
+    void **avalues;           /* libffi's argument pointers */
+    uint8_t *ptrs;            /* the __local pointers the avalues of local arguments point at */
+    uint32_t cap_args;
+    struct krt_host_item *items; /* one per work-item of a group with barriers, one otherwise */
+    size_t cap_items;
+    host_fibers *fibers;      /* kernels with barriers: a fiber per work-item */
+    host_job *job;
+    const struct krt_host_item **slot; /* the kernel library's current-work-item pointer on this thread */
+} worker;
+
+uint32_t host_pool_threads(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint32_t)n : 1u;
+}
+
+static int worker_reserve(worker *w, const host_job *j) {
+    uint32_t n = j->kern->num_args;
+    if (n > w->cap_args) {
+        void **a = realloc(w->avalues, n * sizeof *a);
+        if (!a) return 0;
+        w->avalues = a;
+        uint8_t *p = realloc(w->ptrs, n * sizeof(void *));
+        if (!p) return 0;
+        w->ptrs = p;
+        w->cap_args = n;
+    }
+    if (j->local_total > w->local_cap) {
+        void *b = NULL;
+        if (posix_memalign(&b, 64, j->local_total) != 0) return 0;
+        free(w->local);
+        w->local = b;
+        w->local_cap = j->local_total;
+    }
+    size_t items = j->kern->barrier ? j->group_items : 1;
+    if (items > w->cap_items) {
+        struct krt_host_item *it = realloc(w->items, items * sizeof *it);
+        if (!it) return 0;
+        w->items = it;
+        w->cap_items = items;
+    }
+    if (j->kern->barrier) {
+        if (!w->fibers && !(w->fibers = host_fibers_new())) return 0;
+        if (!host_fibers_reserve(w->fibers, items)) return 0;
+    }
+    return 1;
+}
+
+/* The kernel's barrier(): on to the next work-item of the group (a no-op outside a kernel with barriers). */
+static void item_barrier(const struct krt_host_item *item) {
+    (void)item;
+    host_fiber_yield();
+}
+
+/* A work-item's local and global ids from its group's ids and its place (x, y, z) in the group. */
+static inline void set_item_ids(struct krt_host_item *it, const zp_ndrange *r, const size_t gid[3], size_t x,
+                                size_t y, size_t z) {
+    const size_t l[3] = {x, y, z};
+    for (int d = 0; d < 3; d++) {
+        it->local_id[d] = l[d];
+        it->global_id[d] = gid[d] * r->local[d] + l[d] + r->offset[d];
+    }
+}
+
+/* A fiber's body: the kernel, for the work-item that resume_item made current. */
+static void item_body(void *arg) {
+    worker *w = arg;
+    ffi_call(&w->job->kern->cif, w->job->kern->fn, NULL, w->avalues);
+}
+
+static void resume_item(void *arg, size_t i) {
+    worker *w = arg;
+    *w->slot = &w->items[i];
+}
+
+static void run_group(worker *w, host_job *j, size_t g) {
+    zp_bkern *k = j->kern;
+    const zp_ndrange *r = &j->range;
+    size_t gid[3] = {g % j->num_groups[0], (g / j->num_groups[0]) % j->num_groups[1],
+                     g / (j->num_groups[0] * j->num_groups[1])};
+    /* Arguments: the snapshot's values, and for each __local argument a pointer into this group's buffer. */
+    size_t local_at = 0;
+    for (uint32_t i = 0; i < k->num_args; i++) {
+        if (k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER) {
+            size_t n;
+            memcpy(&n, j->values + k->off[i], sizeof n);
+            void *p = w->local + local_at;
+            memcpy(w->ptrs + i * sizeof(void *), &p, sizeof p);
+            w->avalues[i] = w->ptrs + i * sizeof(void *);
+            local_at += (n + 63) & ~(size_t)63;
+        } else {
+            w->avalues[i] = j->values + k->off[i];
+        }
+    }
+    struct krt_host_item base;
+    memset(&base, 0, sizeof base);
+    base.work_dim = r->dims;
+    /* The builtins of the whole (exact) launch, backend.h: a partial group's local size is its real size, and
+     * only its real items run. */
+    for (int d = 0; d < 3; d++) {
+        size_t group = gid[d] + r->base[d], left = r->range[d] - group * r->enq[d];
+        base.group_id[d] = group;
+        base.global_size[d] = r->range[d];
+        base.local_size[d] = left < r->enq[d] ? left : r->enq[d];
+        base.enqueued_local_size[d] = r->enq[d];
+        base.num_groups[d] = (r->range[d] + r->enq[d] - 1) / r->enq[d];
+        base.global_offset[d] = r->offset[d] - r->base[d] * r->enq[d];
+    }
+    base.barrier = item_barrier;
+    base.runtime = w;
+    size_t lx = base.local_size[0], ly = base.local_size[1], lz = base.local_size[2];
+    if (!k->barrier) {
+        struct krt_host_item *it = &w->items[0];
+        *it = base;
+        *w->slot = it;
+        for (size_t z = 0; z < lz; z++)
+            for (size_t y = 0; y < ly; y++)
+                for (size_t x = 0; x < lx; x++) {
+                    set_item_ids(it, r, gid, x, y, z);
+                    ffi_call(&k->cif, k->fn, NULL, w->avalues);
+                }
+        return;
+    }
+    size_t n = lx * ly * lz; /* all of the piece's group: exec.c gives these kernels whole groups only */
+    for (size_t i = 0; i < n; i++) {
+        struct krt_host_item *it = &w->items[i];
+        *it = base;
+        set_item_ids(it, r, gid, i % lx, (i / lx) % ly, i / (lx * ly));
+    }
+    host_fibers_run(w->fibers, n, item_body, resume_item, w);
+}
+
+static void *pool_main(void *arg) {
+    (void)arg;
+    worker *w = calloc(1, sizeof *w);
+    pthread_mutex_lock(&pool_lock);
+    for (;;) {
+        host_job *j = pool_jobs;
+        while (j && atomic_load(&j->next) >= j->total_groups) j = j->next_job;
+        if (!j) {
+            pthread_cond_wait(&pool_work, &pool_lock);
+            continue;
+        }
+        j->active++;
+        pthread_mutex_unlock(&pool_lock);
+        size_t done = 0;
+        int ok = w && worker_reserve(w, j);
+        if (ok) {
+            w->job = j;
+            w->slot = j->kern->mod->slot();
+            for (;;) {
+                size_t g = atomic_fetch_add(&j->next, 1);
+                if (g >= j->total_groups) break;
+                run_group(w, j, g);
+                done++;
+            }
+            *w->slot = NULL;
+            w->job = NULL;
+        }
+        pthread_mutex_lock(&pool_lock);
+        if (!ok) {
+            /* Out of memory for this thread's buffers: no group is handed out any more and the launch fails. */
+            j->failed = 1;
+            atomic_store(&j->next, j->total_groups);
+        }
+        j->finished += done;
+        j->active--;
+        pthread_cond_broadcast(&pool_done);
+    }
+    return NULL;
+}
+
+static void pool_start(void) {
+    uint32_t n = host_pool_threads();
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    uint32_t started = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        pthread_t t;
+        if (pthread_create(&t, &attr, pool_main, NULL) == 0) started++;
+    }
+    pthread_attr_destroy(&attr);
+    pool_result = started ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+ze_result_t host_run_job(host_job *j) {
+    pthread_once(&pool_once, pool_start);
+    if (pool_result != ZE_RESULT_SUCCESS) return pool_result;
+    pthread_mutex_lock(&pool_lock);
+    j->next_job = pool_jobs;
+    pool_jobs = j;
+    pthread_cond_broadcast(&pool_work);
+    while ((j->finished < j->total_groups && !j->failed) || j->active > 0) pthread_cond_wait(&pool_done, &pool_lock);
+    for (host_job **p = &pool_jobs; *p; p = &(*p)->next_job)
+        if (*p == j) {
+            *p = j->next_job;
+            break;
+        }
+    pthread_mutex_unlock(&pool_lock);
+    return j->finished == j->total_groups ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+}
