@@ -47,7 +47,7 @@ def main():
         dy.write(y)
         config = saxpy.config(n)
         print(f"krt chose: group {config['group'][0]}, {config['groups'][0]} groups, decided by {config['limit']}"
-              f"{', last group masked' if config['masked'] else ''}")
+              f"{', last group partial' if config['masked'] else ''}")
         start = time.perf_counter()
         saxpy(n, a, dx, dy, n)  # float, buffer, buffer, uint: each converted as the reflection says
         ctx.synchronize()
