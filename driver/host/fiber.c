@@ -71,6 +71,7 @@ __asm__(".text\n"
 
 struct host_fibers {
     size_t cap;               /* fibers the arrays and stacks below are for */
+    size_t page;              /* the page size, read once: each stack sits above a guard page */
     ucontext_t sched;         /* the pool thread's (the scheduler's) context */
     ucontext_t *ctx;          /* each fiber's context */
     void *sched_sp;           /* HOST_FAST_SWITCH: the scheduler's saved stack pointer */
@@ -114,7 +115,8 @@ int host_fibers_reserve(host_fibers *f, size_t n) {
     if (!fb) return 0;
     f->fibers = fb;
 #endif
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (!f->page) f->page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = f->page;
     size_t len = n * (HOST_ITEM_STACK + page);
     uint8_t *s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (s == MAP_FAILED) return 0;
@@ -129,8 +131,7 @@ int host_fibers_reserve(host_fibers *f, size_t n) {
 }
 
 static uint8_t *stack_of(host_fibers *f, size_t i) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    return f->stacks + i * (HOST_ITEM_STACK + page) + page;
+    return f->stacks + i * (HOST_ITEM_STACK + f->page) + f->page;
 }
 
 /* The sanitizers' side of a switch (see HOST_ASAN above). The scheduler calls san_to_fiber before it resumes
