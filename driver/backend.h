@@ -172,6 +172,13 @@ typedef struct zp_backend_ops {
      * memory it did not allocate go to it rather than to a host memcpy, which cannot read device memory;
      * and its fill takes any size, a partial last repetition too (a host fill cannot write device memory). */
     bool copy_any;
+    /* Optional: memory the backend's own API allocated outside the driver (ze_cuda: cuMemAlloc of a
+     * program's CUDA runtime, as PyTorch and CuPy allocate), which the driver then treats as an allocation of
+     * its own for lookups (zeMemGetAllocProperties, launches' and copies' checks) but never frees. Fills the
+     * allocation around ptr: its device, base, size and Level Zero type; false when ptr is not such memory. */
+    bool (*mem_foreign)(const void *ptr, zp_bdev **dev, void **base, size_t *size, ze_memory_type_t *type);
+    /* Optional: the backend's own queue object under q (ze_cuda: the CUstream), for ZE_krt_native_queue. */
+    void *(*queue_native)(zp_bqueue *q);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

@@ -16,7 +16,24 @@ static const ze_driver_extension_properties_t extensions[] = {
     {ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_KRT_EXACT_RANGE_NAME, ZE_MAKE_VERSION(1, 0)},
+    {ZE_KRT_NATIVE_QUEUE_NAME, ZE_MAKE_VERSION(1, 0)}, /* last: only with a backend that has native queues */
 };
+
+static uint32_t extension_count(void) {
+    uint32_t n = (uint32_t)(sizeof extensions / sizeof extensions[0]);
+    return zp_be->queue_native ? n : n - 1;
+}
+
+/* ZE_krt_native_queue (driver/include/ze_krt_native_queue.h). */
+static ze_result_t zp_zeKrtCommandListGetNativeQueue(ze_command_list_handle_t hList, void **phNative) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(phNative);
+    if (!hList->immediate) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    void *native = zp_be->queue_native ? zp_be->queue_native(hList->st.bq) : NULL;
+    if (!native) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    *phNative = native;
+    return ZE_RESULT_SUCCESS;
+}
 
 /* Builds the device list once; the loader calls zeInit twice on the application's first zeInit. */
 static ze_result_t init_devices(void) {
@@ -103,7 +120,7 @@ ze_result_t zp_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32
     ZP_CHECK_INIT();
     ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
     ZP_CHECK_PTR(pCount);
-    uint32_t n = (uint32_t)(sizeof extensions / sizeof extensions[0]);
+    uint32_t n = extension_count();
     if (*pCount == 0 || props == NULL) {
         *pCount = n;
         return ZE_RESULT_SUCCESS;
@@ -120,6 +137,10 @@ ze_result_t zp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, c
     ZP_CHECK_PTR(ppFunction);
     if (strcmp(name, "zeKernelSetGlobalOffsetExp") == 0) {
         *ppFunction = (void *)zp_zeKernelSetGlobalOffsetExp;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (zp_be->queue_native && strcmp(name, ZE_KRT_NATIVE_QUEUE_FUNCTION) == 0) {
+        *ppFunction = (void *)zp_zeKrtCommandListGetNativeQueue;
         return ZE_RESULT_SUCCESS;
     }
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;

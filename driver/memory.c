@@ -1,6 +1,8 @@
 /* Memory entry points and the allocation table. Every allocation is shared virtual memory from the
  * backend (host, device and shared alike on a CPU); the table is what tells them apart, answers
- * zeMemGetAllocProperties (UNKNOWN for pointers it does not hold) and resolves interior pointers. */
+ * zeMemGetAllocProperties (UNKNOWN for pointers it does not hold) and resolves interior pointers. A backend may
+ * also recognise memory its own API allocated (ze_cuda: a CUDA program's cuMemAlloc), which lookups then find
+ * but zeMemFree refuses. */
 #include "zp.h"
 #include "api.h"
 
@@ -46,6 +48,22 @@ static ze_result_t insert(zp_alloc_info *info) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* Memory of the backend's own API (zp_backend_ops.mem_foreign): an allocation of every context of the driver,
+ * with no id and nothing to free. */
+static bool foreign_lookup(ze_context_handle_t ctx, const void *ptr, zp_alloc_info *out) {
+    zp_bdev *bdev = NULL;
+    void *base = NULL;
+    size_t size = 0;
+    ze_memory_type_t type = ZE_MEMORY_TYPE_UNKNOWN;
+    if (!zp_be->mem_foreign(ptr, &bdev, &base, &size, &type)) return false;
+    ze_device_handle_t dev = NULL;
+    for (uint32_t i = 0; i < zp_driver.num_devices; i++)
+        if (zp_driver.devices[i].bdev == bdev) dev = &zp_driver.devices[i];
+    if (!dev) return false;
+    *out = (zp_alloc_info){.base = base, .raw = NULL, .size = size, .type = type, .ctx = ctx, .dev = dev, .id = 0};
+    return true;
+}
+
 bool zp_mem_lookup(ze_context_handle_t ctx, const void *ptr, zp_alloc_info *out) {
     bool found = false;
     pthread_rwlock_rdlock(&table_lock);
@@ -58,6 +76,7 @@ bool zp_mem_lookup(ze_context_handle_t ctx, const void *ptr, zp_alloc_info *out)
         }
     }
     pthread_rwlock_unlock(&table_lock);
+    if (!found && zp_be->mem_foreign) found = foreign_lookup(ctx, ptr, out);
     return found;
 }
 

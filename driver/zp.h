@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "include/ze_krt_exact_range.h"
 #include "include/ze_krt_host.h"
+#include "include/ze_krt_native_queue.h"
 
 /* The headers of API 1.4 lack this extension; define it as later headers do. */
 #ifndef ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES

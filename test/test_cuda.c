@@ -214,3 +214,81 @@ Test(cuda_driver, krt_default_list_falls_back_to_pocl) {
     krt_context_destroy(ctx);
     free(infos);
 }
+
+/* The CUDA driver API calls the next test makes itself, as a CUDA program (PyTorch, CuPy) would. */
+typedef int (*cu_fn_init)(unsigned);
+typedef int (*cu_fn_dev)(int *, int);
+typedef int (*cu_fn_retain)(void **, int);
+typedef int (*cu_fn_set)(void *);
+typedef int (*cu_fn_alloc)(unsigned long long *, size_t);
+typedef int (*cu_fn_free)(unsigned long long);
+typedef int (*cu_fn_memset)(unsigned long long, unsigned, size_t, void *);
+
+/* krt_queue_native and memory krt did not allocate. Without an NVIDIA GPU the default device is ze_pocl's, which
+ * has no native queue. With one: the queue's CUstream, and a kernel of krt's over memory from the program's own
+ * cuMemAlloc (no copy), ordered after a cuMemsetD32Async the program put on that stream. */
+Test(cuda_driver, native_queue_and_cuda_memory) {
+    unsetenv("ZE_ENABLE_ALT_DRIVERS");
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info di;
+    KT_OK(krt_context_device_info(ctx, &di));
+    void *native = NULL;
+    cr_assert_eq(krt_queue_native(NULL, &native), KRT_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(krt_queue_native(krt_context_default_queue(ctx), NULL), KRT_ERROR_INVALID_ARGUMENT);
+    if (strcmp(di.driver_name, "ze_cuda") != 0) {
+        cr_assert_eq(krt_queue_native(krt_context_default_queue(ctx), &native), KRT_ERROR_UNSUPPORTED_FEATURE);
+        cr_assert(strstr(krt_last_error_message(), "ZE_krt_native_queue") != NULL, "%s", krt_last_error_message());
+        cr_assert_null(native);
+        krt_context_destroy(ctx);
+        return;
+    }
+    KT_OK(krt_queue_native(krt_context_default_queue(ctx), &native));
+    cr_assert_not_null(native);
+
+    void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(cu);
+    cu_fn_init init = (cu_fn_init)dlsym(cu, "cuInit");
+    cu_fn_dev dev_get = (cu_fn_dev)dlsym(cu, "cuDeviceGet");
+    cu_fn_retain retain = (cu_fn_retain)dlsym(cu, "cuDevicePrimaryCtxRetain");
+    cu_fn_set set = (cu_fn_set)dlsym(cu, "cuCtxSetCurrent");
+    cu_fn_alloc alloc = (cu_fn_alloc)dlsym(cu, "cuMemAlloc_v2");
+    cu_fn_free cfree = (cu_fn_free)dlsym(cu, "cuMemFree_v2");
+    cu_fn_memset memset32 = (cu_fn_memset)dlsym(cu, "cuMemsetD32Async");
+    cr_assert(init && dev_get && retain && set && alloc && cfree && memset32);
+    int dev = 0;
+    void *pctx = NULL;
+    cr_assert_eq(init(0), 0);
+    cr_assert_eq(dev_get(&dev, (int)di.device_index), 0);
+    cr_assert_eq(retain(&pctx, dev), 0);
+    cr_assert_eq(set(pctx), 0);
+
+    enum { N = 100003 };
+    unsigned long long a = 0, b = 0, c = 0;
+    cr_assert_eq(alloc(&a, N * sizeof(float)), 0);
+    cr_assert_eq(alloc(&b, N * sizeof(float)), 0);
+    cr_assert_eq(alloc(&c, N * sizeof(float)), 0);
+    float one = 1.0f, two = 2.0f;
+    unsigned one_bits, two_bits;
+    memcpy(&one_bits, &one, 4);
+    memcpy(&two_bits, &two, 4);
+    cr_assert_eq(memset32(a, one_bits, N, native), 0);
+    cr_assert_eq(memset32(b, two_bits, N, native), 0);
+
+    krt_module *mod = kt_module(ctx, "ze_vadd"); /* vadd(a, b, c): c[i] = a[i] + b[i], no guard */
+    krt_kernel *vadd = kt_kernel(mod, "vadd");
+    void *pa = (void *)(uintptr_t)a, *pb = (void *)(uintptr_t)b, *pc = (void *)(uintptr_t)c;
+    krt_arg args[] = {KRT_ARG(pa), KRT_ARG(pb), KRT_ARG(pc)};
+    KT_OK(krt_launch(vadd, &(krt_launch_desc){.range = {1, {N}}, .args = args, .num_args = 3}));
+    float *out = malloc(N * sizeof *out);
+    cr_assert_not_null(out);
+    KT_OK(krt_memcpy_sync(ctx, NULL, out, pc, N * sizeof *out));
+    for (int i = 0; i < N; i++) cr_assert_eq(out[i], 3.0f, "c[%d] = %g, expected 3", i, out[i]);
+    /* A pointer past the allocation the program made is still refused by name. */
+    cr_assert_eq(krt_memcpy_sync(ctx, NULL, out, pc, (N + 64) * sizeof *out), KRT_ERROR_INVALID_ARGUMENT);
+    free(out);
+    krt_context_destroy(ctx);
+    cfree(a);
+    cfree(b);
+    cfree(c);
+    dlclose(cu);
+}

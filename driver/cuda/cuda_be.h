@@ -24,7 +24,7 @@
     X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)    \
     X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)         \
     X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchHostFunc) X(cuLinkCreate) X(cuLinkAddData)             \
-    X(cuLinkComplete) X(cuLinkDestroy) X(cuGetErrorString)
+    X(cuLinkComplete) X(cuLinkDestroy) X(cuGetErrorString) X(cuPointerGetAttributes)
 
 #define ZC_CU_FIELD(f) __typeof__(&f) f;
 typedef struct zc_cuda_api {
@@ -116,6 +116,8 @@ ZC_HIDDEN void zc_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_n
 ZC_HIDDEN void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t size, size_t alignment, void **raw);
 /* Frees what zc_mem_alloc_typed allocated. */
 ZC_HIDDEN void zc_mem_free_typed(ze_memory_type_t type, void *raw);
+/* Memory the program's own CUDA code allocated (zp_backend_ops.mem_foreign). */
+ZC_HIDDEN bool zc_mem_foreign(const void *ptr, zp_bdev **dev, void **base, size_t *size, ze_memory_type_t *type);
 /* The untyped allocation: host memory. */
 ZC_HIDDEN void *zc_mem_alloc(size_t size, size_t alignment, void **raw);
 /* Frees what zc_mem_alloc allocated. */
@@ -155,6 +157,8 @@ ZC_HIDDEN ze_result_t zc_queue_create(zp_bdev *dev, bool profiling, zp_bqueue **
 ZC_HIDDEN void zc_queue_destroy(zp_bqueue *q);
 /* Waits until a queue's stream has done all its work. */
 ZC_HIDDEN ze_result_t zc_queue_finish(zp_bqueue *q);
+/* The queue's CUstream (ZE_krt_native_queue). */
+ZC_HIDDEN void *zc_queue_native(zp_bqueue *q);
 /* Launches a kernel over range, after waits; *done (when asked for) its token. */
 ZC_HIDDEN ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range, uint32_t nw,
                                 zp_btoken *const *waits, zp_btoken **done);

@@ -1,4 +1,5 @@
-/* CUDA backend: allocations, device (cuMemAlloc), host (cuMemAllocHost) and shared (cuMemAllocManaged). */
+/* CUDA backend: allocations, device (cuMemAlloc), host (cuMemAllocHost) and shared (cuMemAllocManaged), and
+ * memory the program's own CUDA code allocated (a PyTorch tensor, a CuPy array), recognised by its attributes. */
 #include <stdlib.h>
 
 #include "cuda_be.h"
@@ -60,3 +61,31 @@ void *zc_mem_alloc(size_t size, size_t alignment, void **raw) {
     return zc_mem_alloc_typed(NULL, ZE_MEMORY_TYPE_HOST, size, alignment, raw);
 }
 void zc_mem_free(void *raw) { zc_mem_free_typed(ZE_MEMORY_TYPE_HOST, raw); }
+
+/* ze_cuda runs on each device's primary context, the one the CUDA runtime uses, so memory a program allocated
+ * through the runtime (PyTorch, CuPy) is addressable by ze_cuda's kernels as it is. */
+bool zc_mem_foreign(const void *ptr, zp_bdev **dev, void **base, size_t *size, ze_memory_type_t *type) {
+    if (zc_device_count() == 0 || ptr == NULL) return false;
+    unsigned int mtype = 0, managed = 0;
+    int ordinal = -1;
+    CUdeviceptr start = 0;
+    size_t range = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                   CU_POINTER_ATTRIBUTE_IS_MANAGED};
+    void *data[] = {&mtype, &ordinal, &start, &range, &managed};
+    zc_bind(zc_device(0));
+    /* Unlike cuPointerGetAttribute, this call succeeds for a pointer CUDA does not know, with a memory type of 0. */
+    if (zc_cu.cuPointerGetAttributes(5, attrs, data, (CUdeviceptr)(uintptr_t)ptr) != CUDA_SUCCESS) return false;
+    if ((mtype != CU_MEMORYTYPE_DEVICE && mtype != CU_MEMORYTYPE_HOST) || range == 0) return false;
+    struct zp_bdev *d = NULL;
+    for (uint32_t i = 0; i < zc_device_count(); i++)
+        if ((int)zc_device(i)->dev == ordinal) d = zc_device(i);
+    if (!d && mtype == CU_MEMORYTYPE_HOST) d = zc_device(0); /* pinned host memory belongs to no one device */
+    if (!d) return false;
+    *dev = d;
+    *base = (void *)(uintptr_t)start;
+    *size = range;
+    *type = managed ? ZE_MEMORY_TYPE_SHARED : mtype == CU_MEMORYTYPE_HOST ? ZE_MEMORY_TYPE_HOST : ZE_MEMORY_TYPE_DEVICE;
+    return true;
+}

@@ -33,4 +33,6 @@ const zp_backend_ops zp_cuda_backend = {
     .mem_alloc_typed = zc_mem_alloc_typed,
     .mem_free_typed = zc_mem_free_typed,
     .copy_any = true,
+    .mem_foreign = zc_mem_foreign,
+    .queue_native = zc_queue_native,
 };

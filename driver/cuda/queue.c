@@ -28,6 +28,8 @@ void zc_queue_destroy(zp_bqueue *q) {
     free(q);
 }
 
+void *zc_queue_native(zp_bqueue *q) { return q ? (void *)q->stream : NULL; }
+
 ze_result_t zc_queue_finish(zp_bqueue *q) {
     zc_bind(q->dev);
     return zc_result(zc_cu.cuStreamSynchronize(q->stream));

@@ -281,6 +281,14 @@ KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
  * KRT_ERROR_INVALID_STATE (called from a host task of the queue); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns);
 
+/* The backend's own queue under a krt queue, for ordering work of the backend's API against it: a CUstream on
+ * ze_cuda (its ZE_krt_native_queue extension), which a DLPack or __cuda_array_interface__ producer can make wait
+ * for its work. Work put on that stream runs after every command the queue has already submitted and before
+ * every command appended after. The handle belongs to the queue; never destroy it.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_UNSUPPORTED_FEATURE (every other driver: ze_pocl,
+ * the host device); KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_queue_native(krt_queue *queue, void **out);
+
 enum {
     KRT_EVENT_FLAG_TIMESTAMP = 1u << 0, /* record kernel start/end for krt_event_kernel_time */
 };

@@ -89,6 +89,7 @@ typedef struct krt__driver_entry {
     const char **names; /* points into extensions[].name */
     int has_max_group_size_ext;
     int has_exact_range_ext;
+    int has_native_queue_ext; /* ZE_krt_native_queue (ze_cuda): krt_queue_native */
     struct krt__driver_entry *next;
 } krt__driver_entry;
 

@@ -3,6 +3,7 @@
  * queue waits by appending a barrier that signals a host-visible event of its own and waiting on that event.
  */
 #include "krt_internal.h"
+#include "../../driver/include/ze_krt_native_queue.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -230,5 +231,28 @@ krt_result krt_context_synchronize(krt_context *ctx)
         if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
             r = qr;
     }
+    return r;
+}
+
+krt_result krt_queue_native(krt_queue *queue, void **out)
+{
+    if (!queue || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_native: %s is NULL", queue ? "out" : "queue");
+    krt_context *ctx = queue->ctx;
+    ze_pfnKrtCommandListGetNativeQueue_t get = NULL;
+    if (!ctx->drv->has_native_queue_ext ||
+        KRT__ZE(ctx->ddi, Driver, GetExtensionFunctionAddress)(ctx->driver, ZE_KRT_NATIVE_QUEUE_FUNCTION,
+                                                               (void **)&get) != ZE_RESULT_SUCCESS ||
+        !get)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                         "krt_queue_native: the device's driver has no native queue (%s is ze_cuda's)",
+                         ZE_KRT_NATIVE_QUEUE_NAME);
+    void *native = NULL;
+    ze_result_t zr = get(queue->list, &native);
+    if (zr == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "krt_queue_native: the driver has no native queue for this queue");
+    krt_result r = krt__ze(zr, "zeKrtCommandListGetNativeQueue");
+    if (r == KRT_SUCCESS)
+        *out = native;
     return r;
 }
