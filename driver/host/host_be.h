@@ -23,7 +23,8 @@
 #include "../../spirv/reflect.h"
 #include "../../kernels/include/krt_host_abi.h"
 
-/* Libraries of ABI 1 (no enqueued_local_size) still load: they read only the fields before it. */
+/* Libraries of ABI 1 (no enqueued_local_size) and 2 (no group runners) still load: they read only the fields
+ * they know, and their kernels are called once per work-item. */
 #define HOST_ABI_VERSION KRT_HOST_ABI_VERSION
 #define HOST_ABI_OLDEST 1u
 /* Work-items per group, per dimension and in all (docs/driver.md says why). */
@@ -45,6 +46,7 @@ struct zp_bdev {
 
 struct zp_bmod {
     void *lib;
+    uint32_t abi;      /* the library's krt_host_abi_version() */
     krt_host_item_slot_fn slot;
     krt_spv_reflection refl;
 };
@@ -54,7 +56,9 @@ struct zp_bkern {
     void (*fn)(void);
     const krt_spv_kernel *refl;
     ffi_cif cif;
-    ffi_type **types;
+    ffi_type **types;  /* num_args + 1: the runner's group pointer last */
+    void (*runner)(void); /* ABI 3: krt_host_group_NAME, called once per group through runner_cif; else NULL */
+    ffi_cif runner_cif;
     uint32_t num_args;
     uint32_t *off;     /* offset of each argument's value in values */
     uint8_t *values;   /* current values: pointers, scalars, and the byte size of __local arguments */

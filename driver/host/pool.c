@@ -18,13 +18,15 @@ static ze_result_t pool_result = ZE_RESULT_ERROR_UNINITIALIZED;
 typedef struct worker {
     uint8_t *local;           /* this thread's __local buffer */
     size_t local_cap;
-    void **avalues;           /* libffi's argument pointers */
+    void **avalues;           /* libffi's argument pointers, and the group runner's group pointer last */
     uint8_t *ptrs;            /* the __local pointers the avalues of local arguments point at */
     uint32_t cap_args;
     struct krt_host_item *items; /* one per work-item of a group with barriers, one otherwise */
     size_t cap_items;
     host_fibers *fibers;      /* kernels with barriers: a fiber per work-item */
     host_job *job;
+    void (*item_fn)(void *frame); /* a group runner's work-item function and its frame (run_items) */
+    void *frame;
     const struct krt_host_item **slot; /* the kernel library's current-work-item pointer on this thread */
 } worker;
 
@@ -34,7 +36,7 @@ uint32_t host_pool_threads(void) {
 }
 
 static int worker_reserve(worker *w, const host_job *j) {
-    uint32_t n = j->kern->num_args;
+    uint32_t n = j->kern->num_args + 1;
     if (n > w->cap_args) {
         void **a = realloc(w->avalues, n * sizeof *a);
         if (!a) return 0;
@@ -87,9 +89,35 @@ static void item_body(void *arg) {
     ffi_call(&w->job->kern->cif, w->job->kern->fn, NULL, w->avalues);
 }
 
+/* The same for a group runner (ABI 3): the work-item function it gave run_items, with its arguments. */
+static void runner_item_body(void *arg) {
+    worker *w = arg;
+    w->item_fn(w->frame);
+}
+
 static void resume_item(void *arg, size_t i) {
     worker *w = arg;
     *w->slot = &w->items[i];
+}
+
+/* A group runner's run_items, for a kernel with barriers: the group's work-items, each on its own fiber, each
+ * calling item_fn(frame) for the work-item resume_item made current. */
+static void run_items(const struct krt_host_group *g, void (*item_fn)(void *frame), void *frame) {
+    worker *w = g->item.runtime;
+    size_t lx = g->item.local_size[0], ly = g->item.local_size[1], lz = g->item.local_size[2];
+    size_t n = lx * ly * lz;
+    for (size_t i = 0; i < n; i++) {
+        struct krt_host_item *it = &w->items[i];
+        *it = g->item;
+        size_t l[3] = {i % lx, (i / lx) % ly, i / (lx * ly)};
+        for (int d = 0; d < 3; d++) {
+            it->local_id[d] = l[d];
+            it->global_id[d] = g->item.global_id[d] + l[d];
+        }
+    }
+    w->item_fn = item_fn;
+    w->frame = frame;
+    host_fibers_run(w->fibers, n, runner_item_body, resume_item, w);
 }
 
 static void run_group(worker *w, host_job *j, size_t g) {
@@ -128,6 +156,18 @@ static void run_group(worker *w, host_job *j, size_t g) {
     base.barrier = item_barrier;
     base.runtime = w;
     size_t lx = base.local_size[0], ly = base.local_size[1], lz = base.local_size[2];
+    if (k->runner) {
+        /* ABI 3: one call for the whole group; the runner loops over the work-items with the kernel inlined, or
+         * for a kernel with barriers hands them back to run_items, which runs each on its own fiber. */
+        struct krt_host_group grp;
+        grp.item = base;
+        set_item_ids(&grp.item, r, gid, 0, 0, 0);
+        grp.run_items = k->barrier ? run_items : NULL;
+        const struct krt_host_group *gp = &grp;
+        w->avalues[k->num_args] = &gp;
+        ffi_call(&k->runner_cif, k->runner, NULL, w->avalues);
+        return;
+    }
     if (!k->barrier) {
         struct krt_host_item *it = &w->items[0];
         *it = base;
