@@ -29,6 +29,9 @@
 #define HOST_ABI_OLDEST 1u
 /* Work-items per group, per dimension and in all (docs/driver.md says why). */
 #define HOST_MAX_GROUP 1024u
+/* Groups are handed to the pool's threads in chunks: about this many per thread, at most HOST_MAX_CHUNK groups. */
+#define HOST_CHUNKS_PER_THREAD 16u
+#define HOST_MAX_CHUNK 256u
 /* Bytes of __local memory a group may take through its __local arguments. */
 #define HOST_LOCAL_MEM (256u * 1024u)
 
@@ -87,6 +90,7 @@ typedef struct host_job {
     size_t total_groups;
     size_t group_items;
     atomic_size_t next;       /* the next group index to hand out */
+    size_t chunk;             /* groups handed out at a time (host_run_job) */
     size_t finished;          /* groups done (under the pool's lock) */
     int failed;               /* a thread could not get its buffers: the launch fails (under the pool's lock) */
     unsigned active;          /* workers inside the job (under the pool's lock) */

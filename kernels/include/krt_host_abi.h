@@ -8,8 +8,8 @@
  *  - every __kernel function is exported under its own name with the C calling convention, pointers as plain
  *    pointers and scalars as their C types;
  *  - beside each kernel K, its group runner krt_host_group_K: K's parameters, then a const struct krt_host_group *.
- *    One call runs every work-item of one work-group (a loop compiled with the kernel inlined), or hands the
- *    group's work-items to the runtime's run_items when the runtime gives one (kernels with barriers);
+ *    One call runs every work-item of a run of work-groups (a loop compiled with the kernel inlined), or hands
+ *    one group's work-items to the runtime's run_items when the runtime gives one (kernels with barriers);
  *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION;
  *  - krt_host_item_slot() returns the address of the library's thread-local "current work-item" pointer for
  *    the calling thread; the runtime stores a work-item's state there before it runs or resumes it, and the
@@ -47,6 +47,10 @@ _Static_assert(sizeof(struct krt_host_item) == 27 * sizeof(size_t),
 struct krt_host_group {
     struct krt_host_item item;
     void (*run_items)(const struct krt_host_group *group, void (*item_fn)(void *frame), void *frame);
+    /* How many groups this call runs: item's group and the groups - 1 after it in dimension 0 (same group ids in
+     * the other dimensions), each with its own local_size[0] (the last of a row may be partial); 1 with
+     * run_items. */
+    size_t groups;
 };
 
 /* The name prefix of a kernel's group runner. */

@@ -211,21 +211,29 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
         }                                                                                                     \
         struct krt_host_item krt__it = (g)->item;                                                             \
         const struct krt_host_item *krt__outer = krt__host_item;                                              \
-        const size_t krt__lx = krt__it.local_size[0], krt__ly = krt__it.local_size[1],                        \
-                     krt__lz = krt__it.local_size[2];                                                         \
-        const size_t krt__bx = krt__it.global_id[0], krt__by = krt__it.global_id[1],                          \
-                     krt__bz = krt__it.global_id[2];                                                          \
+        const size_t krt__groups = (g)->groups, krt__g0 = krt__it.group_id[0];                                \
+        const size_t krt__ly = krt__it.local_size[1], krt__lz = krt__it.local_size[2];                        \
+        const size_t krt__by = krt__it.global_id[1], krt__bz = krt__it.global_id[2];                          \
+        const size_t krt__enq = krt__it.enqueued_local_size[0], krt__size = krt__it.global_size[0];           \
         krt__host_item = &krt__it;                                                                            \
-        for (size_t krt__z = 0; krt__z < krt__lz; krt__z++) {                                                 \
-            krt__it.local_id[2] = krt__z;                                                                     \
-            krt__it.global_id[2] = krt__bz + krt__z;                                                          \
-            for (size_t krt__y = 0; krt__y < krt__ly; krt__y++) {                                             \
-                krt__it.local_id[1] = krt__y;                                                                 \
-                krt__it.global_id[1] = krt__by + krt__y;                                                      \
-                for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                         \
-                    krt__it.local_id[0] = krt__x;                                                             \
-                    krt__it.global_id[0] = krt__bx + krt__x;                                                  \
-                    call;                                                                                     \
+        for (size_t krt__gi = 0; krt__gi < krt__groups; krt__gi++) {                                          \
+            /* The group's real size in dimension 0 (exact ranges: the last of a row may be partial). */    \
+            const size_t krt__gx = krt__g0 + krt__gi, krt__left = krt__size - krt__gx * krt__enq;             \
+            const size_t krt__lx = krt__left < krt__enq ? krt__left : krt__enq;                               \
+            const size_t krt__bx = krt__gx * krt__enq + krt__it.global_offset[0];                             \
+            krt__it.group_id[0] = krt__gx;                                                                    \
+            krt__it.local_size[0] = krt__lx;                                                                  \
+            for (size_t krt__z = 0; krt__z < krt__lz; krt__z++) {                                             \
+                krt__it.local_id[2] = krt__z;                                                                 \
+                krt__it.global_id[2] = krt__bz + krt__z;                                                      \
+                for (size_t krt__y = 0; krt__y < krt__ly; krt__y++) {                                         \
+                    krt__it.local_id[1] = krt__y;                                                             \
+                    krt__it.global_id[1] = krt__by + krt__y;                                                  \
+                    for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                     \
+                        krt__it.local_id[0] = krt__x;                                                         \
+                        krt__it.global_id[0] = krt__bx + krt__x;                                              \
+                        call;                                                                                 \
+                    }                                                                                         \
                 }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \
