@@ -118,9 +118,9 @@ ZP_HIDDEN int host_fibers_reserve(host_fibers *f, size_t n);
  * body(arg) from its start. */
 ZP_HIDDEN void host_fibers_run(host_fibers *f, size_t n, void (*body)(void *arg),
                                void (*resume)(void *arg, size_t i), void *arg);
-/* From a fiber's body: back to host_fibers_run, which resumes the next fiber. Returns at once when the calling
- * thread is not running a fiber. */
-ZP_HIDDEN void host_fiber_yield(void);
+/* From a fiber's body, with the calling thread's fibers: back to host_fibers_run, which resumes the next fiber.
+ * Returns at once when f is NULL or not running. */
+ZP_HIDDEN void host_fiber_yield(host_fibers *f);
 
 /* ---- token.c: completion tokens ---------------------------------------------------------------------------- */
 

@@ -69,8 +69,7 @@ static int worker_reserve(worker *w, const host_job *j) {
 
 /* The kernel's barrier(): on to the next work-item of the group (a no-op outside a kernel with barriers). */
 static void item_barrier(const struct krt_host_item *item) {
-    (void)item;
-    host_fiber_yield();
+    host_fiber_yield(((worker *)item->runtime)->fibers);
 }
 
 /* A work-item's local and global ids from its group's ids and its place (x, y, z) in the group. */
@@ -106,15 +105,19 @@ static void run_items(const struct krt_host_group *g, void (*item_fn)(void *fram
     worker *w = g->item.runtime;
     size_t lx = g->item.local_size[0], ly = g->item.local_size[1], lz = g->item.local_size[2];
     size_t n = lx * ly * lz;
-    for (size_t i = 0; i < n; i++) {
-        struct krt_host_item *it = &w->items[i];
-        *it = g->item;
-        size_t l[3] = {i % lx, (i / lx) % ly, i / (lx * ly)};
-        for (int d = 0; d < 3; d++) {
-            it->local_id[d] = l[d];
-            it->global_id[d] = g->item.global_id[d] + l[d];
-        }
-    }
+    size_t i = 0;
+    for (size_t z = 0; z < lz; z++)
+        for (size_t y = 0; y < ly; y++)
+            for (size_t x = 0; x < lx; x++, i++) {
+                struct krt_host_item *it = &w->items[i];
+                *it = g->item;
+                it->local_id[0] = x;
+                it->local_id[1] = y;
+                it->local_id[2] = z;
+                it->global_id[0] += x;
+                it->global_id[1] += y;
+                it->global_id[2] += z;
+            }
     w->item_fn = item_fn;
     w->frame = frame;
     host_fibers_run(w->fibers, n, runner_item_body, resume_item, w);
