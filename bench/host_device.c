@@ -1,13 +1,13 @@
-/* host_device: the host device (issue 12) against ze_pocl, and what a native work-item costs.
+/* host_device: the host device (issues 12 and 22) against ze_pocl, and what a native work-item costs.
  *
  * 1. vadd, saxpy and matmul (naive and tiled) on both devices: median wall time of a launch and its wait, with
  *    krt's choice of group size (the tiled matmul requires 16 x 16).
- * 2. The per-work-item cost of the libffi call: vadd's native function from build/kernels/host/vadd.so called once
- *    per work-item directly and through ffi_call with the call interface the host device prepares, in one thread.
- * 3. How the group loop amortizes the cost of a group: vadd over 2^22 work-items on the host device with static
- *    groups of 1 to 1024 work-items, time per work-item.
- * The goal is to be honest, not to win: PoCL compiles a work-group into vectorized loops, the host device calls
- * a C function once per work-item. */
+ * 2. The cost of a libffi call: vadd's native function from build/kernels/host/vadd.so called once per
+ *    work-item directly and through ffi_call, in one thread (what a library of ABI 1 or 2 pays per work-item;
+ *    ABI 3's group runner pays it once per run of groups).
+ * 3. What a group costs: vadd over 2^22 work-items on the host device with static groups of 1 to 1024.
+ * 4. Every kernel of kernels/ and bench/kernels/ on both devices, side by side, results compared, with the
+ *    geometric mean of host / ze_pocl (--kernels-only runs this part alone, --only KERNEL one kernel). */
 #include <dlfcn.h>
 #include <ffi.h>
 #include <math.h>
