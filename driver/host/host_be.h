@@ -3,12 +3,13 @@
  * A module is its SPIR-V (read for the object model's metadata with the shared reflection, spirv/reflect.h, so
  * argument kinds and sizes are exactly those of a device) plus a native shared library compiled from the same
  * OpenCL C source (the ABI is kernels/include/krt_host_abi.h; docs/driver.md, "The host device"). A kernel is
- * the library's function of the kernel's name, called through libffi with a call interface prepared once per
- * kernel (library.c). A queue is a host thread that runs its commands in order (queue.c), each finishing a
- * completion token (token.c). A launch spreads its work-groups over a pool of one thread per core (pool.c); the
- * work-items of a group run in turn on the thread that took the group, in a plain loop, or, when the kernel has
- * a work-group barrier in its call tree, each on its own small stack, switching to the next work-item at every
- * barrier (fiber.c). host.c describes the device and holds the backend's table.
+ * the library's function of the kernel's name and, in a library of ABI 3, its group runner, each called through
+ * libffi with a call interface prepared once per kernel (library.c). A queue is a host thread that runs its
+ * commands in order (queue.c), each finishing a completion token (token.c). A launch spreads its work-groups
+ * over a pool of one thread per core in chunks (pool.c); the work-items of a group run in turn on the thread
+ * that took the group, in the runner's compiled loop (or, for an older library, one call each), or, when the
+ * kernel has a work-group barrier in its call tree, each on its own small stack, switching to the next
+ * work-item at every barrier (fiber.c). host.c describes the device and holds the backend's table.
  *
  * Calls go one way: host.c -> queue.c -> pool.c -> fiber.c, queue.c -> token.c, and host.c -> library.c.
  * These files are compiled into libkrt with the driver/ object model (host.mk); nothing of them is exported. */
