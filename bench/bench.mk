@@ -12,6 +12,8 @@ BENCH_PROGS     := launch_overhead groupsize module_load scaling lu host_device
 BENCH_BINS      := $(addprefix $(BENCH_OUT)/,$(BENCH_PROGS))
 BENCH_KSRCS     := $(wildcard bench/kernels/*.cl)
 BENCH_KSPVS     := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/%.spv,$(BENCH_KSRCS))
+# The same kernels as native libraries for the host device (host_device runs every one on both devices).
+BENCH_KSOS      := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/host/%.so,$(BENCH_KSRCS))
 BENCH_ENV       := ZE_ENABLE_ALT_DRIVERS=$(ZE_POCL_SO) KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) \
                    KRT_KERNELS=$(abspath $(BUILD)/kernels)
 
@@ -32,7 +34,7 @@ BENCH_HOST_ARGS    ?= --samples 5
 endif
 
 .PHONY: bench-build bench-only
-bench-build: $(BENCH_BINS) $(BENCH_KSPVS) $(KERNEL_SPVS)
+bench-build: $(BENCH_BINS) $(BENCH_KSPVS) $(BENCH_KSOS) $(KERNEL_SPVS) $(KERNEL_HOST_SOS)
 
 $(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h runtime/include/krt.h | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -60,6 +62,10 @@ $(BENCH_OUT)/kernels/%.spv: bench/kernels/%.cl $(KERNEL_HEADERS)
 	$(LLVM_SPIRV) $(@:.spv=.bc) -o $@
 	$(SPIRV_VAL) $@
 	@cp $< $(dir $@)
+
+$(BENCH_OUT)/kernels/host/%.so: bench/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(KRT_CC_HOST_RUN) $< -o $@
 
 bench:
 	@$(MAKE) --no-print-directory deps

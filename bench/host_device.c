@@ -1,15 +1,16 @@
-/* host_device: the host device (issue 12) against ze_pocl, and what a native work-item costs.
+/* host_device: the host device (issues 12 and 22) against ze_pocl, and what a native work-item costs.
  *
  * 1. vadd, saxpy and matmul (naive and tiled) on both devices: median wall time of a launch and its wait, with
  *    krt's choice of group size (the tiled matmul requires 16 x 16).
- * 2. The per-work-item cost of the libffi call: vadd's native function from build/kernels/host/vadd.so called once
- *    per work-item directly and through ffi_call with the call interface the host device prepares, in one thread.
- * 3. How the group loop amortizes the cost of a group: vadd over 2^22 work-items on the host device with static
- *    groups of 1 to 1024 work-items, time per work-item.
- * The goal is to be honest, not to win: PoCL compiles a work-group into vectorized loops, the host device calls
- * a C function once per work-item. */
+ * 2. The cost of a libffi call: vadd's native function from build/kernels/host/vadd.so called once per
+ *    work-item directly and through ffi_call, in one thread (what a library of ABI 1 or 2 pays per work-item;
+ *    ABI 3's group runner pays it once per run of groups).
+ * 3. What a group costs: vadd over 2^22 work-items on the host device with static groups of 1 to 1024.
+ * 4. Every kernel of kernels/ and bench/kernels/ on both devices, side by side, results compared, with the
+ *    geometric mean of host / ze_pocl (--kernels-only runs this part alone, --only KERNEL one kernel). */
 #include <dlfcn.h>
 #include <ffi.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ struct krt_host_item {
 _Static_assert(sizeof(struct krt_host_item) == 192, "the native kernel ABI's work-item state");
 
 static const char *const usage =
-    "usage: host_device [--out DIR] [--samples N] [--n N] [--matrix N] [--items N] [--ffi-only]\n"
+    "usage: host_device [--out DIR] [--samples N] [--n N] [--matrix N] [--items N] [--ffi-only] [--kernels-only] [--only KERNEL]\n"
     "  vadd, saxpy and matmul on the host device and on ze_pocl; the libffi call per work-item; group sizes\n";
 
 static krt_kernel *kernel_of(krt_context *ctx, const char *file, const char *name)
@@ -97,6 +98,211 @@ static void run_device(const char *device, int samples, uint32_t n, uint32_t mm,
     krt_context_destroy(ctx);
 }
 
+/* ---- 4. Every kernel of kernels/ and bench/kernels/ on both devices ----------------------------------------- */
+
+/* An argument of a workload: a buffer of count elements ('f' float, 'd' double, 'i' 32-bit int, 'b' byte, filled
+ * with small values the same on both devices, 'z' zeroed ints), a __local buffer of count bytes ('L'), or a
+ * scalar ('U' uint, 'I' int, 'F' float). */
+typedef struct kspec_arg {
+    char kind;
+    double value;
+    size_t count;
+} kspec_arg;
+
+typedef struct kspec {
+    const char *file;   /* module: in kernels/ (example) or bench/kernels/ (bench) */
+    int bench;
+    const char *kernel;
+    uint32_t dims;
+    size_t size[3];
+    size_t group[3];    /* 0: krt's choice */
+    kspec_arg args[20];
+    int num_args;
+} kspec;
+
+#define N4M ((size_t)1 << 22)
+#define BUF(k, n) { k, 0, n }
+#define VAL(k, v) { k, v, 0 }
+
+static const kspec kspecs[] = {
+    { "vadd.spv", 0, "vadd", 1, { N4M }, { 0 }, { BUF('f', N4M), BUF('f', N4M), BUF('f', N4M), VAL('U', N4M) }, 4 },
+    { "saxpy.spv", 0, "saxpy", 1, { N4M }, { 0 }, { VAL('F', 0.5), BUF('f', N4M), BUF('f', N4M), VAL('U', N4M) }, 4 },
+    { "matmul.spv", 0, "matmul_naive", 2, { 256, 256 }, { 0 },
+      { BUF('f', 65536), BUF('f', 65536), BUF('f', 65536), VAL('U', 256), VAL('U', 256), VAL('U', 256) }, 6 },
+    { "matmul.spv", 0, "matmul_tiled", 2, { 256, 256 }, { 16, 16 },
+      { BUF('f', 65536), BUF('f', 65536), BUF('f', 65536), VAL('U', 256), VAL('U', 256), VAL('U', 256) }, 6 },
+    { "heat.spv", 0, "heat_step", 2, { 1024, 1024 }, { 0 },
+      { BUF('f', 1 << 20), BUF('f', 1 << 20), VAL('U', 1024), VAL('U', 1024), VAL('F', 0.1) }, 5 },
+    { "histogram.spv", 0, "histogram_global", 1, { N4M }, { 0 }, { BUF('b', N4M), BUF('z', 256), VAL('U', N4M) }, 3 },
+    { "histogram.spv", 0, "histogram_local", 1, { N4M }, { 0 }, { BUF('b', N4M), BUF('z', 256), VAL('U', N4M) }, 3 },
+    { "mandelbrot.spv", 0, "mandelbrot", 2, { 512, 512 }, { 0 },
+      { BUF('z', 1 << 18), VAL('U', 512), VAL('U', 512), VAL('F', -2.0), VAL('F', -1.5), VAL('F', 3.0 / 512),
+        VAL('F', 3.0 / 512), VAL('U', 256) }, 8 },
+    { "reduce.spv", 0, "reduce_sum_f32", 1, { N4M }, { 256 },
+      { BUF('f', N4M), BUF('f', N4M / 256), BUF('L', 256 * 4), VAL('U', N4M) }, 4 },
+    { "reduce.spv", 0, "reduce_sum_i32", 1, { N4M }, { 256 },
+      { BUF('i', N4M), BUF('i', N4M / 256), BUF('L', 256 * 4), VAL('U', N4M) }, 4 },
+    { "knobs.spv", 0, "scale", 1, { N4M }, { 0 }, { BUF('f', N4M), VAL('F', 2), VAL('U', N4M), BUF('z', 16) }, 4 },
+    { "knobs.spv", 0, "scale_hint", 1, { N4M }, { 0 }, { BUF('f', N4M), VAL('F', 2), VAL('U', N4M), BUF('z', 16) }, 4 },
+    { "knobs.spv", 0, "scale_reqd", 1, { N4M }, { 0 }, { BUF('f', N4M), VAL('F', 2), VAL('U', N4M), BUF('z', 16) }, 4 },
+    { "knobs.spv", 0, "scale_spec", 1, { N4M }, { 0 }, { BUF('f', N4M), VAL('U', N4M), BUF('z', 16) }, 3 },
+    { "offbyone.spv", 0, "scale_blocks", 1, { N4M / 16 }, { 0 },
+      { BUF('f', N4M + 1), BUF('f', N4M + 1), VAL('F', 2), VAL('U', 16), VAL('U', N4M / 16) }, 5 },
+    { "bench_launch.spv", 1, "k1", 1, { N4M }, { 0 }, { BUF('f', N4M) }, 1 },
+    { "bench_launch.spv", 1, "k4", 1, { N4M }, { 0 }, { BUF('f', N4M), BUF('f', N4M), VAL('F', 0.5), VAL('U', N4M) }, 4 },
+    { "bench_launch.spv", 1, "k16", 1, { N4M }, { 0 },
+      { BUF('f', N4M), BUF('f', N4M), BUF('f', N4M), BUF('f', N4M), BUF('f', N4M), BUF('f', N4M), BUF('f', N4M),
+        BUF('f', N4M), VAL('F', 1), VAL('F', 2), VAL('F', 3), VAL('F', 4), VAL('F', 5), VAL('F', 6), VAL('F', 7),
+        VAL('U', N4M) }, 16 },
+    { "bench_lu.spv", 1, "lu_update", 2, { 1023, 1023 }, { 0 }, { BUF('f', 1 << 20), VAL('U', 1024), VAL('U', 0) }, 3 },
+    { "bench_stencil3d.spv", 1, "stencil3d", 3, { 128, 128, 128 }, { 0 },
+      { BUF('f', 1 << 21), BUF('f', 1 << 21), VAL('U', 128), VAL('U', 128), VAL('U', 128) }, 5 },
+    { "bench_ten.spv", 1, "t0_copy", 1, { N4M }, { 0 }, { BUF('f', N4M), BUF('f', N4M), VAL('U', N4M) }, 3 },
+    { "bench_ten.spv", 1, "t1_scale", 1, { N4M }, { 0 }, { BUF('f', N4M), VAL('F', 1.5), VAL('U', N4M) }, 3 },
+    { "bench_ten.spv", 1, "t2_axpy", 1, { N4M }, { 0 }, { BUF('f', N4M), BUF('f', N4M), VAL('F', 0.5), VAL('U', N4M) }, 4 },
+    { "bench_ten.spv", 1, "t3_iota", 1, { N4M }, { 0 }, { BUF('i', N4M), VAL('I', 7), VAL('U', N4M) }, 3 },
+    { "bench_ten.spv", 1, "t4_square", 1, { N4M }, { 0 }, { BUF('d', N4M), VAL('U', N4M) }, 2 },
+    { "bench_ten.spv", 1, "t5_clamp", 1, { N4M }, { 0 }, { BUF('f', N4M), VAL('F', 2), VAL('F', 50), VAL('U', N4M) }, 4 },
+    { "bench_ten.spv", 1, "t6_sum2d", 2, { 2048, 2048 }, { 0 },
+      { BUF('f', N4M), BUF('f', N4M), VAL('U', 2048), VAL('U', 2048) }, 4 },
+    { "bench_ten.spv", 1, "t7_partial_sum", 1, { N4M }, { 256 },
+      { BUF('f', N4M), BUF('f', N4M / 256), BUF('L', 256 * 4), VAL('U', N4M) }, 4 },
+    { "bench_ten.spv", 1, "t8_count", 1, { N4M }, { 0 }, { BUF('i', N4M), BUF('z', 1), VAL('I', 3), VAL('U', N4M) }, 4 },
+};
+#define NUM_KSPECS (sizeof kspecs / sizeof kspecs[0])
+
+/* What a workload left in its buffers, as 64-bit sums of the integer ones (equal on both devices) and of the
+ * float ones (close). */
+typedef struct kresult {
+    double ms;
+    double fsum;
+    uint64_t isum;
+} kresult;
+
+/* --only NAME: the workloads of that kernel alone (for an experiment); NULL: all. */
+static const char *only;
+
+static void run_kernels(const char *device, int samples, kresult *res)
+{
+    krt_context *ctx = NULL;
+    KRT_CHECK(krt_context_create(&(krt_context_desc){ .device = device }, &ctx));
+    krt_alloc_desc ad = { .kind = KRT_MEMORY_SHARED };
+    for (size_t w = 0; w < NUM_KSPECS; w++) {
+        const kspec *k = &kspecs[w];
+        if (only && strcmp(only, k->kernel) != 0)
+            continue;
+        krt_module *m = NULL;
+        const char *dir = k->bench ? bench_kernel_dir() : bench_example_kernel_dir();
+        KRT_CHECK(krt_module_create(ctx, &(krt_module_desc){ .path = bench_path(dir, k->file) }, &m));
+        krt_kernel *kern = NULL;
+        KRT_CHECK(krt_kernel_get(m, k->kernel, &kern));
+        krt_arg args[20];
+        void *bufs[20] = { 0 };
+        uint32_t u[20];
+        int32_t i32[20];
+        float f[20];
+        for (int a = 0; a < k->num_args; a++) {
+            const kspec_arg *s = &k->args[a];
+            size_t elem = s->kind == 'd' ? 8 : s->kind == 'b' ? 1 : 4;
+            switch (s->kind) {
+            case 'f': case 'd': case 'i': case 'b': case 'z':
+                KRT_CHECK(krt_alloc(ctx, s->count * elem, &ad, &bufs[a]));
+                for (size_t e = 0; e < s->count; e++) {
+                    uint32_t v = (uint32_t)((e * 2654435761u) >> 7) % 97;
+                    if (s->kind == 'f') ((float *)bufs[a])[e] = (float)v / 97.0f + 0.5f;
+                    else if (s->kind == 'd') ((double *)bufs[a])[e] = (double)v / 97.0;
+                    else if (s->kind == 'i') ((int32_t *)bufs[a])[e] = (int32_t)v;
+                    else if (s->kind == 'b') ((uint8_t *)bufs[a])[e] = (uint8_t)(v * 2);
+                    else ((int32_t *)bufs[a])[e] = 0;
+                }
+                args[a] = KRT_ARG(bufs[a]);
+                break;
+            case 'L': args[a] = KRT_ARG_LOCAL(s->count); break;
+            case 'U': u[a] = (uint32_t)s->value; args[a] = KRT_ARG(u[a]); break;
+            case 'I': i32[a] = (int32_t)s->value; args[a] = KRT_ARG(i32[a]); break;
+            case 'F': f[a] = (float)s->value; args[a] = KRT_ARG(f[a]); break;
+            default: bench_die("workload %s: argument kind %c", k->kernel, s->kind);
+            }
+        }
+        krt_launch_desc d = { .range = { .dims = k->dims, .size = { k->size[0], k->size[1], k->size[2] } },
+                              .args = args, .num_args = (uint32_t)k->num_args,
+                              .group = { k->group[0], k->group[1], k->group[2] } };
+        /* One launch from the inputs, for the results compared between the devices; then the timed ones. */
+        KRT_CHECK(krt_launch_sync(kern, &d));
+        res[w].fsum = 0;
+        res[w].isum = 0;
+        for (int a = 0; a < k->num_args; a++) {
+            const kspec_arg *s = &k->args[a];
+            for (size_t e = 0; bufs[a] && e < s->count; e++) {
+                if (s->kind == 'f') res[w].fsum += ((float *)bufs[a])[e];
+                else if (s->kind == 'd') res[w].fsum += ((double *)bufs[a])[e];
+                else if (s->kind == 'i' || s->kind == 'z') res[w].isum += (uint32_t)((int32_t *)bufs[a])[e];
+                else if (s->kind == 'b') res[w].isum += ((uint8_t *)bufs[a])[e];
+            }
+        }
+        res[w].ms = time_launch(kern, &d, samples);
+        for (int a = 0; a < k->num_args; a++)
+            if (bufs[a])
+                KRT_CHECK(krt_free(ctx, bufs[a]));
+        krt_module_destroy(m);
+    }
+    krt_context_destroy(ctx);
+}
+
+/* Every workload on ze_pocl and on the host device, in one process, the devices side by side; the table, the
+ * CSV and the geometric mean of host / ze_pocl. */
+static void every_kernel(const char *out, int samples)
+{
+    static kresult pocl[NUM_KSPECS], host[NUM_KSPECS];
+    run_kernels("cpu", samples, pocl);
+    run_kernels("host", samples, host);
+    char cells[NUM_KSPECS + 2][5][64];
+    const char *cellp[(NUM_KSPECS + 2) * 5];
+    snprintf(cells[0][0], 64, "kernel");
+    snprintf(cells[0][1], 64, "range");
+    snprintf(cells[0][2], 64, "ze_pocl ms");
+    snprintf(cells[0][3], 64, "host ms");
+    snprintf(cells[0][4], 64, "host / ze_pocl");
+    FILE *csv = bench_csv_open(out, "host_kernels.csv");
+    fprintf(csv, "kernel,ze_pocl_ms,host_ms,ratio\n");
+    double log_sum = 0;
+    size_t rows = 0;
+    for (size_t w = 0; w < NUM_KSPECS; w++) {
+        const kspec *k = &kspecs[w];
+        if (only && strcmp(only, k->kernel) != 0)
+            continue;
+        size_t row = ++rows;
+        if (host[w].isum != pocl[w].isum ||
+            fabs(host[w].fsum - pocl[w].fsum) > 1e-4 * fmax(1.0, fabs(pocl[w].fsum)))
+            bench_die("%s: the devices disagree (host %.9g / %llu, ze_pocl %.9g / %llu)", k->kernel, host[w].fsum,
+                      (unsigned long long)host[w].isum, pocl[w].fsum, (unsigned long long)pocl[w].isum);
+        double ratio = host[w].ms / pocl[w].ms;
+        log_sum += log(ratio);
+        snprintf(cells[row][0], 64, "%s%s", k->kernel, k->group[0] ? " (static group)" : "");
+        if (k->dims == 1) snprintf(cells[row][1], 64, "%zu", k->size[0]);
+        else if (k->dims == 2) snprintf(cells[row][1], 64, "%zu x %zu", k->size[0], k->size[1]);
+        else snprintf(cells[row][1], 64, "%zu x %zu x %zu", k->size[0], k->size[1], k->size[2]);
+        snprintf(cells[row][2], 64, "%.3f", pocl[w].ms);
+        snprintf(cells[row][3], 64, "%.3f", host[w].ms);
+        snprintf(cells[row][4], 64, "%.2f", ratio);
+        fprintf(csv, "%s,%.4f,%.4f,%.4f\n", k->kernel, pocl[w].ms, host[w].ms, ratio);
+    }
+    double geomean = exp(log_sum / (double)(rows ? rows : 1));
+    snprintf(cells[rows + 1][0], 64, "geometric mean");
+    snprintf(cells[rows + 1][1], 64, "%zu kernels", rows);
+    cells[rows + 1][2][0] = 0;
+    cells[rows + 1][3][0] = 0;
+    snprintf(cells[rows + 1][4], 64, "%.2f", geomean);
+    fprintf(csv, "geomean,,,%.4f\n", geomean);
+    fclose(csv);
+    for (size_t r = 0; r < rows + 2; r++)
+        for (int c = 0; c < 5; c++)
+            cellp[r * 5 + c] = cells[r][c];
+    bench_table_emit(out, "host_kernels.md",
+                     "every kernel of kernels/ and bench/kernels/, launch + wait, median of the samples", 5,
+                     (int)rows + 2, cellp);
+}
+
 typedef void (*vadd_fn)(const float *, const float *, float *, uint32_t);
 
 /* ns per work-item of vadd's native function, called directly and through libffi, in this thread. */
@@ -155,7 +361,7 @@ static void ffi_cost(uint32_t items, double *direct_ns, double *ffi_ns)
 
 int main(int argc, char **argv)
 {
-    static const char *const known[] = { "out", "samples", "n", "items", "matrix", "ffi-only", NULL };
+    static const char *const known[] = { "out", "samples", "n", "items", "matrix", "ffi-only", "kernels-only", "only", NULL };
     bench_usage(argc, argv, usage, known);
     const char *out = bench_opt_str(argc, argv, "out", "build/bench");
     int samples = (int)bench_opt_long(argc, argv, "samples", 5);
@@ -170,6 +376,11 @@ int main(int argc, char **argv)
         double direct, viaffi;
         ffi_cost(items, &direct, &viaffi);
         printf("direct %.2f ns, ffi_call %.2f ns per work-item\n", direct, viaffi);
+        return 0;
+    }
+    only = bench_opt_str(argc, argv, "only", NULL);
+    if (bench_opt_flag(argc, argv, "kernels-only")) {
+        every_kernel(out, samples);
         return 0;
     }
     workload w[4] = { { "vadd", { 0, 0 } }, { "saxpy", { 0, 0 } }, { "matmul_naive", { 0, 0 } }, { "matmul_tiled", { 0, 0 } } };
@@ -230,5 +441,7 @@ int main(int argc, char **argv)
     }
     fclose(csv);
     krt_context_destroy(ctx);
+    printf("\n");
+    every_kernel(out, samples);
     return 0;
 }

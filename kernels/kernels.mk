@@ -51,7 +51,7 @@ $(BUILD)/test-kernels/asm/%.spv: test/kernels/asm/%.spvasm
 
 # Single-source kernels (issue 12, docs/single-source.md): every kernel of kernels/ is also compiled as C11 from
 # the same file into a native library for the host device, build/kernels/host/NAME.so, by `krt-cc --host`
-# (-g -O2, then KERNEL_HOST_FLAGS; warnings are errors here, as for the project's other C). The test kernels that compile as C
+# (-g -O3 -march=native and a group runner per kernel, then KERNEL_HOST_FLAGS; warnings are errors here, as for the project's other C). The test kernels that compile as C
 # (TEST_KERNEL_HOST_SRCS: no swizzles, no overloads) get build/test-kernels/host/NAME.so the same way.
 # KERNEL_HOST_FLAGS: more -f/-O/-g options for these libraries (`make sanitize` instruments them with it).
 KERNEL_HOST_FLAGS ?=

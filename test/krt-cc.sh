@@ -67,17 +67,41 @@ grep -q "cc-krt-missing not found: install the Debian package build-essential" e
 "$cc_" -O2 -I inc -DOFFSET=1 k.cl >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "-O2 without --host: exit $rc, not 2"
 "$cc_" --host --print-flags | grep -q -- "-DKRT_HOST" || fail "--host --print-flags"
-# A block-scope __local array must not compile as C (it would be one copy per work-item): KRT_LOCAL is the way.
+# A kernel-scope __local array compiles, one copy per group (the host device's tests run it); one krt-cc cannot
+# rewrite (declared after other code on its line) must not compile as C (it would be one copy per work-item),
+# and krt-cc says why in a kernel author's words, naming the line; so for a swizzle.
+cat >loc.cl <<'CL'
+__kernel void loc(__global int *x)
+{
+    __local int tile[4];
+    local int flag, other[2];
+    tile[get_local_id(0) % 4] = 1;
+    flag = 0;
+    other[0] = flag;
+    x[0] = tile[0] + other[0];
+}
+CL
+"$cc_" --host loc.cl 2>err.txt || fail "--host: a kernel-scope __local array did not compile: $(cat err.txt)"
+nm -D --defined-only loc.so | grep -q " T krt_host_group_loc$" || fail "--host: no group runner: $(nm -D loc.so)"
 cat >bad.cl <<'CL'
 __kernel void bad(__global int *x)
 {
-    __local int tile[4];
+    /* the tile */ __local int tile[4];
     tile[get_local_id(0) % 4] = 1;
     x[0] = tile[0];
 }
 CL
-"$cc_" --host bad.cl 2>err.txt && fail "--host: a block-scope __local array compiled"
+"$cc_" --host bad.cl 2>err.txt && fail "--host: a __local array after a comment on its line compiled"
 grep -q "register variable" err.txt || fail "--host: block-scope __local: $(cat err.txt)"
+grep -q "bad.cl:4: the __local variable tile must be declared" err.txt || fail "--host: no explanation: $(cat err.txt)"
+cat >swz.cl <<'CL'
+__kernel void swz(__global float4 *x)
+{
+    x[0].y = 1.0f;
+}
+CL
+"$cc_" --host swz.cl 2>err.txt && fail "--host: a swizzle compiled"
+grep -q "swz.cl:3: the vector component .y (a swizzle)" err.txt || fail "--host: swizzle: $(cat err.txt)"
 for f in "$root"/kernels/*.cl "$root"/test/kernels/krt_single_source.cl; do
     KRT_HOST_CC=clang-15 "$cc_" --host -Wextra -Werror "$f" -o clang.so || fail "clang-15 --host: $f"
 done

@@ -2,6 +2,7 @@
  * (build/kernels/host/NAME.so beside build/kernels/NAME.spv). Launches, barriers at every group size up to the
  * device's maximum, __local memory, errors, events, queues and threads; test_oracle.c compares every example
  * kernel's results with ze_pocl's. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,30 @@ Test(host, vadd_over_sizes_and_groups)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         vadd_check(ctx, k, sizes[i], NULL);
     const uint32_t groups[][3] = { { 1 }, { 3 }, { 64 }, { 1000 }, { 1024 } };
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        vadd_check(ctx, k, 5000, groups[i]);
+    krt_context_destroy(ctx);
+}
+
+/* A library of ABI 2 (no group runners, built as krt-cc built them before ABI 3) still loads and runs, one
+ * call per work-item, exact ranges and partial groups included. */
+Test(host, older_libraries_run_per_work_item)
+{
+    krt_context *ctx = host_context();
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s/abi2/vadd.so", getenv("KRT_TEST_KERNELS"));
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(h, "%s: %s", lib, dlerror());
+    uint32_t (*version)(void) = (uint32_t(*)(void))dlsym(h, "krt_host_abi_version");
+    cr_assert(version && version() == 2u && !dlsym(h, "krt_host_group_vadd"), "%s is not an ABI 2 library", lib);
+    dlclose(h);
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = kernel_spv("vadd"), .host_library = lib }, &m));
+    krt_kernel *k = kt_kernel(m, "vadd");
+    const uint32_t sizes[] = { 1, 65, 4097 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        vadd_check(ctx, k, sizes[i], NULL);
+    const uint32_t groups[][3] = { { 3 }, { 1000 } };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         vadd_check(ctx, k, 5000, groups[i]);
     krt_context_destroy(ctx);

@@ -3,12 +3,13 @@
  * A module is its SPIR-V (read for the object model's metadata with the shared reflection, spirv/reflect.h, so
  * argument kinds and sizes are exactly those of a device) plus a native shared library compiled from the same
  * OpenCL C source (the ABI is kernels/include/krt_host_abi.h; docs/driver.md, "The host device"). A kernel is
- * the library's function of the kernel's name, called through libffi with a call interface prepared once per
- * kernel (library.c). A queue is a host thread that runs its commands in order (queue.c), each finishing a
- * completion token (token.c). A launch spreads its work-groups over a pool of one thread per core (pool.c); the
- * work-items of a group run in turn on the thread that took the group, in a plain loop, or, when the kernel has
- * a work-group barrier in its call tree, each on its own small stack, switching to the next work-item at every
- * barrier (fiber.c). host.c describes the device and holds the backend's table.
+ * the library's function of the kernel's name and, in a library of ABI 3, its group runner, each called through
+ * libffi with a call interface prepared once per kernel (library.c). A queue is a host thread that runs its
+ * commands in order (queue.c), each finishing a completion token (token.c). A launch spreads its work-groups
+ * over a pool of one thread per core in chunks (pool.c); the work-items of a group run in turn on the thread
+ * that took the group, in the runner's compiled loop (or, for an older library, one call each), or, when the
+ * kernel has a work-group barrier in its call tree, each on its own small stack, switching to the next
+ * work-item at every barrier (fiber.c). host.c describes the device and holds the backend's table.
  *
  * Calls go one way: host.c -> queue.c -> pool.c -> fiber.c, queue.c -> token.c, and host.c -> library.c.
  * These files are compiled into libkrt with the driver/ object model (host.mk); nothing of them is exported. */
@@ -23,11 +24,15 @@
 #include "../../spirv/reflect.h"
 #include "../../kernels/include/krt_host_abi.h"
 
-/* Libraries of ABI 1 (no enqueued_local_size) still load: they read only the fields before it. */
+/* Libraries of ABI 1 (no enqueued_local_size) and 2 (no group runners) still load: they read only the fields
+ * they know, and their kernels are called once per work-item. */
 #define HOST_ABI_VERSION KRT_HOST_ABI_VERSION
 #define HOST_ABI_OLDEST 1u
 /* Work-items per group, per dimension and in all (docs/driver.md says why). */
 #define HOST_MAX_GROUP 1024u
+/* Groups are handed to the pool's threads in chunks: about this many per thread, at most HOST_MAX_CHUNK groups. */
+#define HOST_CHUNKS_PER_THREAD 16u
+#define HOST_MAX_CHUNK 256u
 /* Bytes of __local memory a group may take through its __local arguments. */
 #define HOST_LOCAL_MEM (256u * 1024u)
 
@@ -45,6 +50,7 @@ struct zp_bdev {
 
 struct zp_bmod {
     void *lib;
+    uint32_t abi;      /* the library's krt_host_abi_version() */
     krt_host_item_slot_fn slot;
     krt_spv_reflection refl;
 };
@@ -54,7 +60,9 @@ struct zp_bkern {
     void (*fn)(void);
     const krt_spv_kernel *refl;
     ffi_cif cif;
-    ffi_type **types;
+    ffi_type **types;  /* num_args + 1: the runner's group pointer last */
+    void (*runner)(void); /* ABI 3: krt_host_group_NAME, called once per group through runner_cif; else NULL */
+    ffi_cif runner_cif;
     uint32_t num_args;
     uint32_t *off;     /* offset of each argument's value in values */
     uint8_t *values;   /* current values: pointers, scalars, and the byte size of __local arguments */
@@ -83,6 +91,7 @@ typedef struct host_job {
     size_t total_groups;
     size_t group_items;
     atomic_size_t next;       /* the next group index to hand out */
+    size_t chunk;             /* groups handed out at a time (host_run_job) */
     size_t finished;          /* groups done (under the pool's lock) */
     int failed;               /* a thread could not get its buffers: the launch fails (under the pool's lock) */
     unsigned active;          /* workers inside the job (under the pool's lock) */
@@ -110,9 +119,9 @@ ZP_HIDDEN int host_fibers_reserve(host_fibers *f, size_t n);
  * body(arg) from its start. */
 ZP_HIDDEN void host_fibers_run(host_fibers *f, size_t n, void (*body)(void *arg),
                                void (*resume)(void *arg, size_t i), void *arg);
-/* From a fiber's body: back to host_fibers_run, which resumes the next fiber. Returns at once when the calling
- * thread is not running a fiber. */
-ZP_HIDDEN void host_fiber_yield(void);
+/* From a fiber's body, with the calling thread's fibers: back to host_fibers_run, which resumes the next fiber.
+ * Returns at once when f is NULL or not running. */
+ZP_HIDDEN void host_fiber_yield(host_fibers *f);
 
 /* ---- token.c: completion tokens ---------------------------------------------------------------------------- */
 

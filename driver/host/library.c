@@ -134,6 +134,7 @@ ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **
         free(m);
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
+    m->abi = version();
     meta->kernels = calloc(m->refl.num_kernels ? m->refl.num_kernels : 1, sizeof *meta->kernels);
     if (!meta->kernels) goto oom;
     meta->count = m->refl.num_kernels;
@@ -213,7 +214,7 @@ ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, z
     }
     zp_bkern *k = calloc(1, sizeof *k);
     if (!k) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    k->types = calloc(n ? n : 1, sizeof *k->types);
+    k->types = calloc(n + 1, sizeof *k->types);
     k->off = calloc(n ? n : 1, sizeof *k->off);
     k->values = calloc(bytes ? bytes : 1, 1);
     if (!k->types || !k->off || !k->values) goto oom;
@@ -227,6 +228,16 @@ ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, z
         free(k->values);
         free(k);
         return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+    /* ABI 3: the kernel's group runner, the same arguments and the group last. A library of ABI 3 that lacks
+     * one (built by hand) runs per work-item, as an older library does. */
+    if (mod->abi >= 3) {
+        char runner[512];
+        if ((size_t)snprintf(runner, sizeof runner, "%s%s", KRT_HOST_GROUP_PREFIX, name) < sizeof runner)
+            k->runner = (void (*)(void))dlsym(mod->lib, runner);
+        k->types[n] = &ffi_type_pointer;
+        if (k->runner && ffi_prep_cif(&k->runner_cif, FFI_DEFAULT_ABI, n + 1, &ffi_type_void, k->types) != FFI_OK)
+            k->runner = NULL;
     }
     k->mod = mod;
     k->fn = fn;

@@ -18,13 +18,15 @@ static ze_result_t pool_result = ZE_RESULT_ERROR_UNINITIALIZED;
 typedef struct worker {
     uint8_t *local;           /* this thread's __local buffer */
     size_t local_cap;
-    void **avalues;           /* libffi's argument pointers */
+    void **avalues;           /* libffi's argument pointers, and the group runner's group pointer last */
     uint8_t *ptrs;            /* the __local pointers the avalues of local arguments point at */
     uint32_t cap_args;
     struct krt_host_item *items; /* one per work-item of a group with barriers, one otherwise */
     size_t cap_items;
     host_fibers *fibers;      /* kernels with barriers: a fiber per work-item */
     host_job *job;
+    void (*item_fn)(void *frame); /* a group runner's work-item function and its frame (run_items) */
+    void *frame;
     const struct krt_host_item **slot; /* the kernel library's current-work-item pointer on this thread */
 } worker;
 
@@ -34,7 +36,7 @@ uint32_t host_pool_threads(void) {
 }
 
 static int worker_reserve(worker *w, const host_job *j) {
-    uint32_t n = j->kern->num_args;
+    uint32_t n = j->kern->num_args + 1;
     if (n > w->cap_args) {
         void **a = realloc(w->avalues, n * sizeof *a);
         if (!a) return 0;
@@ -67,8 +69,7 @@ static int worker_reserve(worker *w, const host_job *j) {
 
 /* The kernel's barrier(): on to the next work-item of the group (a no-op outside a kernel with barriers). */
 static void item_barrier(const struct krt_host_item *item) {
-    (void)item;
-    host_fiber_yield();
+    host_fiber_yield(((worker *)item->runtime)->fibers);
 }
 
 /* A work-item's local and global ids from its group's ids and its place (x, y, z) in the group. */
@@ -87,13 +88,49 @@ static void item_body(void *arg) {
     ffi_call(&w->job->kern->cif, w->job->kern->fn, NULL, w->avalues);
 }
 
+/* The same for a group runner (ABI 3): the work-item function it gave run_items, with its arguments. */
+static void runner_item_body(void *arg) {
+    worker *w = arg;
+    w->item_fn(w->frame);
+}
+
 static void resume_item(void *arg, size_t i) {
     worker *w = arg;
     *w->slot = &w->items[i];
 }
 
-static void run_group(worker *w, host_job *j, size_t g) {
+/* A group runner's run_items, for a kernel with barriers: the group's work-items, each on its own fiber, each
+ * calling item_fn(frame) for the work-item resume_item made current. */
+static void run_items(const struct krt_host_group *g, void (*item_fn)(void *frame), void *frame) {
+    worker *w = g->item.runtime;
+    size_t lx = g->item.local_size[0], ly = g->item.local_size[1], lz = g->item.local_size[2];
+    size_t n = lx * ly * lz;
+    size_t i = 0;
+    for (size_t z = 0; z < lz; z++)
+        for (size_t y = 0; y < ly; y++)
+            for (size_t x = 0; x < lx; x++, i++) {
+                struct krt_host_item *it = &w->items[i];
+                *it = g->item;
+                it->local_id[0] = x;
+                it->local_id[1] = y;
+                it->local_id[2] = z;
+                it->global_id[0] += x;
+                it->global_id[1] += y;
+                it->global_id[2] += z;
+            }
+    w->item_fn = item_fn;
+    w->frame = frame;
+    host_fibers_run(w->fibers, n, runner_item_body, resume_item, w);
+}
+
+/* Runs count groups from group index g, consecutive in dimension 0 (one row): a group runner of a kernel without
+ * barriers takes them in one call, anything else one group at a time. */
+static void run_group(worker *w, host_job *j, size_t g, size_t count) {
     zp_bkern *k = j->kern;
+    if (count > 1 && (!k->runner || k->barrier)) {
+        for (size_t i = 0; i < count; i++) run_group(w, j, g + i, 1);
+        return;
+    }
     const zp_ndrange *r = &j->range;
     size_t gid[3] = {g % j->num_groups[0], (g / j->num_groups[0]) % j->num_groups[1],
                      g / (j->num_groups[0] * j->num_groups[1])};
@@ -128,6 +165,19 @@ static void run_group(worker *w, host_job *j, size_t g) {
     base.barrier = item_barrier;
     base.runtime = w;
     size_t lx = base.local_size[0], ly = base.local_size[1], lz = base.local_size[2];
+    if (k->runner) {
+        /* ABI 3: one call for the whole group; the runner loops over the work-items with the kernel inlined, or
+         * for a kernel with barriers hands them back to run_items, which runs each on its own fiber. */
+        struct krt_host_group grp;
+        grp.item = base;
+        set_item_ids(&grp.item, r, gid, 0, 0, 0);
+        grp.run_items = k->barrier ? run_items : NULL;
+        grp.groups = k->barrier ? 1 : count;
+        const struct krt_host_group *gp = &grp;
+        w->avalues[k->num_args] = &gp;
+        ffi_call(&k->runner_cif, k->runner, NULL, w->avalues);
+        return;
+    }
     if (!k->barrier) {
         struct krt_host_item *it = &w->items[0];
         *it = base;
@@ -167,11 +217,19 @@ static void *pool_main(void *arg) {
         if (ok) {
             w->job = j;
             w->slot = j->kern->mod->slot();
+            /* Groups are handed out j->chunk at a time (one atomic operation per chunk), and a chunk is run
+             * row by row: a group runner takes each row's part of it in one call. */
             for (;;) {
-                size_t g = atomic_fetch_add(&j->next, 1);
+                size_t g = atomic_fetch_add(&j->next, j->chunk);
                 if (g >= j->total_groups) break;
-                run_group(w, j, g);
-                done++;
+                size_t end = g + j->chunk < j->total_groups ? g + j->chunk : j->total_groups;
+                while (g < end) {
+                    size_t row = j->num_groups[0] - g % j->num_groups[0];
+                    size_t c = end - g < row ? end - g : row;
+                    run_group(w, j, g, c);
+                    done += c;
+                    g += c;
+                }
             }
             *w->slot = NULL;
             w->job = NULL;
@@ -206,6 +264,10 @@ static void pool_start(void) {
 ze_result_t host_run_job(host_job *j) {
     pthread_once(&pool_once, pool_start);
     if (pool_result != ZE_RESULT_SUCCESS) return pool_result;
+    /* About 16 chunks per thread: few enough atomic operations and calls that a group's own cost is lost in its
+     * work, enough chunks that threads finishing early take the rest (bench/host_device measured it). */
+    size_t chunk = j->total_groups / ((size_t)host_pool_threads() * HOST_CHUNKS_PER_THREAD);
+    j->chunk = chunk < 1 ? 1 : chunk > HOST_MAX_CHUNK ? HOST_MAX_CHUNK : chunk;
     pthread_mutex_lock(&pool_lock);
     j->next_job = pool_jobs;
     pool_jobs = j;

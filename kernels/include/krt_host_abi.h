@@ -3,9 +3,13 @@
  * host device that calls it (driver/host/). Its one definition: krt_kernel_host.h (the kernel's side), the host
  * device and the tests that drive a kernel library without libkrt (test/host/host_item.h) all include it.
  *
- * Version 2 (version 1 had no enqueued_local_size; the host device still loads such libraries):
+ * Version 3 (version 1 had no enqueued_local_size, version 2 no group runners; the host device still loads
+ * such libraries and calls their kernels once per work-item):
  *  - every __kernel function is exported under its own name with the C calling convention, pointers as plain
  *    pointers and scalars as their C types;
+ *  - beside each kernel K, its group runner krt_host_group_K: K's parameters, then a const struct krt_host_group *.
+ *    One call runs every work-item of a run of work-groups (a loop compiled with the kernel inlined), or hands
+ *    one group's work-items to the runtime's run_items when the runtime gives one (kernels with barriers);
  *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION;
  *  - krt_host_item_slot() returns the address of the library's thread-local "current work-item" pointer for
  *    the calling thread; the runtime stores a work-item's state there before it runs or resumes it, and the
@@ -19,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KRT_HOST_ABI_VERSION 2u
+#define KRT_HOST_ABI_VERSION 3u
 
 /* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. */
 struct krt_host_item {
@@ -33,6 +37,24 @@ struct krt_host_item {
 };
 _Static_assert(sizeof(struct krt_host_item) == 27 * sizeof(size_t),
                "the native kernel ABI's work-item state is 27 words (216 bytes on a 64-bit machine)");
+
+/* ABI 3: what a group runner is called with. item is the group's state as its first work-item sees it: local
+ * ids 0, global ids those of the first work-item, local_size the group's real size (a partial last group is
+ * smaller than enqueued_local_size); the runner sets the ids of each work-item in turn. When run_items is not
+ * NULL (the runtime passes it for a kernel with a barrier), the runner does not loop: it calls run_items once
+ * with a function that runs the kernel for the current work-item with the runner's arguments (frame), and the
+ * runtime runs every work-item of the group through it, each on its own stack. */
+struct krt_host_group {
+    struct krt_host_item item;
+    void (*run_items)(const struct krt_host_group *group, void (*item_fn)(void *frame), void *frame);
+    /* How many groups this call runs: item's group and the groups - 1 after it in dimension 0 (same group ids in
+     * the other dimensions), each with its own local_size[0] (the last of a row may be partial); 1 with
+     * run_items. */
+    size_t groups;
+};
+
+/* The name prefix of a kernel's group runner. */
+#define KRT_HOST_GROUP_PREFIX "krt_host_group_"
 
 /* The two functions every kernel library exports, as the runtime finds them with dlsym. */
 typedef uint32_t (*krt_host_abi_version_fn)(void);

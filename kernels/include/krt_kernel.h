@@ -21,8 +21,9 @@
  *
  * Single-source kernels: compiled as C11 with -DKRT_HOST (`krt-cc --host`), this header includes
  * krt_kernel_host.h, which makes the same file an ordinary shared library for krt's host device (see
- * docs/single-source.md for what a kernel can use there). Declare group-shared arrays inside a kernel with
- * KRT_LOCAL below, not `__local`, so that they are one copy per work-group in both builds.
+ * docs/single-source.md for what a kernel can use there). A group-shared array inside a kernel is declared
+ * `__local float tile[16];` at the start of a statement (krt-cc --host makes it one copy per work-group in C)
+ * or, equivalently, with KRT_LOCAL below.
  */
 #ifndef KRT_KERNEL_H
 #define KRT_KERNEL_H

@@ -62,14 +62,20 @@ __attribute__((weak, visibility("default"))) const struct krt_host_item **krt_ho
 
 /* ---- Qualifiers ------------------------------------------------------------------------------------------ */
 
-/* A kernel is an exported function; `krt-cc --host` builds with -fvisibility=hidden, so kernels are all a
- * library exports besides the two functions above. */
+/* A kernel is an exported function; `krt-cc --host` builds with -fvisibility=hidden, so kernels and their group
+ * runners are all a library exports besides the two functions above. (KRT__SIGNATURES: krt-cc's preprocessing
+ * pass, which reads each kernel's parameters from the marker to generate its group runner; never compiled.)
+ * Pointers of every address space are plain pointers; __constant data is const. __local is `register`: legal
+ * and meaningless on a pointer parameter. A kernel-scope `__local float tile[16];` is rewritten by krt-cc --host
+ * to KRT__LOCAL_VAR below, one copy per work-group; a __local array krt-cc did not rewrite (one declared after
+ * other code on its line) fails to compile with "address of register variable 'tile' requested" at its first
+ * use rather than silently becoming one private copy per work-item. */
+#ifdef KRT__SIGNATURES
+#define __kernel krt__kernel_marker__
+#else
 #define __kernel __attribute__((visibility("default")))
+#endif
 #define kernel __kernel
-/* Pointers of every address space are plain pointers; __constant data is const. __local is `register`: legal
- * and meaningless on a pointer parameter, while a block-scope `__local float tile[16];` (which plain C would
- * make one private copy per work-item, silently wrong) fails to compile with "address of register variable
- * 'tile' requested" at its first use. Group-shared arrays are declared with KRT_LOCAL (krt_kernel.h). */
 #define __global
 #define global
 #define __local register
@@ -78,6 +84,10 @@ __attribute__((weak, visibility("default"))) const struct krt_host_item **krt_ho
 #define private
 #define __constant const
 #define constant const
+/* A kernel-scope __local variable (krt-cc --host writes it for `__local`): static thread-local storage. The host
+ * device runs all work-items of a group on one thread, one group at a time per thread, so the thread's copy is
+ * the group's. */
+#define KRT__LOCAL_VAR static _Thread_local
 /* OpenCL's kernel attributes mean nothing to the C compiler: the runtime reads them from the SPIR-V. */
 #define reqd_work_group_size(x, y, z)
 #define work_group_size_hint(x, y, z)
@@ -176,6 +186,59 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
 #define mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define read_mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define write_mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* ---- Group runners (ABI 3) ------------------------------------------------------------------------------- */
+
+/* krt-cc --host generates, for each kernel K, the exported runner krt_host_group_K (K's parameters, then the
+ * group), its argument frame and a per-work-item function for the runtime's fibers, with the macros below. The
+ * loop is compiled with the kernel inlined (flatten, with -fno-semantic-interposition so that the exported
+ * kernel may be inlined at all): the ids are plain induction variables stored into a copy of the group's state
+ * that krt__host_item points at for the whole group, so a get_global_id() in the body needs no thread-local
+ * load per work-item where the compiler can see that the body's stores leave it alone, and a simple loop
+ * vectorizes. Without optimization (-O0, for gdb) the kernel stays a call of its own. */
+#if defined(__OPTIMIZE__)
+#define KRT__RUNNER __attribute__((visibility("default"), flatten))
+#else
+#define KRT__RUNNER __attribute__((visibility("default")))
+#endif
+
+#define KRT__GROUP_RUN(g, item_fn, frame, call)                                                               \
+    do {                                                                                                      \
+        if ((g)->run_items) {                                                                                 \
+            __typeof__(frame) krt__frame = (frame);                                                           \
+            (g)->run_items((g), (item_fn), &krt__frame);                                                      \
+            break;                                                                                            \
+        }                                                                                                     \
+        struct krt_host_item krt__it = (g)->item;                                                             \
+        const struct krt_host_item *krt__outer = krt__host_item;                                              \
+        const size_t krt__groups = (g)->groups, krt__g0 = krt__it.group_id[0];                                \
+        const size_t krt__ly = krt__it.local_size[1], krt__lz = krt__it.local_size[2];                        \
+        const size_t krt__by = krt__it.global_id[1], krt__bz = krt__it.global_id[2];                          \
+        const size_t krt__enq = krt__it.enqueued_local_size[0], krt__size = krt__it.global_size[0];           \
+        krt__host_item = &krt__it;                                                                            \
+        for (size_t krt__gi = 0; krt__gi < krt__groups; krt__gi++) {                                          \
+            /* The group's real size in dimension 0 (exact ranges: the last of a row may be partial). */    \
+            const size_t krt__gx = krt__g0 + krt__gi, krt__left = krt__size - krt__gx * krt__enq;             \
+            const size_t krt__lx = krt__left < krt__enq ? krt__left : krt__enq;                               \
+            const size_t krt__bx = krt__gx * krt__enq + krt__it.global_offset[0];                             \
+            krt__it.group_id[0] = krt__gx;                                                                    \
+            krt__it.local_size[0] = krt__lx;                                                                  \
+            for (size_t krt__z = 0; krt__z < krt__lz; krt__z++) {                                             \
+                krt__it.local_id[2] = krt__z;                                                                 \
+                krt__it.global_id[2] = krt__bz + krt__z;                                                      \
+                for (size_t krt__y = 0; krt__y < krt__ly; krt__y++) {                                         \
+                    krt__it.local_id[1] = krt__y;                                                             \
+                    krt__it.global_id[1] = krt__by + krt__y;                                                  \
+                    for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                     \
+                        krt__it.local_id[0] = krt__x;                                                         \
+                        krt__it.global_id[0] = krt__bx + krt__x;                                              \
+                        call;                                                                                 \
+                    }                                                                                         \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        krt__host_item = krt__outer;                                                                          \
+    } while (0)
 
 /* ---- Atomics ----------------------------------------------------------------------------------------------- */
 

@@ -28,5 +28,17 @@ $(HOST_OFFBYONE) $(HOST_VADD): $(BUILD)/test/host_%: test/host/host_%.c test/hos
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_TEST_FLAGS) $< -o $@ $(LDFLAGS) -ldl
 
+# vadd as a library of ABI 2 was: compiled with krt-cc's flags but without its group-runner pass, and saying
+# ABI 2 (abi2_version.c overrides the header's weak krt_host_abi_version). test_host.c runs it through the host
+# device's per-work-item path (older_libraries_run_per_work_item).
+HOST_ABI2_SO := $(BUILD)/test-kernels/abi2/vadd.so
+tests: $(HOST_ABI2_SO)
+all: $(HOST_ABI2_SO)
+
+$(HOST_ABI2_SO): kernels/vadd.cl test/host/abi2_version.c $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -fPIC -c test/host/abi2_version.c -o $(@:.so=_version.o)
+	$(CC) $$($(BINDIR)/krt-cc --host --print-flags) kernels/vadd.cl -x none $(@:.so=_version.o) -o $@ -lm
+
 # test/host/asan-krt.sh: the tutorial's AddressSanitizer run through libkrt on the host device, as a user makes it.
 EXAMPLE_TESTS += '$(HOST_TEST_BIN) $(CRITERION_ARGS)' 'sh test/host/asan-krt.sh $(BUILD) $(KRT_LIBASAN)'

@@ -149,14 +149,14 @@ static size_t check_libraries(const char *dir)
         char spv[4096];
         snprintf(spv, sizeof spv, "%s/%s/%.*s.spv", build_dir(), dir, (int)(strlen(base) - 3), base);
 
-        char kernels[64][64], exports[64][64];
+        char kernels[64][64], exports[160][64];
         int nk = spirv_entry_points(spv, kernels, 64);
         int imports_krt = 0;
-        int ne = elf_exports(so, exports, 64, &imports_krt);
+        int ne = elf_exports(so, exports, 160, &imports_krt);
         cr_assert(nk > 0, "%s has no kernels", spv);
         cr_assert(!imports_krt, "%s needs a krt symbol from outside", so);
-        /* Exactly the kernels and the two ABI functions are exported. */
-        cr_assert_eq(ne, nk + 2, "%s exports %d functions for %d kernels + 2", so, ne, nk);
+        /* Exactly the kernels, their group runners (ABI 3) and the two ABI functions are exported. */
+        cr_assert_eq(ne, 2 * nk + 2, "%s exports %d functions for %d kernels, their runners + 2", so, ne, nk);
         cr_assert(name_in("krt_host_abi_version", exports, ne) && name_in("krt_host_item_slot", exports, ne), "%s",
                   so);
         void *lib = ht_open(so);
@@ -164,11 +164,14 @@ static size_t check_libraries(const char *dir)
         for (int k = 0; k < nk; k++) {
             cr_assert(name_in(kernels[k], exports, ne), "%s does not export kernel %s", so, kernels[k]);
             cr_assert(dlsym(lib, kernels[k]), "dlsym(%s, %s)", so, kernels[k]);
+            char runner[sizeof kernels[k] + sizeof KRT_HOST_GROUP_PREFIX];
+            snprintf(runner, sizeof runner, "%s%.63s", KRT_HOST_GROUP_PREFIX, kernels[k]);
+            cr_assert(name_in(runner, exports, ne), "%s does not export the group runner %s", so, runner);
         }
         ht_version_fn version = (ht_version_fn)dlsym(lib, "krt_host_abi_version");
         ht_slot_fn slot = (ht_slot_fn)dlsym(lib, "krt_host_item_slot");
         cr_assert(version && slot);
-        cr_assert_eq(version(), 2u, "%s: ABI version %u", so, version());
+        cr_assert_eq(version(), 3u, "%s: ABI version %u", so, version());
         const struct krt_host_item **mine = slot();
         cr_assert(mine && mine == slot());
         pthread_t t;
