@@ -49,6 +49,12 @@ ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_dev
     l->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
     l->ctx = hContext;
     l->dev = hDevice;
+    /* ZE_krt_native_queue: the backend queue, for a caller that asked for it in the chain. */
+    for (const ze_base_desc_t *e = desc->pNext; e; e = e->pNext)
+        if (e->stype == ZE_STRUCTURE_TYPE_KRT_NATIVE_QUEUE_DESC) {
+            const ze_krt_native_queue_desc_t *nq = (const ze_krt_native_queue_desc_t *)e;
+            if (nq->phNative) *nq->phNative = zp_be->queue_native ? zp_be->queue_native(l->st.bq) : NULL;
+        }
     *phList = l;
     return ZE_RESULT_SUCCESS;
 }

@@ -24,16 +24,6 @@ static uint32_t extension_count(void) {
     return zp_be->queue_native ? n : n - 1;
 }
 
-/* ZE_krt_native_queue (driver/include/ze_krt_native_queue.h). */
-static ze_result_t zp_zeKrtCommandListGetNativeQueue(ze_command_list_handle_t hList, void **phNative) {
-    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
-    ZP_CHECK_PTR(phNative);
-    if (!hList->immediate) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    void *native = zp_be->queue_native ? zp_be->queue_native(hList->st.bq) : NULL;
-    if (!native) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    *phNative = native;
-    return ZE_RESULT_SUCCESS;
-}
 
 /* Builds the device list once; the loader calls zeInit twice on the application's first zeInit. */
 static ze_result_t init_devices(void) {
@@ -137,10 +127,6 @@ ze_result_t zp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, c
     ZP_CHECK_PTR(ppFunction);
     if (strcmp(name, "zeKernelSetGlobalOffsetExp") == 0) {
         *ppFunction = (void *)zp_zeKernelSetGlobalOffsetExp;
-        return ZE_RESULT_SUCCESS;
-    }
-    if (zp_be->queue_native && strcmp(name, ZE_KRT_NATIVE_QUEUE_FUNCTION) == 0) {
-        *ppFunction = (void *)zp_zeKrtCommandListGetNativeQueue;
         return ZE_RESULT_SUCCESS;
     }
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;

@@ -26,6 +26,8 @@ cp "$B"/test-kernels/asm/*.spv "$D/test-kernels/asm/"
 # The host device's native libraries (the kernels compiled as C): the GPU machine has no clang to build them.
 cp "$B"/kernels/host/*.so "$D/kernels/host/"
 cp "$B"/test-kernels/host/*.so "$D/test-kernels/host/" 2>/dev/null || true
+# A library of native ABI 2, without group runners (test_host's older_libraries_run_per_work_item).
+mkdir -p "$D/test-kernels/abi2" && cp "$B"/test-kernels/abi2/*.so "$D/test-kernels/abi2/"
 # The AddressSanitizer build of offbyone (test_host_kernels runs it).
 if [ -d "$B/kernels-asan" ]; then mkdir -p "$D/kernels-asan" && cp -r "$B/kernels-asan/." "$D/kernels-asan/"; fi
 cp "$B"/bench/kernels/*.spv "$D/bench/kernels/"

@@ -400,6 +400,7 @@ struct krt_queue {
     int sync_pending;
     uint64_t pending_mark;
     int is_default;
+    void *native;              /* the backend's queue (ZE_krt_native_queue, ze_cuda's CUstream), else NULL */
     krt_queue *next;
     /* host_task.c: the queue's host-task thread and its two events, made at its first krt_host_task. */
     _Atomic(struct krt__host_worker *) host;

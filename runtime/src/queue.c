@@ -24,6 +24,10 @@ krt_result krt__queue_create(krt_context *ctx, const krt_queue_desc *desc, int i
         .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
         .priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
     };
+    /* Only a driver advertising ZE_krt_native_queue reads the struct (ze_cuda): its CUstream, for krt_queue_native. */
+    ze_krt_native_queue_desc_t nq = { ZE_STRUCTURE_TYPE_KRT_NATIVE_QUEUE_DESC, NULL, &q->native };
+    if (ctx->drv->has_native_queue_ext)
+        qd.pNext = &nq;
     krt_result r = krt__ze(KRT__ZE(ctx->ddi, CommandList, CreateImmediate)(ctx->ze, ctx->device, &qd, &q->list),
                            "zeCommandListCreateImmediate");
     if (r != KRT_SUCCESS) {
@@ -238,21 +242,10 @@ krt_result krt_queue_native(krt_queue *queue, void **out)
 {
     if (!queue || !out)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_native: %s is NULL", queue ? "out" : "queue");
-    krt_context *ctx = queue->ctx;
-    ze_pfnKrtCommandListGetNativeQueue_t get = NULL;
-    if (!ctx->drv->has_native_queue_ext ||
-        KRT__ZE(ctx->ddi, Driver, GetExtensionFunctionAddress)(ctx->driver, ZE_KRT_NATIVE_QUEUE_FUNCTION,
-                                                               (void **)&get) != ZE_RESULT_SUCCESS ||
-        !get)
+    if (!queue->native)
         return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
                          "krt_queue_native: the device's driver has no native queue (%s is ze_cuda's)",
                          ZE_KRT_NATIVE_QUEUE_NAME);
-    void *native = NULL;
-    ze_result_t zr = get(queue->list, &native);
-    if (zr == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
-        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "krt_queue_native: the driver has no native queue for this queue");
-    krt_result r = krt__ze(zr, "zeKrtCommandListGetNativeQueue");
-    if (r == KRT_SUCCESS)
-        *out = native;
-    return r;
+    *out = queue->native;
+    return KRT_SUCCESS;
 }
