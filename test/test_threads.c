@@ -404,3 +404,67 @@ Test(threads, same_kernel_many_launches_in_flight_own_queues)
 {
     run_flights(1);
 }
+
+typedef struct {
+    krt_context *ctx;
+    krt_kernel *k;
+    krt_result r;
+    uint32_t *out;
+} churn_arg;
+
+/* Creates a queue, launches on it and destroys it, again and again, checking each launch's result. */
+static void *queue_churn(void *p)
+{
+    churn_arg *a = p;
+    for (int i = 0; i < 40 && a->r == KRT_SUCCESS; i++) {
+        krt_queue *q = NULL;
+        if ((a->r = krt_queue_create(a->ctx, NULL, &q)) != KRT_SUCCESS)
+            break;
+        uint32_t n = SLICE, base = (uint32_t)i * 7u;
+        krt_arg args[] = {KRT_ARG(a->out), KRT_ARG(n), KRT_ARG(base)};
+        krt_launch_desc d = kt_desc1(n, args, 3);
+        d.queue = q;
+        a->r = krt_launch(a->k, &d);
+        krt_queue_destroy(q); /* waits for the launch */
+        for (uint32_t j = 0; a->r == KRT_SUCCESS && j < n; j++)
+            if (a->out[j] != base + j)
+                a->r = KRT_ERROR_DRIVER;
+    }
+    return NULL;
+}
+
+/* krt_context_synchronize on one thread while others create and destroy queues: a queue destroyed while a
+ * synchronize of its context waits on it is freed after that wait, never under it. */
+Test(threads, queues_destroyed_while_the_context_synchronizes)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    enum { CHURN = 3 };
+    pthread_t th[CHURN];
+    churn_arg args[CHURN];
+    for (int i = 0; i < CHURN; i++) {
+        args[i] = (churn_arg){.ctx = ctx, .k = k, .r = KRT_SUCCESS};
+        args[i].out = kt_alloc(ctx, SLICE * 4, KRT_MEMORY_SHARED);
+        cr_assert_eq(pthread_create(&th[i], NULL, queue_churn, &args[i]), 0);
+    }
+    int syncs = 0, joined[CHURN] = {0};
+    for (;;) {
+        KT_OK(krt_context_synchronize(ctx));
+        syncs++;
+        int running = 0;
+        for (int i = 0; i < CHURN; i++) {
+            if (!joined[i])
+                joined[i] = pthread_tryjoin_np(th[i], NULL) == 0; /* a joined thread must not be joined again */
+            running |= !joined[i];
+        }
+        if (!running)
+            break;
+    }
+    for (int i = 0; i < CHURN; i++)
+        cr_assert_eq(args[i].r, KRT_SUCCESS, "thread %d: %s", i, krt_result_name(args[i].r));
+    cr_assert_gt(syncs, 0);
+    kt_assert_usable(ctx);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}

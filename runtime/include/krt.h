@@ -204,7 +204,8 @@ KRT_API krt_result krt_context_extensions(krt_context *ctx, const char **names, 
 /* 1 if the context's driver advertises the extension, else 0 (also for NULL arguments). A lookup, never a
  * driver call after the first. */
 KRT_API int krt_context_has_extension(krt_context *ctx, const char *name);
-/* Waits until every queue of the context is idle.
+/* Waits until every queue of the context is idle. Other threads may create, use and destroy queues meanwhile: a
+ * queue destroyed during the wait is freed when the wait is over.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
  * context, see krt_host_task); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_synchronize(krt_context *ctx);

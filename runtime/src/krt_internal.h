@@ -401,6 +401,10 @@ struct krt_queue {
     uint64_t pending_mark;
     int is_default;
     void *native;              /* the backend's queue (ZE_krt_native_queue, ze_cuda's CUstream), else NULL */
+    /* Guarded by ctx->lock: krt_context_synchronize calls waiting on the queue without the lock (sync_refs), and
+     * whether krt_queue_destroy has unlinked it meanwhile (unlinked): the last of those waits frees it. */
+    uint32_t sync_refs;
+    int unlinked;
     krt_queue *next;
     /* host_task.c: the queue's host-task thread and its two events, made at its first krt_host_task. */
     _Atomic(struct krt__host_worker *) host;

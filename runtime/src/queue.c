@@ -155,6 +155,17 @@ krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns)
 }
 
 /* The caller holds ctx->lock. */
+static void queue_free_locked(krt_queue *q)
+{
+    KRT__ZE(q->ctx->ddi, CommandList, Destroy)(q->list);
+    krt__event_destroy_locked(q->sync_event);
+    pthread_mutex_destroy(&q->lock);
+    pthread_mutex_destroy(&q->sync_lock);
+    free(q);
+}
+
+/* The caller holds ctx->lock. A krt_context_synchronize of another thread that is waiting on the queue still holds
+ * it (sync_refs): the queue leaves the context's list now and is freed when that wait is over. */
 void krt__queue_destroy_locked(krt_queue *q)
 {
     krt__host_worker_destroy_locked(q); /* before the list and the events its thread uses go */
@@ -166,11 +177,11 @@ void krt__queue_destroy_locked(krt_queue *q)
         }
     if (ctx->default_queue == q)
         ctx->default_queue = NULL;
-    KRT__ZE(q->ctx->ddi, CommandList, Destroy)(q->list);
-    krt__event_destroy_locked(q->sync_event);
-    pthread_mutex_destroy(&q->lock);
-    pthread_mutex_destroy(&q->sync_lock);
-    free(q);
+    if (q->sync_refs) {
+        q->unlinked = 1;
+        return;
+    }
+    queue_free_locked(q);
 }
 
 void krt_queue_destroy(krt_queue *queue)
@@ -205,8 +216,9 @@ krt_result krt_context_synchronize(krt_context *ctx)
         return krt__fail(KRT_ERROR_INVALID_STATE, "krt_context_synchronize: a host task cannot wait for its own "
                                                   "context (its queue waits for the task)");
     /* The queues are copied out under the context lock and waited for without it, so that other threads can
-     * allocate, create events or queues meanwhile. A queue must not be destroyed while a synchronize of its
-     * context runs (the same rule as for any object in use). Past 64 queues the lock is held throughout. */
+     * allocate, create events or queues meanwhile. Each copied queue is held (sync_refs): krt_queue_destroy on
+     * another thread meanwhile unlinks it and leaves the freeing to this call. Past 64 queues the lock is held
+     * throughout. */
     enum { SNAPSHOT = 64 };
     krt_queue *snapshot[SNAPSHOT];
     uint32_t n = 0;
@@ -219,6 +231,9 @@ krt_result krt_context_synchronize(krt_context *ctx)
         }
         snapshot[n++] = q;
     }
+    if (!overflow)
+        for (uint32_t i = 0; i < n; i++)
+            snapshot[i]->sync_refs++;
     krt_result r = KRT_SUCCESS;
     if (overflow) {
         for (krt_queue *q = ctx->queues; q; q = q->next) {
@@ -235,6 +250,11 @@ krt_result krt_context_synchronize(krt_context *ctx)
         if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
             r = qr;
     }
+    pthread_mutex_lock(&ctx->lock);
+    for (uint32_t i = 0; i < n; i++)
+        if (--snapshot[i]->sync_refs == 0 && snapshot[i]->unlinked)
+            queue_free_locked(snapshot[i]);
+    pthread_mutex_unlock(&ctx->lock);
     return r;
 }
 
