@@ -54,7 +54,8 @@ help:
 DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
                 libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15 \
-                libclang-common-15-dev
+                libclang-common-15-dev python3-dev python3-numpy python3-pytest python3-venv python3-setuptools \
+                python3-wheel
 
 deps:
 	@sh tools/install-deps.sh $(DEB_PACKAGES)
@@ -70,6 +71,7 @@ include bench/bench.mk
 include test/fuzz/fuzz.mk
 include test/host/host.mk
 include test/sanitize/sanitize.mk
+include python/python.mk
 
 $(BUILD) $(LIBDIR) $(BINDIR) $(OBJDIR):
 	@mkdir -p $@

@@ -24,6 +24,7 @@ BENCH_MODULE_ARGS  ?= --cold 2 --cold-nocache 1 --warm 5
 BENCH_SCALING_ARGS ?= --launches 5000 --repeats 3 --callgrind-launches 1000
 BENCH_LU_ARGS      ?= --n 100 --samples 1
 BENCH_HOST_ARGS    ?= --samples 1 --n 65536 --matrix 64 --items 100000
+BENCH_PY_ARGS      ?= --calls 10000 --rounds 3
 else
 BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
 BENCH_GROUP_ARGS   ?= --samples 3 --final 15
@@ -31,6 +32,7 @@ BENCH_MODULE_ARGS  ?= --cold 5 --cold-nocache 2 --warm 20
 BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 2000
 BENCH_LU_ARGS      ?= --n 250 --samples 5
 BENCH_HOST_ARGS    ?= --samples 5
+BENCH_PY_ARGS      ?= --calls 100000 --rounds 5
 endif
 
 .PHONY: bench-build bench-only
@@ -81,5 +83,7 @@ bench-only: bench-build
 	$(BENCH_ENV) $(BENCH_OUT)/groupsize --out $(BENCH_OUT) $(BENCH_GROUP_ARGS) && \
 	$(BENCH_ENV) $(BENCH_OUT)/lu --out $(BENCH_OUT) $(BENCH_LU_ARGS) && \
 	$(BENCH_ENV) $(BENCH_OUT)/host_device --out $(BENCH_OUT) $(BENCH_HOST_ARGS) && \
+	$(BENCH_ENV) PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) bench/python_launch.py --device cpu $(BENCH_PY_ARGS) \
+	    >$(BENCH_OUT)/python_launch.md && cat $(BENCH_OUT)/python_launch.md && \
 	sh bench/plot.sh $(BENCH_OUT) && \
 	echo "bench: done in $$(( $$(date +%s) - start )) s; CSV files and plots in $(BENCH_OUT)/"

@@ -51,13 +51,16 @@ EXAMPLE_PROGRAMS = \
     '$(BINDIR)/knobs 10007' \
     '$(BINDIR)/memory 100003'
 # What runs under an interpreter (make sanitize leaves these out: their interpreters are not instrumented).
+# The Python package runs under PY_SYS (python/python.mk), on build/python's package; pytest covers ze_pocl and
+# the host device in one run (test/python/test_package.py).
 EXAMPLE_SCRIPTS = \
-    '$(PYTHON) examples/python/saxpy.py' \
-    'cd / && $(PYTHON) $(abspath examples/python/saxpy.py) 1000' \
-    'sh test/follow-docs.sh $(BUILD)' \
-    'sh test/krt-cc.sh $(BUILD)' \
-    '$(PYTHON) test/python/test_binding.py' \
-    'KRT_DEVICE=host $(PYTHON) examples/python/saxpy.py'
+    'PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) examples/python/saxpy.py' \
+    'cd / && PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) $(abspath examples/python/saxpy.py) 1000' \
+    'KRT_DEVICE=host PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) examples/python/saxpy.py' \
+    'PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) -m pytest -q -p no:cacheprovider test/python' \
+    'PY_SYS=$(PY_SYS) sh test/python/pip-install.sh $(BUILD)' \
+    'PY_SYS=$(PY_SYS) sh test/follow-docs.sh $(BUILD)' \
+    'sh test/krt-cc.sh $(BUILD)'
 EXAMPLE_INFO = \
     '$(BINDIR)/krt-info' \
     '$(BINDIR)/krt-info --device cpu' \

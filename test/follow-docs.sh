@@ -53,11 +53,17 @@ grep -qx 'x\[999\] = 1998' app.out
 # The program runs on the installed libkrt, not on build/lib's.
 ldd ./app | grep -q "$prefix/lib/libkrt.so" || { echo "follow-docs: app does not use $prefix/lib/libkrt.so" >&2; exit 1; }
 
-# tutorial-python: your own script, in a directory that also holds a directory named krt (the clone-name trap).
+# tutorial-python: your own script, in a directory that also holds a directory named krt (the clone-name trap), on
+# the package make builds into build/python, its output compared with the page's.
 cd "$scratch/py"
 extract "$KRT/docs/tutorial-python.md" double.py double.py
 mkdir krt
-step "PYTHONPATH=\$KRT/examples/python python3 double.py"
-PYTHONPATH="$KRT/examples/python" python3 double.py | tee double.out
-grep -q '^ok' double.out
+step "PYTHONPATH=\$KRT/build/python python3 double.py"
+PYTHONPATH="$build/python" "${PY_SYS:-/usr/bin/python3}" double.py | tee double.out
+awk '$0 == "<!-- output of: PYTHONPATH=$KRT/build/python python3 double.py -->" { want = 1; next }
+     want == 1 && /^```/ { want = 2; next }
+     want == 2 && /^```/ { exit }
+     want == 2 { print }' "$KRT/docs/tutorial-python.md" >double.expected
+[ -s double.expected ] || { echo "follow-docs: no pasted output of double.py in tutorial-python.md" >&2; exit 1; }
+diff double.expected double.out || { echo "follow-docs: tutorial-python.md's pasted output of double.py differs" >&2; exit 1; }
 step "done"

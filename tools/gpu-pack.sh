@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu-pack.sh: packs a build made on the build machine for tools/gpu-test.sh on an NVIDIA GPU machine: the
 # libraries, programs, tests and kernels in build/'s own layout, stripped; libclc's NVPTX library (xz); the
-# Python binding; and the GPU-only benchmark programs (bench/cuda/, built here: krt_vadd with cc, cuda_ref with
+# Python package with its GPU checks; and the GPU-only benchmark programs (bench/cuda/, built here: krt_vadd with cc, cuda_ref with
 # the CUDA toolkit's nvcc). Run after `make` and `make bench-build`.
 #   sh tools/gpu-pack.sh DEST        (DEST is emptied first)
 set -eu
@@ -31,7 +31,16 @@ mkdir -p "$D/test-kernels/abi2" && cp "$B"/test-kernels/abi2/*.so "$D/test-kerne
 # The AddressSanitizer build of offbyone (test_host_kernels runs it).
 if [ -d "$B/kernels-asan" ]; then mkdir -p "$D/kernels-asan" && cp -r "$B/kernels-asan/." "$D/kernels-asan/"; fi
 cp "$B"/bench/kernels/*.spv "$D/bench/kernels/"
-cp examples/python/*.py "$D/python/"
+# The Python package as make builds it (krt/, the abi3 extension and its .py files: one build serves the GPU
+# image's Python 3.12), the example, the GPU interop check, the launch-cost benchmark and the tutorial's torch block.
+cp -r "$B/python/krt" "$D/python/"
+rm -rf "$D/python/krt/__pycache__"
+strip -o "$D/python/krt/_krt.abi3.so" "$B/python/krt/_krt.abi3.so"
+cp examples/python/*.py test/python/gpu_interop.py bench/python_launch.py "$D/python/"
+awk '$0 == "<!-- file: torch_saxpy.py -->" { want = 1; next }
+     want == 1 && /^```/ { want = 2; next }
+     want == 2 && /^```/ { exit }
+     want == 2 { print }' docs/tutorial-python.md >"$D/python/torch_saxpy.py"
 xz -9 -c "$CLC" > "$D/clc/nvptx64--nvidiacl.bc.xz"
 cp tools/gpu-test.sh "$D/"
 du -sh "$D"

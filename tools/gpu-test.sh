@@ -5,9 +5,10 @@
 #   1. krt-info with krt's default driver list (both drivers, both devices);
 #   2. the Level Zero driver tests (test_ze_*) against ze_cuda alone;
 #   3. libkrt's tests with ze_cuda first and ze_pocl second (krt's default device is then the GPU);
-#   4. every example with KRT_DEVICE=NVIDIA, and the Python embedding;
+#   4. every example with KRT_DEVICE=NVIDIA, and the Python package with torch and CuPy;
 #   5. the figures: hand-written CUDA (raw cuLaunchKernel, vadd per block size, a 64 MiB copy), krt's vadd,
-#      launch_overhead's Level Zero and krt cases, the group-size benchmark, a spilling kernel's properties.
+#      launch_overhead's Level Zero and krt cases, the group-size benchmark, a Python call's cost against C, CuPy
+#      and torch, a spilling kernel's properties.
 # Everything goes to OUT/gpu-test.log; OUT/summary.txt has one line per step and the totals.
 #   bash DIR/gpu-test.sh DIR OUT [DEBS]        (DEBS defaults to .debs; env BUDGET, JOBS, FIGURES=0|1, ONLY)
 D=$(cd "$1" && pwd)
@@ -109,7 +110,11 @@ for ex in "vadd 100003" "saxpy 1 7 1000 4093 65537" "reduce 100003" "matmul 100 
     step "example $ex" 30 env -u ZE_ENABLE_ALT_DRIVERS $D/bin/$ex
 done
 for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$k"; done
-step "python saxpy.py" 60 env -u ZE_ENABLE_ALT_DRIVERS KRT_LIB="$D/lib/libkrt.so" python3 "$D/python/saxpy.py"
+# The Python package (abi3, built on Debian's 3.11) under the image's Python: the example, then torch and CuPy
+# tensors through kernels with no copy, and the tutorial's torch block (test/python/gpu_interop.py).
+step "python saxpy.py" 60 env -u ZE_ENABLE_ALT_DRIVERS PYTHONPATH="$D/python" python3 "$D/python/saxpy.py"
+step "python gpu_interop.py (torch, CuPy)" 240 env -u ZE_ENABLE_ALT_DRIVERS PYTHONPATH="$D/python" \
+    python3 "$D/python/gpu_interop.py"
 step "module cache entries written" 10 sh -c "ls $ZE_CUDA_CACHE_DIR | grep -c cubin"
 
 # 5. Figures.
@@ -125,6 +130,9 @@ if [ "${FIGURES:-1}" = 1 ]; then
         --cases abcd --no-callgrind --launches 100000 --repeats 3 --out /tmp/lo
     step "figures: cuda_ref again (launch cost varies between runs)" 60 "$D/bench/cuda_ref" --launches 100000
     step "figures: groupsize" 120 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/groupsize" --quick --out /tmp/gs
+    step "figures: python_launch (Python call, C krt_launch, CuPy RawKernel, torch add_)" 150 \
+        env -u ZE_ENABLE_ALT_DRIVERS PYTHONPATH="$D/python" python3 "$D/python/python_launch.py" --device gpu \
+        --calls 100000 --rounds 3
     step "figures: spilling kernel" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$D/test-kernels/krt_spill.spv"
 fi
 echo "gpu-test: $passed passed, $failed failed, $skipped skipped" | tee -a "$SUM" >>"$LOG"

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""saxpy from Python: y = a * x + y through krt.py, a ctypes binding that marshals arguments by reflection.
+"""saxpy from Python: y = a * x + y through the krt package, arguments converted by the kernel's reflection.
 
 usage: python3 examples/python/saxpy.py [n]   (default 100003)
-Exits 1 on a wrong answer.
+From a checkout after `make` the package is build/python (found from this file's place when `import krt` fails);
+after `pip install ./python` it is the installed one. Exits 1 on a wrong answer.
 """
 
-import array
 import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import krt  # noqa: E402  (the binding beside this file)
+import numpy as np
+
+try:
+    import krt
+except ImportError:  # a checkout after make: build/python holds the package
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "python"))
+    import krt
 
 
 def kernel_path(name):
@@ -23,41 +28,34 @@ def kernel_path(name):
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100003
     a = 2.5
-    x = array.array("f", (float(i % 1000) for i in range(n)))
-    y = array.array("f", (float(i % 7) for i in range(n)))
-    # The host reference, rounded to float like the device.
-    expect = array.array("f", (a * xi + yi for xi, yi in zip(x, y)))
+    x = (np.arange(n) % 1000).astype(np.float32)
+    y = (np.arange(n) % 7).astype(np.float32)
+    expect = np.float32(a) * x + y  # the host reference, in float like the device
 
-    with krt.Context() as ctx:
-        print(f"device: {ctx.device_name} (driver {ctx.driver_name})")
-        module = ctx.module(kernel_path("saxpy.spv"))
-        saxpy = module.kernel("saxpy")
+    with krt.Context() as ctx:  # the default device, or KRT_DEVICE
+        print(f"device: {ctx.device.name} (driver {ctx.device.driver})")
+        saxpy = krt.Module(ctx, path=kernel_path("saxpy.spv"))["saxpy"]
         print("saxpy's signature, from the module's reflection:")
         for i, info in enumerate(saxpy.args):
-            print(f"  {i} {info}")
+            print(f"  {i} {info.name}: {info.takes}")
 
-        # A wrong argument is caught by the binding, before krt sees it, with the argument's name.
+        # A NumPy array where a device buffer belongs is refused, never copied behind your back.
         try:
-            saxpy(n, a, x, y, n)
-        except TypeError as e:
-            print(f"passing a Python array where a buffer belongs: TypeError: {e}")
+            saxpy(a, x, y, n, range=n)
+        except krt.KernelArgumentError as e:
+            print(f"a NumPy array where a buffer belongs: krt.{type(e).__name__}: {e}")
 
-        dx, dy = ctx.buffer(n * 4), ctx.buffer(n * 4)
-        dx.write(x)
-        dy.write(y)
-        config = saxpy.config(n)
-        print(f"krt chose: group {config['group'][0]}, {config['groups'][0]} groups, decided by {config['limit']}"
-              f"{', last group partial' if config['masked'] else ''}")
+        dx, dy = krt.asarray(ctx, x), krt.asarray(ctx, y)  # copies on the device
+        config = saxpy.config(range=n)
+        print(f"krt chose: group {config.group[0]}, {config.groups[0]} groups, decided by {config.limit}"
+              f"{', last group partial' if config.masked else ''}")
         start = time.perf_counter()
-        saxpy(n, a, dx, dy, n)  # float, buffer, buffer, uint: each converted as the reflection says
+        saxpy(a, dx, dy, n, range=n)  # float, buffer, buffer, uint: each converted as the reflection says
         ctx.synchronize()
         ms = (time.perf_counter() - start) * 1e3
-        result = array.array("f", bytes(n * 4))
-        dy.read_into(result)
-        wrong = sum(1 for got, want in zip(result, expect) if got != want)
+        result = dy.numpy()
+        wrong = int(np.count_nonzero(result != expect))
         print(f"saxpy of {n} floats: {ms:.3f} ms; {wrong} wrong: {'FAILED' if wrong else 'ok'}")
-        dx.free()
-        dy.free()
     return 1 if wrong else 0
 
 

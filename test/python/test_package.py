@@ -1,0 +1,536 @@
+"""The Python package krt (python/), on ze_pocl ("cpu") and the host device ("host").
+
+Run by make test: PYTHONPATH=build/python /usr/bin/python3 -m pytest test/python. Kernels come from
+test/kernels/krt_python.cl (both devices) and krt_python_vec.cl (ze_pocl), built into $KRT_TEST_KERNELS.
+"""
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import krt
+
+KERNELS = os.environ.get("KRT_TEST_KERNELS") or os.path.join(os.path.dirname(__file__), "..", "..", "build",
+                                                             "test-kernels")
+DEVICES = ["cpu", "host"]
+
+
+def spv(name):
+    return os.path.join(KERNELS, name + ".spv")
+
+
+@pytest.fixture(params=DEVICES)
+def ctx(request):
+    c = krt.Context(device=request.param)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def cpu():
+    c = krt.Context(device="cpu")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def mod(ctx):
+    return krt.Module(ctx, path=spv("krt_python"))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Devices and contexts
+# ------------------------------------------------------------------------------------------------------------
+
+
+def test_devices_and_context_choice():
+    devs = krt.devices()
+    kinds = {d.type for d in devs}
+    assert "CPU" in kinds and "host" in kinds
+    for d in devs:
+        assert isinstance(d.index, int) and d.name and d.max_group_size > 0
+    cpu_index = next(d.index for d in devs if d.type == "CPU")
+    for choice in ("cpu", cpu_index, devs[cpu_index], devs[cpu_index].name[:6]):
+        with krt.Context(device=choice) as c:
+            assert c.device.type == "CPU" and c.device.index == cpu_index
+    with krt.Context(device="host") as c:
+        assert c.device.type == "host"
+    with pytest.raises(krt.NoDeviceError) as e:
+        krt.Context(device="no-such-device")
+    assert isinstance(e.value, LookupError) and e.value.name == "KRT_ERROR_NO_DEVICE"
+    with pytest.raises(TypeError):
+        krt.Context(device=1.5)
+
+
+def test_context_manager_closes(ctx):
+    with krt.Context(device="cpu") as c:
+        m = krt.Module(c, path=spv("krt_python"))
+        k = m["krt_py_fill"]
+        a = krt.zeros(c, 8, dtype=np.int32, kind="shared")
+    assert c.closed
+    with pytest.raises(krt.InvalidStateError):
+        k(a, 1, range=8)
+    with pytest.raises(krt.InvalidStateError):
+        krt.empty(c, 4)
+    with pytest.raises(krt.InvalidStateError):
+        krt.Module(c, path=spv("krt_python"))
+    # The memory stays readable after close: the krt context lives until its last object goes.
+    assert np.asarray(a).tolist() == [0] * 8
+    c.close()  # twice: nothing
+
+
+def test_extensions(ctx):
+    ext = ctx.extensions
+    assert isinstance(ext, tuple)
+    for name in ext:
+        assert ctx.has_extension(name)
+    assert not ctx.has_extension("ZE_no_such_extension")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Modules and kernels
+# ------------------------------------------------------------------------------------------------------------
+
+
+def test_module_kernels_and_lookup(mod):
+    assert "krt_py_axpy" in mod.kernels and "krt_py_ints" in mod.kernels
+    k = mod["krt_py_axpy"]
+    assert k.name == "krt_py_axpy" and mod.krt_py_axpy.name == "krt_py_axpy"
+    assert [a.name for a in k.args] == ["y", "x", "a", "n"]
+    assert [a.kind for a in k.args] == ["global pointer", "global pointer", "scalar", "scalar"]
+    assert k.info.num_args == 4 and not k.info.uses_barrier
+    assert mod["krt_py_local"].info.uses_barrier
+    assert k.properties.max_group_size >= 1
+    with pytest.raises(krt.KernelNotFoundError) as e:
+        mod["nope"]
+    assert isinstance(e.value, KeyError) and "krt_py_axpy" in str(e.value)
+    with pytest.raises(AttributeError):
+        mod.nope
+
+
+def test_module_from_bytes_and_source(cpu):
+    with open(spv("krt_python"), "rb") as f:
+        m = krt.Module(cpu, spirv=f.read())
+    assert "krt_py_fill" in m.kernels
+    src = "kernel void twice(global int *x, int k) { x[get_global_id(0)] *= K * k; }"
+    m = krt.Module(cpu, source=src, options="-DK=2")
+    a = krt.asarray(cpu, np.arange(10, dtype=np.int32), kind="shared")
+    m["twice"](a, 3, range=10, block=True)
+    assert np.asarray(a).tolist() == [6 * i for i in range(10)]
+
+
+def test_module_errors(cpu):
+    with pytest.raises(krt.FileError) as e:
+        krt.Module(cpu, path="/no/such/file.spv")
+    assert isinstance(e.value, OSError)
+    with pytest.raises(krt.InvalidModuleError) as e:
+        krt.Module(cpu, spirv=b"\x07\x23\x02\x03" + b"\0" * 60)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(krt.ModuleBuildError) as e:
+        krt.Module(cpu, source="kernel void broken(global int *x) { x[0] = undeclared_name; }")
+    assert "undeclared_name" in e.value.build_log
+    with pytest.raises(TypeError):
+        krt.Module(cpu)
+    with pytest.raises(TypeError):
+        krt.Module(cpu, path=spv("krt_python"), spirv=b"")
+
+
+def test_spec_constants(cpu):
+    # krt_spec.cl: SpecId 1 is an int (default 7), 2 an int (-3), 3 a long (5000000000).
+    m = krt.Module(cpu, path=spv("krt_spec"), spec_constants={1: 11, 3: np.int64(-2**40)})
+    out = krt.zeros(cpu, 3, dtype=np.int64, kind="shared")
+    m["krt_spec_values"](out, range=1, block=True)
+    assert np.asarray(out).tolist() == [11, -3, -2**40]
+    with pytest.raises(krt.InvalidArgumentError) as e:
+        krt.Module(cpu, path=spv("krt_spec"), spec_constants={1: np.int64(3)})  # 8 bytes for an int
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(TypeError):
+        krt.Module(cpu, path=spv("krt_spec"), spec_constants={1: "3"})
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Arguments, by the kernel's reflection
+# ------------------------------------------------------------------------------------------------------------
+
+
+def test_integer_arguments_arrive_unchanged(ctx, mod):
+    out = krt.zeros(ctx, 8, dtype=np.int64, kind="shared")
+    vals = [-128, 255, -32768, 65535, -2**31, 2**32 - 1, -2**63, 2**63 - 1]
+    mod["krt_py_ints"](out, *vals, range=1, block=True)
+    got = np.asarray(out).tolist()
+    # ulong 2**63-1 and the unsigned 8-32-bit values come back as written; uint/ushort/uchar are zero-extended.
+    assert got == vals
+    # NumPy integers and bools are integers too; a negative value for an unsigned parameter is its two's complement.
+    mod["krt_py_ints"](out, np.int8(-1), np.uint8(7), True, np.int64(9), np.int32(-5), -1, 1, np.uint64(2**64 - 1),
+                       range=1, block=True)
+    got = np.asarray(out).tolist()
+    assert got[:6] == [-1, 7, 1, 9, -5, 2**32 - 1] and got[6] == 1 and got[7] == -1
+
+
+def test_integer_that_does_not_fit_is_refused(ctx, mod):
+    out = krt.zeros(ctx, 8, dtype=np.int64, kind="shared")
+    k = mod["krt_py_ints"]
+    for i, bad in [(1, 128 * 2), (1, -129), (5, 2**32 + 5), (5, -2**31 - 1), (8, 2**64), (7, -2**63 - 1)]:
+        args = [out, 0, 0, 0, 0, 0, 0, 0, 0]
+        args[i] = bad
+        with pytest.raises(krt.KernelArgumentError) as e:
+            k(*args, range=1)
+        assert isinstance(e.value, ValueError) and not isinstance(e.value, TypeError)
+        assert f"argument {i} (" in str(e.value) and str(bad) in str(e.value)
+
+
+def test_wrong_types_and_counts(ctx, mod):
+    k = mod["krt_py_axpy"]
+    x = krt.zeros(ctx, 4)
+    y = krt.zeros(ctx, 4)
+    cases = [((y, x, "2", 4), "argument 2 (a)", "str"), ((y, x, 2.0, 4.0), "argument 3 (n)", "float"),
+             ((y, x, 2.0, np.float32(4)), "argument 3 (n)", "float32"), ((y, 3, 2.0, 4), "argument 1 (x)", "int"),
+             ((y, x, None, 4), "argument 2 (a)", "NoneType"), ((y, x, 1j, 4), "argument 2 (a)", "complex")]
+    for args, where, typename in cases:
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(*args, range=4)
+        err = e.value
+        assert isinstance(err, TypeError) and isinstance(err, krt.KernelArgumentError) and isinstance(err, krt.Error)
+        assert where in str(err) and typename in str(err) and "krt_py_axpy" in str(err)
+        assert err.name == "KRT_ERROR_INVALID_KERNEL_ARGUMENT"
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k(y, x, 2.0, range=4)
+    assert "takes 4 arguments (y, x, a, n), 3 given" in str(e.value)
+    with pytest.raises(krt.KernelArgumentError):
+        k(y, x, 1e39, 4, range=4)  # beyond float's range
+
+
+def test_float_arguments(ctx, mod):
+    out = krt.zeros(ctx, 2, dtype=np.float64, kind="shared")
+    k = mod["krt_py_floats"]
+    k(out, 0.1, 0.1, range=1, block=True)
+    assert np.asarray(out).tolist() == [float(np.float32(0.1)), 0.1]
+    k(out, 3, np.float16(1.5), range=1, block=True)  # an int for a float converts, as in C
+    assert np.asarray(out).tolist() == [3.0, 1.5]
+    k(out, float("inf"), float("nan"), range=1, block=True)
+    got = np.asarray(out)
+    assert got[0] == np.inf and np.isnan(got[1])
+
+
+def test_vector_half_struct_arguments(cpu):
+    k = krt.Module(cpu, path=spv("krt_python_vec"))["krt_py_other"]
+    out = krt.zeros(cpu, 11, dtype=np.float32, kind="shared")
+    pair = np.array([(7, 2.5)], dtype=[("a", "<i4"), ("b", "<f4")])
+    k(out, (1, 2, 3, 4.5), 0.333, pair, [-3, 4], np.array([1, 2, 3], dtype=np.float32), 200, range=1, block=True)
+    got = np.asarray(out).tolist()
+    assert got[:4] == [1, 2, 3, 4.5]
+    assert got[4] == float(np.float16(0.333))
+    assert got[5:] == [7, 2.5, -3, 4, 6, 200]
+    with pytest.raises(krt.ArgumentTypeError):
+        k(out, (1, 2, 3), 0.5, pair, [1, 2], (1, 2, 3), 0, range=1)  # a float4 of 3
+    with pytest.raises(krt.KernelArgumentError):
+        k(out, (1, 2, 3, 4), 0.5, b"\0" * 7, [1, 2], (1, 2, 3), 0, range=1)  # a struct of 8 bytes
+    with pytest.raises(krt.KernelArgumentError):
+        k(out, (1, 2, 3, 4), 70000.0, pair, [1, 2], (1, 2, 3), 0, range=1)  # beyond half's range
+    with pytest.raises(krt.KernelArgumentError):
+        k(out, (1, 2, 3, 4), 0.5, pair, [1, 300], (1, 2, 3), 0, range=1)  # a char of 300
+
+
+def test_local_and_constant_arguments(ctx, mod):
+    n = 64
+    out = krt.zeros(ctx, n, dtype=np.int32, kind="shared")
+    mod["krt_py_local"](out, krt.Local(16 * 4), range=n, group=16, block=True)
+    expect = [(i // 16) * 16 + (i % 16 + 1) % 16 for i in range(n)]
+    assert np.asarray(out).tolist() == expect
+    with pytest.raises(krt.ArgumentTypeError):
+        mod["krt_py_local"](out, 64, range=n, group=16)
+    c = krt.asarray(ctx, np.arange(n, dtype=np.int32))
+    mod["krt_py_const"](out, c, range=n, block=True)
+    assert np.asarray(out).tolist() == [2 * i for i in range(n)]
+
+
+def test_exact_ranges_in_1_2_3_dimensions(ctx, mod):
+    k = mod["krt_py_fill"]
+    for rng in [1, 7, 1000003, (33, 17), (5, 7, 11)]:
+        total = int(np.prod(rng))
+        out = krt.empty(ctx, total + 1, dtype=np.int32, kind="shared")
+        np.asarray(out)[:] = -1
+        k(out, 100, range=rng, block=True)
+        got = np.asarray(out)
+        assert np.array_equal(got[:total], 100 + np.arange(total, dtype=np.int32)), rng
+        assert got[total] == -1, "wrote past the range"
+
+
+def test_range_and_group_errors(ctx, mod):
+    k = mod["krt_py_fill"]
+    out = krt.zeros(ctx, 16, dtype=np.int32)
+    with pytest.raises(krt.NDRangeError):
+        k(out, 1)  # no range=
+    with pytest.raises(krt.NDRangeError):
+        k(out, 1, range=0)
+    with pytest.raises(krt.NDRangeError):
+        k(out, 1, range=-1)
+    with pytest.raises(TypeError):
+        k(out, 1, range=(1, 2, 3, 4))
+    with pytest.raises(krt.GroupSizeError) as e:
+        k(out, 1, range=8, group=16)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(TypeError):
+        k(out, 1, range=8, colour="red")
+
+
+def test_config_and_tune(ctx, mod):
+    k = mod["krt_py_axpy"]
+    cfg = k.config(1000003)
+    assert cfg.dims == 1 and cfg.group[0] >= 1 and cfg.groups[0] == -(-1000003 // cfg.group[0])
+    assert isinstance(cfg.limit, str) and cfg.masked == (1000003 % cfg.group[0] != 0)
+    n = 4096
+    x = krt.zeros(ctx, n)
+    y = krt.zeros(ctx, n)
+    t = k.tune(y, x, 1.0, n, range=n, samples=1)
+    assert t.candidates >= 1 and t.best_ns > 0 and t.best_ns <= t.rule_ns * 1.0001
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Arrays, NumPy and DLPack
+# ------------------------------------------------------------------------------------------------------------
+
+
+def test_readme_saxpy(ctx, mod):
+    n = 100003
+    saxpy = mod["krt_py_axpy"]
+    x = krt.asarray(ctx, np.arange(n, dtype=np.float32))
+    y = krt.zeros(ctx, n, dtype=np.float32, kind="shared")
+    assert x.kind == "device" and x.ptr != np.arange(1).__array_interface__["data"][0]
+    ev = saxpy(y, x, 2.0, n, range=n)
+    assert isinstance(ev, krt.Event)
+    ev.wait()
+    assert ev.done
+    view = np.from_dlpack(y)
+    assert view.__array_interface__["data"][0] == y.ptr  # no copy
+    assert np.array_equal(view, 2 * np.arange(n, dtype=np.float32))
+    assert np.array_equal(x.numpy(), np.arange(n, dtype=np.float32))
+
+
+def test_array_properties_and_copies(ctx):
+    a = krt.empty(ctx, (3, 4), dtype=np.int16, kind="host")
+    assert a.shape == (3, 4) and a.ndim == 2 and a.size == 12 and a.nbytes == 24 and a.itemsize == 2
+    assert a.dtype == np.int16 and a.typestr == "<i2" and a.strides == (8, 2) and len(a) == 3
+    src = np.arange(12, dtype=np.int16).reshape(3, 4)
+    a.copy_from(src)
+    assert np.array_equal(a.numpy(), src)
+    dst = np.zeros((3, 4), dtype=np.int16)
+    a.copy_to(dst)
+    assert np.array_equal(dst, src)
+    with pytest.raises(ValueError):
+        a.copy_from(np.zeros(5, dtype=np.int16))
+    with pytest.raises(TypeError):
+        a.copy_from("not a buffer")
+    with pytest.raises(ValueError):
+        krt.empty(ctx, 4, kind="texture")
+    with pytest.raises(TypeError):
+        krt.empty(ctx, 4, dtype=object)
+    with pytest.raises(krt.OutOfDeviceMemoryError) as e:
+        krt.empty(ctx, 2**60, dtype=np.uint8)
+    assert isinstance(e.value, MemoryError)
+    z = krt.zeros(ctx, 0)
+    assert z.size == 0 and z.numpy().shape == (0,)
+
+
+def test_dlpack_round_trips(ctx):
+    for kind in ("device", "shared", "host"):
+        a = krt.asarray(ctx, np.arange(10, dtype=np.float64), kind=kind)
+        assert a.__dlpack_device__() == (1, 0)  # kDLCPU: every kind is host memory on these devices
+        v = np.from_dlpack(a)
+        assert v.__array_interface__["data"][0] == a.ptr and v.tolist() == list(range(10))
+        b = np.asarray(a)  # the buffer protocol
+        assert b.__array_interface__["data"][0] == a.ptr
+        assert a.__array_interface__["data"][0] == a.ptr
+    a = krt.zeros(ctx, 4, dtype=np.int32)
+    assert "dltensor_versioned" in repr(a.__dlpack__(max_version=(1, 0)))
+    assert '"dltensor"' in repr(a.__dlpack__())
+    with pytest.raises(BufferError):
+        a.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError):
+        a.__dlpack__(copy=True)
+    # A view's writes reach the kernel and the kernel's writes reach the view.
+    m = krt.Module(ctx, path=spv("krt_python"))
+    y = krt.zeros(ctx, 8, dtype=np.float32, kind="shared")
+    x = krt.zeros(ctx, 8, dtype=np.float32, kind="shared")
+    xv = np.asarray(x)  # writable (NumPy marks DLPack imports read-only)
+    xv[:] = 3
+    m["krt_py_axpy"](y, x, 2.0, 8, range=8)
+    assert np.from_dlpack(y).tolist() == [6.0] * 8  # the export waits for the queued launch
+
+
+def test_exports_wait_for_queued_work(ctx, mod):
+    n = 1 << 20
+    y = krt.zeros(ctx, n, dtype=np.int32, kind="shared")
+    for v in range(5):
+        mod["krt_py_fill"](y, v, range=n)
+    assert np.asarray(y)[n - 1] == 4 + n - 1  # no synchronize: reading the buffer waits
+
+
+def test_host_numpy_array_is_refused_with_advice(ctx, mod):
+    x = np.arange(4, dtype=np.float32)
+    y = krt.zeros(ctx, 4)
+    with pytest.raises(krt.KernelArgumentError) as e:
+        mod["krt_py_axpy"](y, x, 1.0, 4, range=4)
+    assert "krt.asarray(ctx" in str(e.value) and "argument 1 (x)" in str(e.value)
+    with pytest.raises(krt.KernelArgumentError):
+        mod["krt_py_axpy"](y, memoryview(bytearray(16)), 1.0, 4, range=4)
+    # Non-contiguous host data is refused the same way, never copied behind the caller's back.
+    with pytest.raises(krt.KernelArgumentError):
+        mod["krt_py_axpy"](y, np.arange(8, dtype=np.float32)[::2], 1.0, 4, range=4)
+
+
+def test_array_of_another_context_or_device():
+    with krt.Context(device="cpu") as a, krt.Context(device="host") as b:
+        mb = krt.Module(b, path=spv("krt_python"))
+        xa = krt.zeros(a, 4)
+        yb = krt.zeros(b, 4)
+        with pytest.raises(krt.KernelArgumentError) as e:
+            mb["krt_py_axpy"](yb, xa, 1.0, 4, range=4)
+        assert "another context" in str(e.value)
+
+
+def test_freed_array(ctx, mod):
+    y = krt.zeros(ctx, 16, dtype=np.int32, kind="shared")
+    mod["krt_py_fill"](y, 5, range=16, block=True)
+    view = np.asarray(y)       # a buffer-protocol view
+    dl = np.from_dlpack(y)     # a DLPack view
+    y.free()
+    assert y.freed
+    with pytest.raises(krt.InvalidStateError):
+        mod["krt_py_fill"](y, 1, range=16)
+    with pytest.raises(krt.InvalidStateError):
+        y.numpy()
+    del y
+    gc.collect()
+    junk = [krt.zeros(ctx, 16, dtype=np.int32, kind="shared") for _ in range(50)]  # would reuse freed memory
+    for j in junk:
+        np.asarray(j)[:] = -7
+    assert view.tolist() == list(range(5, 21)) and dl.tolist() == list(range(5, 21))
+    y2 = krt.zeros(ctx, 4)
+    y2.free()
+    y2.free()  # twice: nothing
+
+
+def test_arrays_dropped_while_queued_stay_alive(ctx, mod):
+    # Temporaries that die right after the launch: their memory is released only once the queue is idle, and the
+    # deferred list empties itself (here past 1,024 entries).
+    n = 4096
+    k = mod["krt_py_axpy"]
+    y = krt.zeros(ctx, n, kind="shared")
+    for _ in range(1500):
+        k(y, krt.asarray(ctx, np.ones(n, dtype=np.float32)), 1.0, n, range=n)
+    ctx.synchronize()
+    assert np.all(np.asarray(y) == 1500)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Queues, events, threads
+# ------------------------------------------------------------------------------------------------------------
+
+
+def test_queues_and_events(ctx, mod):
+    n = 1 << 16
+    q1, q2 = ctx.queue(), ctx.queue()
+    x = krt.zeros(ctx, n, kind="shared")
+    y = krt.zeros(ctx, n, kind="shared")
+    one = krt.asarray(ctx, np.ones(n, dtype=np.float32))
+    k = mod["krt_py_axpy"]
+    for _ in range(20):
+        e1 = k(x, one, 1.0, n, range=n, queue=q1)
+        e2 = k(y, x, 1.0, n, range=n, queue=q2, wait=[e1])
+        e2.wait()
+    assert e1.queue is q1 and e2.queue is q2
+    q1.synchronize()
+    got = np.asarray(y)
+    # y accumulated x after each of x's 20 increments: 1 + 2 + ... + 20.
+    assert got[0] == 210 and got[n - 1] == 210
+    assert q2.synchronize(timeout=5) is True
+    with pytest.raises(TypeError):
+        k(x, one, 1.0, n, range=n, wait=[object()])
+    with pytest.raises(krt.UnsupportedFeatureError) as e:
+        ctx.default_queue.native
+    assert isinstance(e.value, NotImplementedError)
+
+
+def test_threads_launch_on_their_own_queues(ctx, mod):
+    n = 10000
+    k = mod["krt_py_fill"]
+    errors = []
+
+    def work(t):
+        try:
+            q = ctx.queue()
+            out = krt.zeros(ctx, n, dtype=np.int32, kind="shared")
+            for v in range(50):
+                k(out, t * 1000 + v, range=n, queue=q)
+            q.synchronize()
+            assert np.asarray(out)[n - 1] == t * 1000 + 49 + n - 1
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Errors, and the interpreter's exit
+# ------------------------------------------------------------------------------------------------------------
+
+
+def test_every_result_code_has_its_class():
+    import builtins
+    expect_base = {
+        "KRT_ERROR_INVALID_ARGUMENT": ValueError, "KRT_ERROR_OUT_OF_HOST_MEMORY": MemoryError,
+        "KRT_ERROR_OUT_OF_DEVICE_MEMORY": MemoryError, "KRT_ERROR_NO_DRIVER": RuntimeError,
+        "KRT_ERROR_NO_DEVICE": LookupError, "KRT_ERROR_IO": OSError, "KRT_ERROR_INVALID_MODULE": ValueError,
+        "KRT_ERROR_MODULE_BUILD_FAILURE": RuntimeError, "KRT_ERROR_KERNEL_NOT_FOUND": KeyError,
+        "KRT_ERROR_INVALID_KERNEL_ARGUMENT": ValueError, "KRT_ERROR_INVALID_NDRANGE": ValueError,
+        "KRT_ERROR_INVALID_GROUP_SIZE": ValueError, "KRT_ERROR_INVALID_POINTER": ValueError,
+        "KRT_ERROR_UNSUPPORTED_FEATURE": NotImplementedError, "KRT_ERROR_DEVICE_LOST": RuntimeError,
+        "KRT_ERROR_INVALID_STATE": RuntimeError, "KRT_ERROR_DRIVER": RuntimeError,
+        "KRT_TIMEOUT": builtins.TimeoutError, "KRT_NOT_READY": krt.Error,
+    }
+    seen = set()
+    for code, name, _ in krt._krt.results():
+        if code == 0:
+            continue
+        cls = krt.error_class(code)
+        assert issubclass(cls, krt.Error) and cls is not krt.Error, name
+        assert issubclass(cls, expect_base[name]), name
+        assert cls.code == code and cls(name).name == name
+        seen.add(cls)
+    assert len(seen) == len(expect_base)
+
+
+def test_interpreter_exit_with_work_and_views_alive(tmp_path):
+    script = tmp_path / "exit.py"
+    script.write_text(textwrap.dedent(f"""
+        import numpy as np, krt
+        ctx = krt.Context(device="cpu")
+        k = krt.Module(ctx, path={spv("krt_python")!r})["krt_py_fill"]
+        a = krt.zeros(ctx, 1 << 20, dtype=np.int32, kind="shared")
+        view = np.asarray(a)
+        for v in range(20):
+            k(a, v, range=1 << 20)
+        keep = [krt.zeros(ctx, 16) for _ in range(10)]
+        print("queued")
+    """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "queued" and r.stderr == ""
+
+
+def test_python_m_krt_prints_krt_info():
+    r = subprocess.run([sys.executable, "-m", "krt"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for d in krt.devices():
+        assert d.name in r.stdout
