@@ -9,16 +9,19 @@ PY_INCLUDE := $(shell $(PY_SYS) -c 'import sysconfig; print(sysconfig.get_paths(
 PY_DIR     := $(BUILD)/python/krt
 PY_EXT     := $(PY_DIR)/_krt.abi3.so
 PY_FILES   := $(patsubst python/krt/%,$(PY_DIR)/%,$(wildcard python/krt/*.py))
+# The extension's C files (kpy.h is what they share), compiled together into the one .so.
+PY_SRCS    := $(wildcard python/src/*.c)
+PY_HDRS    := $(wildcard python/src/*.h)
 
 .PHONY: python
 python: $(PY_EXT) $(PY_FILES)
 all: python
 
-$(PY_EXT): python/src/_krt.c python/src/dlpack_abi.h runtime/include/krt.h $(KRT_SO)
+$(PY_EXT): $(PY_SRCS) $(PY_HDRS) runtime/include/krt.h $(KRT_SO)
 	@mkdir -p $(dir $@)
 	@test -f "$(PY_INCLUDE)/Python.h" || { echo "krt: Python.h not found for $(PY_SYS) (make deps installs python3-dev)" >&2; exit 1; }
 	$(CC) -std=c11 $(WARN) -O2 -g -fPIC -shared -D_GNU_SOURCE -DPy_LIMITED_API=0x030B0000 -I$(PY_INCLUDE) \
-	    -Iruntime/include $< -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt
+	    -Iruntime/include $(PY_SRCS) -o $@ -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt
 
 $(PY_DIR)/%.py: python/krt/%.py
 	@mkdir -p $(dir $@)

@@ -33,8 +33,10 @@ cflags = shlex.split(pkg_config("--cflags"))
 libdir = pkg_config("--variable=libdir")
 ext = Extension(
     "krt._krt",
-    sources=["src/_krt.c"],
-    depends=["src/dlpack_abi.h"],
+    # Every C file of src/ (python.mk compiles the same set); kpy.h is what they share.
+    sources=["src/" + f for f in ("_krt.c", "module.c", "kernel.c", "convert.c", "import.c", "array.c", "context.c",
+                                  "registry.c")],
+    depends=["src/kpy.h", "src/dlpack_abi.h"],
     define_macros=[("Py_LIMITED_API", "0x030B0000"), ("_GNU_SOURCE", "1")],
     py_limited_api=True,
     extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra"],

@@ -1,0 +1,469 @@
+/*
+ * convert.c: a kernel call's arguments, converted by the kernel's reflected signature. kernel_build_spec makes a
+ * converter per argument once, when the kernel is looked up (argspec: what the kernel takes and how a Python value
+ * becomes it); convert_args runs them per call, filling krt_arg's from values on the caller's stack: ints that fit
+ * the width, floats, halves, vectors, structs as bytes, krt.Array pointers (or foreign arrays imported in place,
+ * import.c), and krt.Local, the value of a __local argument. A value of the wrong type raises
+ * krt.ArgumentTypeError, one that does not fit krt.KernelArgumentError, each naming the argument.
+ */
+#include "kpy.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Reflection-driven argument conversion
+ * ------------------------------------------------------------------------------------------------------- */
+
+enum conv { CV_PTR, CV_LOCAL, CV_INT, CV_BOOL, CV_F16, CV_F32, CV_F64, CV_VEC, CV_STRUCT, CV_OTHER };
+
+static const char *scalar_c_name(krt_scalar_type t)
+{
+    switch (t) {
+    case KRT_TYPE_INT8: return "char";
+    case KRT_TYPE_INT16: return "short";
+    case KRT_TYPE_INT32: return "int";
+    case KRT_TYPE_INT64: return "long";
+    case KRT_TYPE_FLOAT16: return "half";
+    case KRT_TYPE_FLOAT32: return "float";
+    case KRT_TYPE_FLOAT64: return "double";
+    case KRT_TYPE_BOOL: return "bool";
+    default: return "?";
+    }
+}
+
+static int elem_conv(krt_scalar_type t, uint8_t *conv, uint8_t *size, krt_arg_type *tag)
+{
+    switch (t) {
+    case KRT_TYPE_INT8: *conv = CV_INT; *size = 1; *tag = KRT_ARG_TYPE_INT8; return 0;
+    case KRT_TYPE_INT16: *conv = CV_INT; *size = 2; *tag = KRT_ARG_TYPE_INT16; return 0;
+    case KRT_TYPE_INT32: *conv = CV_INT; *size = 4; *tag = KRT_ARG_TYPE_INT32; return 0;
+    case KRT_TYPE_INT64: *conv = CV_INT; *size = 8; *tag = KRT_ARG_TYPE_INT64; return 0;
+    case KRT_TYPE_FLOAT16: *conv = CV_F16; *size = 2; *tag = KRT_ARG_TYPE_NONE; return 0;
+    case KRT_TYPE_FLOAT32: *conv = CV_F32; *size = 4; *tag = KRT_ARG_TYPE_FLOAT; return 0;
+    case KRT_TYPE_FLOAT64: *conv = CV_F64; *size = 8; *tag = KRT_ARG_TYPE_DOUBLE; return 0;
+    case KRT_TYPE_BOOL: *conv = CV_BOOL; *size = 1; *tag = KRT_ARG_TYPE_NONE; return 0;
+    default: return -1;
+    }
+}
+
+int kernel_build_spec(KernelObject *k)
+{
+    krt_kernel_info ki;
+    krt_result r = krt_kernel_info_get(k->k, &ki);
+    if (r != KRT_SUCCESS) {
+        raise_krt(r);
+        return -1;
+    }
+    k->nargs = ki.num_args;
+    k->spec = PyMem_Calloc(ki.num_args ? ki.num_args : 1, sizeof *k->spec);
+    if (!k->spec) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (uint32_t i = 0; i < ki.num_args; i++) {
+        krt_arg_info ai;
+        r = krt_kernel_arg_info(k->k, i, &ai);
+        if (r != KRT_SUCCESS) {
+            raise_krt(r);
+            return -1;
+        }
+        argspec *s = &k->spec[i];
+        snprintf(s->name, sizeof s->name, "%s", ai.name ? ai.name : "");
+        s->size = ai.size;
+        s->width = ai.vector_width ? ai.vector_width : 1;
+        switch (ai.kind) {
+        case KRT_ARG_GLOBAL_POINTER:
+        case KRT_ARG_CONSTANT_POINTER:
+            s->conv = CV_PTR;
+            s->tag = KRT_ARG_TYPE_POINTER;
+            snprintf(s->what, sizeof s->what, "%s %s*", ai.kind == KRT_ARG_GLOBAL_POINTER ? "global" : "constant",
+                     ai.type == KRT_TYPE_NONE ? "void" : scalar_c_name(ai.type));
+            break;
+        case KRT_ARG_LOCAL_POINTER:
+            s->conv = CV_LOCAL;
+            snprintf(s->what, sizeof s->what, "a __local pointer");
+            break;
+        case KRT_ARG_SCALAR: {
+            uint8_t conv, size;
+            krt_arg_type tag;
+            if (elem_conv(ai.type, &conv, &size, &tag) < 0) {
+                s->conv = CV_OTHER;
+                snprintf(s->what, sizeof s->what, "an unsupported scalar");
+                break;
+            }
+            if (s->width > 1) {
+                s->conv = CV_VEC;
+                s->elem = conv;
+                s->elem_size = size;
+                s->tag = KRT_ARG_TYPE_NONE;
+                snprintf(s->what, sizeof s->what, "%s%u", scalar_c_name(ai.type), s->width);
+            } else {
+                s->conv = conv;
+                s->elem_size = size;
+                s->tag = tag;
+                snprintf(s->what, sizeof s->what, "%s", scalar_c_name(ai.type));
+            }
+            break;
+        }
+        case KRT_ARG_STRUCT:
+            s->conv = CV_STRUCT;
+            snprintf(s->what, sizeof s->what, "a struct of %u bytes", ai.size);
+            break;
+        default:
+            s->conv = CV_OTHER;
+            snprintf(s->what, sizeof s->what, "an image or sampler");
+            break;
+        }
+    }
+    return 0;
+}
+
+/* "argument 2 (a) of saxpy" */
+#define ARG_FMT "argument %u%s%s%s of %s"
+#define ARG_VALS(i, s, k) (i), (s)->name[0] ? " (" : "", (s)->name, (s)->name[0] ? ")" : "", (k)->cname
+
+/* Raises krt.ArgumentTypeError "argument ... is WHAT but a TYPE was passed" with hint after it. Returns -1. */
+static int wrong_type(KernelObject *k, uint32_t i, const argspec *s, const char *what, PyObject *o, const char *hint)
+{
+    PyObject *tn = type_name(o);
+    raise_type(ARG_FMT " is %s but a %U was passed%s", ARG_VALS(i, s, k), what, tn, hint);
+    KPy_XDECREF(tn);
+    return -1;
+}
+
+static int conv_int(KernelObject *k, uint32_t i, const argspec *s, PyObject *o, unsigned size, void *out)
+{
+    if (!PyLong_Check(o)) {
+        if (PyFloat_Check(o) || !PyIndex_Check(o))
+            return wrong_type(k, i, s, s->what, o, " (an integer argument takes an int or a NumPy integer)");
+        o = PyNumber_Index(o);
+        if (!o) return -1;
+    } else {
+        KPy_INCREF(o);
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    unsigned long long u = 0;
+    int fits;
+    if (overflow > 0) {
+        u = PyLong_AsUnsignedLongLong(o);
+        fits = !(u == (unsigned long long)-1 && PyErr_Occurred()) && size == 8;
+        PyErr_Clear();
+    } else if (overflow < 0 || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        fits = 0;
+    } else {
+        u = (unsigned long long)v;
+        if (size == 8) fits = 1;
+        else {
+            long long lo = -(1ll << (size * 8 - 1)), hi = (long long)((1ull << (size * 8)) - 1);
+            fits = v >= lo && v <= hi;
+        }
+    }
+    if (!fits) {
+        raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                   ARG_FMT " is %s (%u bits): %R does not fit (SPIR-V integers carry no sign, so %u bits take "
+                   "-2**%u .. 2**%u-1)",
+                   ARG_VALS(i, s, k), s->what, size * 8, o, size * 8, size * 8 - 1, size * 8);
+        KPy_DECREF(o);
+        return -1;
+    }
+    KPy_DECREF(o);
+    switch (size) {
+    case 1: *(uint8_t *)out = (uint8_t)u; break;
+    case 2: *(uint16_t *)out = (uint16_t)u; break;
+    case 4: *(uint32_t *)out = (uint32_t)u; break;
+    default: *(uint64_t *)out = u; break;
+    }
+    return 0;
+}
+
+static uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t e = (x >> 23) & 0xffu, m = x & 0x7fffffu;
+    if (e == 0xff) return (uint16_t)(sign | 0x7c00u | (m ? 0x200u : 0)); /* inf, nan */
+    int exp = (int)e - 127 + 15;
+    if (exp >= 0x1f) return (uint16_t)(sign | 0x7c00u); /* overflow: inf */
+    if (exp <= 0) {
+        if (exp < -10) return (uint16_t)sign; /* underflow: zero */
+        m |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - exp);
+        uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((uint32_t)exp << 10) | (m >> 13), rem = m & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++; /* may carry into the exponent: still right */
+    return (uint16_t)(sign | h);
+}
+
+static int conv_float(KernelObject *k, uint32_t i, const argspec *s, PyObject *o, int conv, void *out)
+{
+    double d;
+    if (PyFloat_Check(o)) {
+        d = PyFloat_AsDouble(o);
+    } else if (PyLong_Check(o)) {
+        d = PyLong_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred()) return -1;
+    } else {
+        /* NumPy scalars and 0-d arrays convert; a sequence (an array of several values) never does. */
+        int ok = !PyUnicode_Check(o) && !PyBytes_Check(o) && !PySequence_Check(o) &&
+                 PyObject_HasAttrString(o, "__float__");
+        if (!ok)
+            return wrong_type(k, i, s, s->what, o, " (a float argument takes a float, an int or a NumPy scalar)");
+        d = PyFloat_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred()) return -1;
+    }
+    if (conv == CV_F64) {
+        memcpy(out, &d, 8);
+        return 0;
+    }
+    double lim = conv == CV_F32 ? (double)FLT_MAX : 65504.0;
+    if (isfinite(d) && fabs(d) > lim) {
+        raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT, ARG_FMT " is %s: %R is out of its range", ARG_VALS(i, s, k),
+                   s->what, o);
+        return -1;
+    }
+    float f = (float)d;
+    if (conv == CV_F32) memcpy(out, &f, 4);
+    else {
+        uint16_t h = float_to_half(f);
+        memcpy(out, &h, 2);
+    }
+    return 0;
+}
+
+static int conv_scalar(KernelObject *k, uint32_t i, const argspec *s, int conv, unsigned size, PyObject *o, void *out)
+{
+    switch (conv) {
+    case CV_INT: return conv_int(k, i, s, o, size, out);
+    case CV_BOOL: {
+        if (!PyBool_Check(o) && !PyLong_Check(o) && !PyIndex_Check(o)) return wrong_type(k, i, s, "bool", o, "");
+        int t = PyObject_IsTrue(o);
+        if (t < 0) return -1;
+        *(uint8_t *)out = (uint8_t)t;
+        return 0;
+    }
+    default: return conv_float(k, i, s, o, conv, out);
+    }
+}
+
+static int conv_pointer(KernelObject *k, uint32_t i, const argspec *s, PyObject *o, void **out, call_state *cs)
+{
+    if (KPy_IS_TYPE(o, ArrayType)) {
+        ArrayObject *a = (ArrayObject *)o;
+        if (a->ctx != k->ctx) {
+            raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT, ARG_FMT " is a krt.Array of another context (%s)",
+                       ARG_VALS(i, s, k), a->ctx->info.name);
+            return -1;
+        }
+        if (a->freed || a->released) {
+            raise_code(KRT_ERROR_INVALID_STATE, ARG_FMT " is a krt.Array that was freed", ARG_VALS(i, s, k));
+            return -1;
+        }
+        *out = a->ptr;
+        return 0;
+    }
+    if (o == Py_None) {
+        *out = NULL;
+        return 0;
+    }
+    if (KPy_IS_TYPE(o, LocalType) || PyLong_Check(o) || PyFloat_Check(o) || PyUnicode_Check(o))
+        return wrong_type(k, i, s, s->what, o,
+                          " (pass a krt.Array, or an array of the context's device with __dlpack__)");
+    int not_here = 1;
+    PyObject *imported = import_any(k->ctx, o, &not_here);
+    if (imported) {
+        if (cs->nkeep >= STACK_ARGS) {
+            KPy_DECREF(imported);
+            PyErr_SetString(PyExc_ValueError, "more than 32 foreign arrays in one call: import them with krt.asarray");
+            return -1;
+        }
+        cs->keep[cs->nkeep++] = imported;
+        *out = ((ArrayObject *)imported)->ptr;
+        return 0;
+    }
+    if (PyErr_Occurred()) {
+        /* Name the argument in what the import raised. */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        PyErr_NormalizeException(&t, &v, &tb);
+        raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT, ARG_FMT ": %S", ARG_VALS(i, s, k), v);
+        KPy_XDECREF(t);
+        KPy_XDECREF(v);
+        KPy_XDECREF(tb);
+        return -1;
+    }
+    PyObject *tn = type_name(o);
+    int hostish = PyObject_HasAttrString(o, "__array_interface__") || PyObject_CheckBuffer(o) ||
+                  PyObject_HasAttrString(o, "__dlpack__") || PyObject_HasAttrString(o, "__cuda_array_interface__");
+    if (hostish)
+        raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                   ARG_FMT " is %s, but this %U's memory is not memory of %s that krt can use in place; copy it "
+                   "first: x = krt.asarray(ctx, value), and read results back with x.numpy()",
+                   ARG_VALS(i, s, k), s->what, tn, k->ctx->info.name);
+    else
+        raise_type(ARG_FMT " is %s but a %U was passed", ARG_VALS(i, s, k), s->what, tn);
+    KPy_XDECREF(tn);
+    return -1;
+}
+
+/* Converts args into argv, values in scratch (16-byte slots; vectors take up to 128 bytes in a heap scratch). */
+int convert_args(KernelObject *k, PyObject *args, krt_arg *argv, unsigned char (*scratch)[128], call_state *cs)
+{
+    Py_ssize_t n = PyTuple_Size(args);
+    if (n != (Py_ssize_t)k->nargs) {
+        PyObject *names = PyUnicode_FromString("");
+        for (uint32_t i = 0; names && i < k->nargs; i++) {
+            PyObject *next = PyUnicode_FromFormat("%U%s%s", names, i ? ", " : "",
+                                                  k->spec[i].name[0] ? k->spec[i].name : k->spec[i].what);
+            KPy_DECREF(names);
+            names = next;
+        }
+        raise_type("%s takes %u arguments (%U), %zd given", k->cname, k->nargs, names, n);
+        KPy_XDECREF(names);
+        return -1;
+    }
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        const argspec *s = &k->spec[i];
+        PyObject *o = PyTuple_GetItem(args, i);
+        unsigned char *slot = scratch[i];
+        argv[i].type = s->tag;
+        switch (s->conv) {
+        case CV_PTR:
+            if (conv_pointer(k, i, s, o, (void **)slot, cs) < 0) return -1;
+            argv[i].value = slot;
+            argv[i].size = sizeof(void *);
+            break;
+        case CV_LOCAL:
+            if (!KPy_IS_TYPE(o, LocalType))
+                return wrong_type(k, i, s, "a __local pointer", o, " (pass krt.Local(nbytes))");
+            argv[i].value = NULL;
+            argv[i].size = (size_t)((LocalObject *)o)->nbytes;
+            break;
+        case CV_INT:
+        case CV_BOOL:
+        case CV_F16:
+        case CV_F32:
+        case CV_F64:
+            if (conv_scalar(k, i, s, s->conv, s->elem_size, o, slot) < 0) return -1;
+            argv[i].value = slot;
+            argv[i].size = s->size;
+            break;
+        case CV_VEC: {
+            if (s->size > 128) {
+                raise_code(KRT_ERROR_UNSUPPORTED_FEATURE, ARG_FMT " is %s, larger than the binding's 128 bytes",
+                           ARG_VALS(i, s, k), s->what);
+                return -1;
+            }
+            Py_ssize_t len = PyUnicode_Check(o) || PyBytes_Check(o) ? -1 : PySequence_Size(o);
+            if (len < 0) PyErr_Clear();
+            if (len != (Py_ssize_t)s->width) {
+                char hint[48];
+                snprintf(hint, sizeof hint, " (pass a sequence of %u numbers)", s->width);
+                return wrong_type(k, i, s, s->what, o, hint);
+            }
+            memset(slot, 0, s->size);
+            for (uint32_t e = 0; e < s->width; e++) {
+                PyObject *item = PySequence_GetItem(o, e);
+                if (!item) return -1;
+                int rc = conv_scalar(k, i, s, s->elem, s->elem_size, item, slot + e * s->elem_size);
+                KPy_DECREF(item);
+                if (rc < 0) return -1;
+            }
+            argv[i].value = slot;
+            argv[i].size = s->size;
+            break;
+        }
+        case CV_STRUCT: {
+            Py_buffer *v = &cs->views[cs->nviews];
+            if (PyObject_GetBuffer(o, v, PyBUF_C_CONTIGUOUS) < 0) {
+                PyErr_Clear();
+                return wrong_type(k, i, s, s->what, o,
+                                  " (pass its bytes: bytes, a ctypes.Structure, a NumPy structured scalar)");
+            }
+            cs->nviews++;
+            if ((size_t)v->len != s->size) {
+                raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT, ARG_FMT " is %s but %zd bytes were passed",
+                           ARG_VALS(i, s, k), s->what, v->len);
+                return -1;
+            }
+            argv[i].value = v->buf;
+            argv[i].size = s->size;
+            break;
+        }
+        default:
+            raise_code(KRT_ERROR_UNSUPPORTED_FEATURE, ARG_FMT " is %s, which krt cannot launch with",
+                       ARG_VALS(i, s, k), s->what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void call_state_release(call_state *cs, int keep_alive, CtxObject *c)
+{
+    for (int i = 0; i < cs->nviews; i++) PyBuffer_Release(&cs->views[i]);
+    for (int i = 0; i < cs->nkeep; i++) {
+        if (keep_alive) ctx_defer(c, DEFER_OBJECT, cs->keep[i]);
+        else KPy_DECREF(cs->keep[i]);
+    }
+    cs->nviews = cs->nkeep = 0;
+}
+
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Local: a __local argument's size
+ * ------------------------------------------------------------------------------------------------------- */
+
+static PyObject *local_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"nbytes", NULL};
+    Py_ssize_t n;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "n:Local", kwlist, &n)) return NULL;
+    if (n <= 0) {
+        PyErr_SetString(PyExc_ValueError, "krt.Local(nbytes) needs nbytes > 0");
+        return NULL;
+    }
+    LocalObject *l = (LocalObject *)PyType_GenericAlloc(type, 0);
+    if (l) l->nbytes = n;
+    return (PyObject *)l;
+}
+
+static void local_dealloc(LocalObject *l)
+{
+    kpy_free(l);
+}
+
+static PyObject *local_get_nbytes(LocalObject *l, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(l->nbytes);
+}
+
+static PyObject *local_repr(LocalObject *l)
+{
+    return PyUnicode_FromFormat("krt.Local(%zd)", l->nbytes);
+}
+
+static PyGetSetDef local_getset[] = {
+    {"nbytes", (getter)local_get_nbytes, NULL, "Bytes per work-group.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyType_Slot local_slots[] = {
+    {Py_tp_new, local_new},
+    {Py_tp_dealloc, local_dealloc},
+    {Py_tp_getset, local_getset},
+    {Py_tp_repr, local_repr},
+    {Py_tp_doc, "Local(nbytes)\n\nThe value of a __local pointer argument: nbytes of work-group local memory "
+                "(KRT_ARG_LOCAL)."},
+    {0, NULL},
+};
+
