@@ -203,6 +203,23 @@ static ze_result_t native_unpack(ze_device_handle_t dev, const uint8_t *blob, si
     return ZE_RESULT_SUCCESS;
 }
 
+/* ZE_krt_build_log: copies the build log into the caller's chained struct, if there is one (the loader passes a
+ * chained struct through as it is, where it loses a failed build's log handle with several drivers loaded). */
+static void copy_log_out(const ze_module_desc_t *desc, const char *text) {
+    if (!text) text = "";
+    for (const ze_base_desc_t *e = (const ze_base_desc_t *)desc->pNext; e; e = (const ze_base_desc_t *)e->pNext) {
+        if (e->stype != ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC) continue;
+        const ze_krt_build_log_desc_t *bl = (const ze_krt_build_log_desc_t *)e;
+        size_t n = strlen(text);
+        if (bl->pLength) *bl->pLength = n + 1;
+        if (bl->pText && bl->capacity > 0) {
+            size_t c = n < bl->capacity - 1 ? n : bl->capacity - 1;
+            memcpy(bl->pText, text, c);
+            bl->pText[c] = '\0';
+        }
+    }
+}
+
 ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc,
                               ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
@@ -221,6 +238,7 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
         const char *why = NULL;
         ze_result_t r = native_unpack(hDevice, desc->pInputModule, desc->inputSize, &native, &why);
         if (r != ZE_RESULT_SUCCESS) {
+            copy_log_out(desc, why);
             if (phBuildLog) *phBuildLog = make_log(strdup(why));
             return r;
         }
@@ -250,6 +268,7 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
     ze_result_t r = zp_be->module_build(hDevice->bdev, &src, &m->bmod, &m->meta, &text);
     if (r == ZE_RESULT_SUCCESS && !make_native(m, &src)) r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     native_parts_free(&native);
+    copy_log_out(desc, text);
     if (phBuildLog) {
         *phBuildLog = make_log(text ? text : strdup(""));
         if (!*phBuildLog && r == ZE_RESULT_SUCCESS) r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;

@@ -13,6 +13,7 @@
 #include <level_zero/ze_ddi.h>
 
 #include "backend.h"
+#include "include/ze_krt_build_log.h"
 #include "include/ze_krt_exact_range.h"
 #include "include/ze_krt_host.h"
 #include "include/ze_krt_native_queue.h"

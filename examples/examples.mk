@@ -64,6 +64,7 @@ EXAMPLE_SCRIPTS = \
 EXAMPLE_INFO = \
     '$(BINDIR)/krt-info' \
     '$(BINDIR)/krt-info --device cpu' \
+    'env -u ZE_ENABLE_ALT_DRIVERS $(BINDIR)/knobs 10007 >$(BUILD)/knobs-default.txt 2>&1 && grep -q "Invalid build option: -cl-std=CL9.9" $(BUILD)/knobs-default.txt' \
     'KRT_DEVICE=cpu $(BINDIR)/vadd 1000' \
     '$(BINDIR)/krt-info --device no-such-device >$(BUILD)/no-device.txt 2>&1; test $$? -eq 1 && grep -q "the devices are: 0 " $(BUILD)/no-device.txt' \
     $(foreach s,$(KERNEL_SPVS),'$(BINDIR)/krt-info $(s)') \

@@ -1,6 +1,7 @@
 /* Modules of ze_pocl: good SPIR-V builds and lists its kernels; bad or unsupported SPIR-V fails with the
  * spec's codes and a build log, and never takes the process down. */
 #include "ze_common.h"
+#include "../driver/include/ze_krt_build_log.h" /* the extension struct, as a client of ze_pocl would copy it */
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -678,4 +679,75 @@ Test(ze_module, string_with_nonzero_padding)
     free(m.words);
     expect_still_works(&env);
     zt_fini(&env);
+}
+
+/* ZE_krt_build_log: the driver copies the log into a struct chained on the module descriptor, which the loader
+ * passes through as it is (it loses a failed build's log handle when several drivers are loaded). The copy equals
+ * the handle's log, is cut to the capacity with the whole length still reported, and may ask the length alone. */
+static ze_result_t create_with_log_out(zt_env *env, const void *il, size_t size, const char *flags,
+                                       ze_krt_build_log_desc_t *bl, ze_module_handle_t *m,
+                                       ze_module_build_log_handle_t *log)
+{
+    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .pNext = bl, .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                           .inputSize = size, .pInputModule = il, .pBuildFlags = flags};
+    return zeModuleCreate(env->context, env->device, &md, m, log);
+}
+
+Test(ze_module, build_log_copied_into_the_chained_struct)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, NULL));
+    ze_driver_extension_properties_t *ext = calloc(n, sizeof *ext);
+    cr_assert_not_null(ext);
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, ext));
+    bool advertised = false;
+    for (uint32_t i = 0; i < n; i++)
+        advertised |= strcmp(ext[i].name, ZE_KRT_BUILD_LOG_NAME) == 0;
+    free(ext);
+    cr_assert(advertised, "%s is not in the driver's extension list", ZE_KRT_BUILD_LOG_NAME);
+
+    /* A failed build (a bad build option): the struct's text is the handle's log. */
+    size_t size = 0;
+    void *il = zt_load_spirv("ze_vadd", &size);
+    char text[4096];
+    memset(text, 'x', sizeof text);
+    size_t length = 0;
+    ze_krt_build_log_desc_t bl = {ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, NULL, text, sizeof text, &length};
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t r = create_with_log_out(&env, il, size, "-cl-std=CL9.9", &bl, &m, &log);
+    cr_assert_neq(r, ZE_RESULT_SUCCESS, "a build with -cl-std=CL9.9 succeeded");
+    cr_assert_null(m);
+    char *from_handle = zt_build_log_string(log);
+    cr_assert_gt(strlen(from_handle), 0, "empty build log");
+    cr_assert_str_eq(text, from_handle);
+    cr_assert_eq(length, strlen(from_handle) + 1);
+    ZT_OK(zeModuleBuildLogDestroy(log));
+
+    /* Cut to a capacity of 8: seven bytes and the NUL, the whole length still reported; then the length alone. */
+    char small[8];
+    size_t cut_length = 0;
+    ze_krt_build_log_desc_t cut = {ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, NULL, small, sizeof small, &cut_length};
+    cr_assert_eq(create_with_log_out(&env, il, size, "-cl-std=CL9.9", &cut, &m, NULL), r);
+    cr_assert_eq(strlen(small), 7);
+    cr_assert(strncmp(small, from_handle, 7) == 0, "cut log '%s' is not the start of '%s'", small, from_handle);
+    cr_assert_eq(cut_length, length);
+    size_t only_length = 0;
+    ze_krt_build_log_desc_t ask = {ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, NULL, NULL, 0, &only_length};
+    cr_assert_eq(create_with_log_out(&env, il, size, "-cl-std=CL9.9", &ask, &m, NULL), r);
+    cr_assert_eq(only_length, length);
+    free(from_handle);
+
+    /* A good build fills the struct too (its log may be empty), and makes a working module. */
+    memset(text, 'x', sizeof text);
+    length = 0;
+    ZT_OK(create_with_log_out(&env, il, size, NULL, &bl, &m, NULL));
+    cr_assert_not_null(m);
+    cr_assert_lt(strlen(text), sizeof text);
+    cr_assert_eq(length, strlen(text) + 1);
+    ZT_OK(zeModuleDestroy(m));
+    free(il);
+    expect_still_works(&env);
 }

@@ -90,6 +90,7 @@ typedef struct krt__driver_entry {
     int has_max_group_size_ext;
     int has_exact_range_ext;
     int has_native_queue_ext; /* ZE_krt_native_queue (ze_cuda): krt_queue_native */
+    int has_build_log_ext;    /* ZE_krt_build_log (krt's drivers): a failed build's log with several drivers loaded */
     struct krt__driver_entry *next;
 } krt__driver_entry;
 

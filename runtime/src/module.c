@@ -4,6 +4,7 @@
  * on failure).
  */
 #include "krt_internal.h"
+#include "../../driver/include/ze_krt_build_log.h"
 #include "../../driver/include/ze_krt_host.h"
 
 #include <errno.h>
@@ -87,13 +88,21 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
     ze_krt_host_library_desc_t host_desc = { ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC, NULL, host_library };
     if (host_library)
         md.pNext = &host_desc;
+    /* krt's drivers copy the build log into text as they build (ZE_krt_build_log, a struct on the pNext chain). */
+    char text[1536] = "";
+    size_t text_length = 0;
+    ze_krt_build_log_desc_t log_out = { ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, md.pNext, text, sizeof text,
+                                        &text_length };
+    if (ctx->drv && ctx->drv->has_build_log_ext)
+        md.pNext = &log_out;
     ze_module_build_log_handle_t log = NULL;
     ze_result_t zr = KRT__ZE(ctx->ddi, Module, Create)(ctx->ze, ctx->device, &md, out, &log);
     krt_result r = KRT_SUCCESS;
     /* With more than one driver the loader wraps every handle a driver returns, but on a failed
      * zeModuleCreate it hands back the driver's own build log handle unwrapped, and any call with it jumps
-     * through garbage (seen with libze1 1.8 and ze_cuda beside ze_pocl). The log of a failed build is read
-     * only when one driver is loaded, so the loader passes handles through as they are. */
+     * through garbage (seen with libze1 1.8 and ze_cuda beside ze_pocl). So the log of a failed build comes from
+     * ZE_krt_build_log where the driver has it, and otherwise through the handle only when one driver is loaded
+     * (the loader then passes handles through as they are). */
     uint32_t num_drivers = 0;
     if (zr != ZE_RESULT_SUCCESS && log && !ctx->host &&
         (zeDriverGet(&num_drivers, NULL) != ZE_RESULT_SUCCESS || num_drivers != 1))
@@ -102,9 +111,9 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
         r = krt__from_ze(zr);
         if (r == KRT_ERROR_INVALID_MODULE || r == KRT_ERROR_DRIVER)
             r = KRT_ERROR_MODULE_BUILD_FAILURE;
-        char text[1536] = "";
         size_t n = 0;
-        if (log && KRT__ZE(ctx->ddi, ModuleBuildLog, GetString)(log, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
+        if (!text[0] && log && KRT__ZE(ctx->ddi, ModuleBuildLog, GetString)(log, &n, NULL) == ZE_RESULT_SUCCESS &&
+            n > 0) {
             char *full = malloc(n);
             if (full && KRT__ZE(ctx->ddi, ModuleBuildLog, GetString)(log, &n, full) == ZE_RESULT_SUCCESS)
                 snprintf(text, sizeof text, "%s", full);
@@ -113,7 +122,7 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
         krt__fail(r, "the driver failed to build the module (%s): %s", krt__ze_name(zr),
                   text[0] ? text
                   : num_drivers > 1 ? "no build log (the Level Zero loader loses the build log of a failed build "
-                                      "when several drivers are loaded)"
+                                      "when several drivers are loaded, and this driver has no ZE_krt_build_log)"
                                     : "no build log");
     }
     if (log)
