@@ -190,9 +190,24 @@ Test(module, wrong_magic)
     cr_assert_eq(code[0], 0x07230203u);
     code[0] = 0x07230204u;
     expect_invalid(ctx, code, size, "wrong magic");
+    cr_assert(strstr(krt_last_error_message(), "is not a SPIR-V module: its first word is 0x07230204"), "%s",
+              krt_last_error_message());
     code[0] = 0xdeadbeefu;
     expect_invalid(ctx, code, size, "other magic");
     free(code);
+    krt_context_destroy(ctx);
+}
+
+/* A text file given as a module (any size, a multiple of 4 or not) is said to be text, not "truncated". */
+Test(module, text_is_not_spirv)
+{
+    krt_context *ctx = kt_context(NULL);
+    static const char text[] = "# krt: one Makefile\nall:\n\tcc -o app app.c\n";
+    for (size_t size = 8; size <= sizeof text - 1; size += 7) {
+        expect_invalid(ctx, text, size, "text");
+        cr_assert(strstr(krt_last_error_message(), "is not a SPIR-V module: it starts with text (\"# krt:"), "%zu: %s",
+                  size, krt_last_error_message());
+    }
     krt_context_destroy(ctx);
 }
 

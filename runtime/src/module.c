@@ -59,6 +59,34 @@ static krt_result check_spec_constants(const krt_module_desc *d, const krt_spv_r
     return KRT_SUCCESS;
 }
 
+/* A module that does not start with SPIR-V's magic number (in either byte order) is not SPIR-V at all: say so, and
+ * show what it starts with, before any talk of sizes or words (a text file given as a module is the usual case). */
+static krt_result check_magic(const void *bytes, size_t size, const char *what)
+{
+    const unsigned char *b = bytes;
+    if (size < 4)
+        return KRT_SUCCESS; /* empty or truncated: said by the size checks */
+    uint32_t magic;
+    memcpy(&magic, b, 4);
+    if (magic == 0x07230203u || magic == 0x03022307u)
+        return KRT_SUCCESS;
+    size_t n = size < 24 ? size : 24, text = 0;
+    while (text < n && ((b[text] >= 0x20 && b[text] < 0x7f) || b[text] == '\n' || b[text] == '\r' || b[text] == '\t'))
+        text++;
+    if (text == n) {
+        char head[25];
+        for (size_t i = 0; i < n; i++)
+            head[i] = b[i] == '\n' || b[i] == '\r' || b[i] == '\t' ? ' ' : (char)b[i];
+        head[n] = '\0';
+        return krt__fail(KRT_ERROR_INVALID_MODULE,
+                         "%s is not a SPIR-V module: it starts with text (\"%s%s\"); compile OpenCL C with krt-cc, or "
+                         "give it as krt_module_desc.source", what, head, size > n ? "..." : "");
+    }
+    return krt__fail(KRT_ERROR_INVALID_MODULE,
+                     "%s is not a SPIR-V module: its first word is 0x%08x, not SPIR-V's magic number 0x07230203", what,
+                     (unsigned)magic);
+}
+
 static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32_t *words, size_t size,
                         const char *host_library, ze_module_handle_t *out)
 {
@@ -178,6 +206,8 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     } else if (d->path) {
         if ((r = krt__read_module_file(d->path, &words, &size)) != KRT_SUCCESS)
             return r;
+        if ((r = check_magic(words, size, what)) != KRT_SUCCESS)
+            goto fail;
     } else {
         /* A size no object can have is the caller's mistake, found before anything is sized by it. */
         if (d->size > (size_t)PTRDIFF_MAX)
@@ -185,6 +215,8 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
                              "krt_module_create: size %zu is larger than any object can be (PTRDIFF_MAX)", d->size);
         if (d->size == 0)
             return krt__fail(KRT_ERROR_INVALID_MODULE, "%s is empty", what);
+        if ((r = check_magic(d->code, d->size, what)) != KRT_SUCCESS)
+            return r;
         if (d->size % 4 != 0 || d->size < 20)
             return krt__fail(KRT_ERROR_INVALID_MODULE,
                              "%s is truncated: %zu bytes is not a whole SPIR-V header and words", what, d->size);
