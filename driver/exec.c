@@ -321,6 +321,9 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, ze_event_handle_t *block
     case ZP_CMD_COPY_REGION:
         r = special_op(bq, c, nt, tokens, pdone);
         break;
+    case ZP_CMD_GRAPH:
+        r = zp_be->graph_launch(bq, c->graph, nt, tokens, pdone);
+        break;
     default: /* barriers, signal and wait commands, empty launches */
         r = zp_be->barrier(bq, nt, tokens, pdone);
         break;

@@ -156,6 +156,28 @@ void zp_signal_remove_waiter(zp_signal *s, zp_signal_waiter *st) {
 ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns) {
     if (atomic_load(&s->state)) return ZE_RESULT_SUCCESS;
     if (timeout_ns == 0) return ZE_RESULT_NOT_READY;
+    if (timeout_ns == UINT64_MAX && zp_be->token_wait) {
+        /* Wait on the device for the command that arms the signal, then set the signal as its completion
+         * callback would, unless it was reset or armed again meanwhile (then wait for the new arming). */
+        for (;;) {
+            pthread_mutex_lock(&s->mu);
+            zp_btoken *t = atomic_load(&s->state) ? NULL : s->token;
+            if (t) zp_be->token_retain(t);
+            pthread_mutex_unlock(&s->mu);
+            if (!t) break;
+            ze_result_t r = zp_be->token_wait(t);
+            pthread_mutex_lock(&s->mu);
+            bool same = s->token == t;
+            if (same && r == ZE_RESULT_SUCCESS) {
+                atomic_store(&s->state, 1);
+                pthread_cond_broadcast(&s->cv);
+            }
+            pthread_mutex_unlock(&s->mu);
+            zp_be->token_release(t);
+            if (same || r != ZE_RESULT_SUCCESS) break;
+        }
+        if (atomic_load(&s->state)) return ZE_RESULT_SUCCESS;
+    }
     pthread_mutex_lock(&s->mu);
     if (timeout_ns == UINT64_MAX) {
         while (!atomic_load(&s->state)) pthread_cond_wait(&s->cv, &s->mu);
