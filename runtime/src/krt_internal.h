@@ -473,8 +473,23 @@ static inline ze_command_list_handle_t krt__queue_target(krt_queue *q)
 {
     return q->rec ? q->rec->list : q->list;
 }
-/* Counts a recorded command (nothing when the queue is not recording). Caller holds q->lock. */
-void krt__queue_count(krt_queue *q, int kind);
+/* Counts a recorded command (nothing when the queue is not recording). Caller holds q->lock. Inline, so that the
+ * append sites (launch.c, memory.c, fill.c, host_task.c) do not call into record.c, which calls host_task.c. */
+static inline void krt__queue_count(krt_queue *q, int kind)
+{
+    krt_recording *rec = q->rec;
+    if (!rec)
+        return;
+    rec->info.num_commands++;
+    if (kind == KRT__REC_LAUNCH)
+        rec->info.num_launches++;
+    else if (kind == KRT__REC_COPY)
+        rec->info.num_copies++;
+    else if (kind == KRT__REC_FILL)
+        rec->info.num_fills++;
+    else
+        rec->info.num_host_tasks++;
+}
 /* Frees a recording's list, events and memory; the caller has waited for its replays and holds ctx->lock. */
 void krt__recording_free_locked(krt_recording *rec);
 /* Frees what replays on the queue made (krt__queue_destroy_locked; the queue has been waited for). */

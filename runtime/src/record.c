@@ -23,28 +23,6 @@
  * while a queue's lock is held: krt_context_synchronize takes them in the other order). */
 static pthread_mutex_t replay_create_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void krt__queue_count(krt_queue *q, int kind)
-{
-    krt_recording *rec = q->rec;
-    if (!rec)
-        return;
-    rec->info.num_commands++;
-    switch (kind) {
-    case KRT__REC_LAUNCH:
-        rec->info.num_launches++;
-        break;
-    case KRT__REC_COPY:
-        rec->info.num_copies++;
-        break;
-    case KRT__REC_FILL:
-        rec->info.num_fills++;
-        break;
-    default:
-        rec->info.num_host_tasks++;
-        break;
-    }
-}
-
 krt_result krt_recording_begin(krt_queue *queue, const krt_recording_desc *desc)
 {
     if (!queue)
