@@ -45,7 +45,7 @@ static void setup(setup_t *s)
     float *h = malloc(N * sizeof(float));
     for (uint32_t i = 0; i < N; i++)
         h[i] = (float)(i % 3);
-    KRT_CHECK(krt_memcpy(s->ctx, NULL, s->x, h, N * sizeof(float)));
+    KRT_CHECK(krt_memcpy_sync(s->ctx, NULL, s->x, h, N * sizeof(float))); /* h is overwritten next */
     memset(h, 0, N * sizeof(float));
     KRT_CHECK(krt_memcpy_sync(s->ctx, NULL, s->y, h, N * sizeof(float)));
     free(h);
