@@ -278,6 +278,9 @@ ZP_HIDDEN void zp_signal_set(zp_signal *s);
 ZP_HIDDEN void zp_signal_reset(zp_signal *s);
 ZP_HIDDEN void zp_signal_arm(zp_signal *s, zp_btoken *token);
 ZP_HIDDEN ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns);
+/* The signal's state, first set from the device when the backend can tell that its arming command has completed
+ * (zp_backend_ops.token_done) before the completion callback ran. */
+ZP_HIDDEN bool zp_signal_query(zp_signal *s);
 /* The token a command must wait for to see this signal set (retained), NULL when it is set already, or
  * ZE_RESULT_NOT_READY when nothing has armed it yet. */
 ZP_HIDDEN ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out);

@@ -154,6 +154,8 @@ ZC_HIDDEN ze_result_t zc_token_on_complete(zp_btoken *t, zp_token_fn fn, void *u
 ZC_HIDDEN ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end);
 /* Blocks until the token's command has completed: cuEventSynchronize on its end event. */
 ZC_HIDDEN ze_result_t zc_token_wait(zp_btoken *t);
+/* Whether the token's command has completed: cuEventQuery on its end event, without blocking. */
+ZC_HIDDEN bool zc_token_done(zp_btoken *t);
 
 /* Queues and commands (queue.c). */
 /* A queue: a non-blocking CUstream, its tokens timed when profiling. */

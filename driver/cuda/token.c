@@ -182,3 +182,8 @@ ze_result_t zc_token_wait(zp_btoken *t) {
     zc_bind(t->dev);
     return zc_result(zc_cu.cuEventSynchronize(t->end));
 }
+
+bool zc_token_done(zp_btoken *t) {
+    zc_bind(t->dev);
+    return zc_cu.cuEventQuery(t->end) == CUDA_SUCCESS;
+}
