@@ -458,3 +458,47 @@ Test(record, threads)
     krt_recording_destroy(shared);
     krt_context_destroy(f.ctx);
 }
+
+/* A recorded host task that calls krt (an allocation takes the context's lock) while the recording is destroyed
+ * with its replays still queued: the destroy waits for them without holding that lock. */
+typedef struct {
+    krt_context *ctx;
+    atomic_int calls, failed;
+} alloc_task;
+
+static void alloc_and_free(void *p)
+{
+    alloc_task *t = p;
+    void *mem = NULL;
+    if (krt_alloc(t->ctx, 4096, NULL, &mem) != KRT_SUCCESS || krt_free(t->ctx, mem) != KRT_SUCCESS)
+        atomic_fetch_add(&t->failed, 1);
+    atomic_fetch_add(&t->calls, 1);
+}
+
+Test(record, destroy_waits_for_host_tasks_that_call_krt)
+{
+    fixture f = setup();
+    alloc_task t = { .ctx = f.ctx };
+    atomic_init(&t.calls, 0);
+    atomic_init(&t.failed, 0);
+    uint32_t *hits = kt_alloc(f.ctx, N * sizeof(uint32_t), KRT_MEMORY_SHARED);
+    memset(hits, 0, N * sizeof(uint32_t));
+    krt_queue *q;
+    KT_OK(krt_queue_create(f.ctx, NULL, &q));
+    krt_recording *rec;
+    KT_OK(krt_recording_begin(q, NULL));
+    KT_OK(count(&f, q, hits, N));
+    KT_OK(krt_host_task(f.ctx, &(krt_host_task_desc){ .fn = alloc_and_free, .data = &t, .queue = q }));
+    KT_OK(count(&f, q, hits, N));
+    KT_OK(krt_recording_end(q, &rec));
+    for (int i = 0; i < 10; i++)
+        KT_OK(krt_replay(rec, &(krt_replay_desc){ .queue = q }));
+    krt_recording_destroy(rec);
+    cr_assert_eq(atomic_load(&t.calls), 10);
+    cr_assert_eq(atomic_load(&t.failed), 0);
+    KT_OK(krt_queue_synchronize(q));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(hits[i], 20, "hits[%u] = %u", i, hits[i]);
+    krt_queue_destroy(q);
+    krt_context_destroy(f.ctx);
+}

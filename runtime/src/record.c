@@ -316,13 +316,14 @@ void krt_recording_destroy(krt_recording *rec)
                                             "(it waits for the context's queues)");
         return;
     }
-    /* Each replay ran on its queue's command queue: waiting for those covers every replay. ctx->lock keeps the
-     * queues from being destroyed meanwhile. */
-    pthread_mutex_lock(&ctx->lock);
+    /* Each replay ran on its queue's command queue: waiting for those covers every replay. The recording's own
+     * lock keeps those queues alive meanwhile (a queue's destroy takes it before freeing its command queue), and
+     * ctx->lock is not held: a recorded host task that calls krt (an allocation, a copy's check) takes it. */
     pthread_mutex_lock(&rec->qlock);
     for (uint32_t i = 0; i < rec->num_queues; i++)
         KRT__ZE(ctx->ddi, CommandQueue, Synchronize)(rec->queues[i]->cq, UINT64_MAX);
     pthread_mutex_unlock(&rec->qlock);
+    pthread_mutex_lock(&ctx->lock);
     krt__recording_free_locked(rec);
     pthread_mutex_unlock(&ctx->lock);
 }
