@@ -8,7 +8,7 @@ BENCH_OUT       := $(BUILD)/bench
 BENCH_ZE_CFLAGS := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
 BENCH_ZE_LIBS   := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
 BENCH_CL_LIBS   := $(shell $(PKG_CONFIG) --libs OpenCL 2>/dev/null || echo -lOpenCL)
-BENCH_PROGS     := launch_overhead groupsize module_load scaling lu host_device
+BENCH_PROGS     := launch_overhead groupsize module_load scaling lu host_device replay
 BENCH_BINS      := $(addprefix $(BENCH_OUT)/,$(BENCH_PROGS))
 BENCH_KSRCS     := $(wildcard bench/kernels/*.cl)
 BENCH_KSPVS     := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/%.spv,$(BENCH_KSRCS))
@@ -25,6 +25,7 @@ BENCH_SCALING_ARGS ?= --launches 5000 --repeats 3 --callgrind-launches 1000
 BENCH_LU_ARGS      ?= --n 100 --samples 1
 BENCH_HOST_ARGS    ?= --samples 1 --n 65536 --matrix 64 --items 100000
 BENCH_PY_ARGS      ?= --calls 10000 --rounds 3
+BENCH_REPLAY_ARGS  ?= --kernels 200 --repeats 3
 else
 BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
 BENCH_GROUP_ARGS   ?= --samples 3 --final 15
@@ -33,6 +34,7 @@ BENCH_SCALING_ARGS ?= --launches 20000 --repeats 5 --callgrind-launches 2000
 BENCH_LU_ARGS      ?= --n 250 --samples 5
 BENCH_HOST_ARGS    ?= --samples 5
 BENCH_PY_ARGS      ?= --calls 100000 --rounds 5
+BENCH_REPLAY_ARGS  ?= --kernels 1000 --repeats 7
 endif
 
 .PHONY: bench-build bench-only
@@ -85,5 +87,7 @@ bench-only: bench-build
 	$(BENCH_ENV) $(BENCH_OUT)/host_device --out $(BENCH_OUT) $(BENCH_HOST_ARGS) && \
 	$(BENCH_ENV) PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) bench/python_launch.py --device cpu $(BENCH_PY_ARGS) \
 	    >$(BENCH_OUT)/python_launch.md && cat $(BENCH_OUT)/python_launch.md && \
+	$(BENCH_ENV) $(BENCH_OUT)/replay --out $(BENCH_OUT) $(BENCH_REPLAY_ARGS) && \
+	$(BENCH_ENV) KRT_DEVICE=host $(BENCH_OUT)/replay --out $(BENCH_OUT)/host $(BENCH_REPLAY_ARGS) && \
 	sh bench/plot.sh $(BENCH_OUT) && \
 	echo "bench: done in $$(( $$(date +%s) - start )) s; CSV files and plots in $(BENCH_OUT)/"

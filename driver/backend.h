@@ -179,6 +179,23 @@ typedef struct zp_backend_ops {
     bool (*mem_foreign)(const void *ptr, zp_bdev **dev, void **base, size_t *size, ze_memory_type_t *type);
     /* Optional: the backend's own queue object under q (ze_cuda: the CUstream), for ZE_krt_native_queue. */
     void *(*queue_native)(zp_bqueue *q);
+    /* Optional: blocks until the token's command has completed (ze_cuda: cuEventSynchronize on its end event), so
+     * that a host wait returns when the device is done rather than when the completion callback gets to run. */
+    ze_result_t (*token_wait)(zp_btoken *t);
+    /* Optional, with token_wait: whether the token's command has completed, without blocking (ze_cuda:
+     * cuEventQuery). A query of a signal then answers from the device, so that once a later command of an in-order
+     * queue is known complete (a wait returned through token_wait), the events of earlier ones read as set too. */
+    bool (*token_done)(zp_btoken *t);
+    /* Optional (ze_cuda): a closed regular command list as one backend object, a CUDA graph, launched once per
+     * execution. capture_begin makes a queue of the backend's record its commands instead of running them (they
+     * come with no waits and no completion tokens); capture_end stops that and returns the instantiated graph, or
+     * an error when a command could not be captured (the list then replays its commands one by one);
+     * graph_launch runs a graph in stream order like any command; graph_destroy frees it. */
+    ze_result_t (*capture_begin)(zp_bqueue *q);
+    ze_result_t (*capture_end)(zp_bqueue *q, void **graph);
+    ze_result_t (*graph_launch)(zp_bqueue *q, void *graph, uint32_t num_waits, zp_btoken *const *waits,
+                                zp_btoken **done);
+    void (*graph_destroy)(void *graph);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

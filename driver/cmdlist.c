@@ -8,6 +8,46 @@
 static void free_cmds(ze_command_list_handle_t l) {
     for (size_t i = 0; i < l->num_cmds; i++) zp_cmd_free(&l->cmds[i]);
     l->num_cmds = 0;
+    if (l->graph) zp_be->graph_destroy(l->graph);
+    l->graph = NULL;
+}
+
+/* Whether a recorded command can go into a backend graph: kernels, copies, fills and barriers that neither wait
+ * on nor signal an event. Events, resets, fences, timestamps and region copies keep the list a list of commands
+ * (docs/driver.md, "Regular command lists"). */
+static bool graph_ok(const zp_cmd *c) {
+    switch (c->type) {
+    case ZP_CMD_LAUNCH:
+    case ZP_CMD_COPY:
+    case ZP_CMD_FILL:
+    case ZP_CMD_BARRIER:
+        return !c->signal && c->num_waits == 0 && !c->fence && !c->mark;
+    default:
+        return false;
+    }
+}
+
+/* At close, a backend that captures (ze_cuda) gets the whole list once, on a queue of its own that records
+ * instead of running: the commands go through the same path as at execution (arguments applied, exact pieces
+ * split, copies routed), so the graph holds what one execution would have run. Any command the backend cannot
+ * capture leaves the list without a graph: it then replays its commands at each execution, as on ze_pocl. */
+static void build_graph(ze_command_list_handle_t l) {
+    if (!zp_be->capture_begin || l->num_cmds == 0 || l->wants_times) return;
+    for (size_t i = 0; i < l->num_cmds; i++)
+        if (!graph_ok(&l->cmds[i])) return;
+    zp_bqueue *cap;
+    if (zp_be->queue_create(l->dev->bdev, false, &cap) != ZE_RESULT_SUCCESS) return;
+    ze_result_t r = zp_be->capture_begin(cap);
+    if (r == ZE_RESULT_SUCCESS) {
+        for (size_t i = 0; i < l->num_cmds && r == ZE_RESULT_SUCCESS; i++) r = zp_exec_cmd(cap, &l->cmds[i], NULL);
+        void *graph = NULL;
+        ze_result_t e = zp_be->capture_end(cap, &graph);
+        if (r == ZE_RESULT_SUCCESS && e == ZE_RESULT_SUCCESS && graph)
+            l->graph = graph;
+        else if (graph)
+            zp_be->graph_destroy(graph);
+    }
+    zp_be->queue_destroy(cap);
 }
 
 ze_result_t zp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
@@ -71,7 +111,10 @@ ze_result_t zp_zeCommandListDestroy(ze_command_list_handle_t hList) {
 
 ze_result_t zp_zeCommandListClose(ze_command_list_handle_t hList) {
     ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
-    if (!hList->immediate) hList->closed = true;
+    if (!hList->immediate && !hList->closed) {
+        hList->closed = true;
+        build_graph(hList);
+    }
     return ZE_RESULT_SUCCESS;
 }
 

@@ -56,6 +56,12 @@ ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueu
     pthread_mutex_lock(&hQueue->lock);
     for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS; i++) {
         ze_command_list_handle_t l = phLists[i];
+        if (l->graph) {
+            /* The whole list as one backend command (ze_cuda: one cuGraphLaunch). */
+            zp_cmd g = {.type = ZP_CMD_GRAPH, .graph = l->graph};
+            r = zp_stream_submit(&hQueue->st, &g);
+            continue;
+        }
         for (size_t j = 0; j < l->num_cmds && r == ZE_RESULT_SUCCESS; j++) r = zp_stream_submit(&hQueue->st, &l->cmds[j]);
     }
     /* Every execute ends with a mark (which also arms the fence), so that synchronize knows on the host

@@ -153,9 +153,54 @@ void zp_signal_remove_waiter(zp_signal *s, zp_signal_waiter *st) {
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Sets the signal as its completion callback would, if token t still arms it. */
+static void set_if_armed_by(zp_signal *s, zp_btoken *t) {
+    pthread_mutex_lock(&s->mu);
+    if (s->token == t) {
+        atomic_store(&s->state, 1);
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+bool zp_signal_query(zp_signal *s) {
+    if (atomic_load(&s->state)) return true;
+    if (!zp_be->token_done) return false;
+    pthread_mutex_lock(&s->mu);
+    zp_btoken *t = s->token;
+    if (t) zp_be->token_retain(t);
+    pthread_mutex_unlock(&s->mu);
+    if (!t) return false;
+    if (zp_be->token_done(t)) set_if_armed_by(s, t);
+    zp_be->token_release(t);
+    return atomic_load(&s->state) != 0;
+}
+
 ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns) {
-    if (atomic_load(&s->state)) return ZE_RESULT_SUCCESS;
+    if (zp_signal_query(s)) return ZE_RESULT_SUCCESS;
     if (timeout_ns == 0) return ZE_RESULT_NOT_READY;
+    if (timeout_ns == UINT64_MAX && zp_be->token_wait) {
+        /* Wait on the device for the command that arms the signal, then set the signal as its completion
+         * callback would, unless it was reset or armed again meanwhile (then wait for the new arming). */
+        for (;;) {
+            pthread_mutex_lock(&s->mu);
+            zp_btoken *t = atomic_load(&s->state) ? NULL : s->token;
+            if (t) zp_be->token_retain(t);
+            pthread_mutex_unlock(&s->mu);
+            if (!t) break;
+            ze_result_t r = zp_be->token_wait(t);
+            pthread_mutex_lock(&s->mu);
+            bool same = s->token == t;
+            if (same && r == ZE_RESULT_SUCCESS) {
+                atomic_store(&s->state, 1);
+                pthread_cond_broadcast(&s->cv);
+            }
+            pthread_mutex_unlock(&s->mu);
+            zp_be->token_release(t);
+            if (same || r != ZE_RESULT_SUCCESS) break;
+        }
+        if (atomic_load(&s->state)) return ZE_RESULT_SUCCESS;
+    }
     pthread_mutex_lock(&s->mu);
     if (timeout_ns == UINT64_MAX) {
         while (!atomic_load(&s->state)) pthread_cond_wait(&s->cv, &s->mu);

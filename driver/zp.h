@@ -186,6 +186,7 @@ enum zp_cmd_type {
     ZP_CMD_QUERY_TS,       /* write kernel timestamps of the first num_query waits to dst */
     ZP_CMD_COPY_REGION,
     ZP_CMD_FENCE,          /* arm fence and/or mark after everything before it */
+    ZP_CMD_GRAPH,          /* a whole closed list as one backend graph (zp_backend_ops.capture_begin) */
 };
 
 typedef struct zp_cmd {
@@ -208,6 +209,7 @@ typedef struct zp_cmd {
     uint32_t dst_pitch, dst_slice_pitch, src_pitch, src_slice_pitch;
     ze_fence_handle_t fence;  /* ZP_CMD_FENCE, or NULL */
     zp_signal *mark;          /* ZP_CMD_FENCE: the queue's end-of-execute mark, or NULL; each copy holds a reference */
+    void *graph;              /* ZP_CMD_GRAPH: the list's backend graph, owned by the list */
 } zp_cmd;
 
 /* An in-order stream of commands on one backend queue: what an immediate command list and a command
@@ -249,6 +251,7 @@ struct _ze_command_list_handle_t {
     zp_cmd *cmds;        /* regular lists only */
     size_t num_cmds;
     size_t cap_cmds;
+    void *graph;         /* closed regular lists the backend captured whole (ze_cuda's CUDA graph), else NULL */
 };
 
 /* Globals. */
@@ -276,6 +279,9 @@ ZP_HIDDEN void zp_signal_set(zp_signal *s);
 ZP_HIDDEN void zp_signal_reset(zp_signal *s);
 ZP_HIDDEN void zp_signal_arm(zp_signal *s, zp_btoken *token);
 ZP_HIDDEN ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns);
+/* The signal's state, first set from the device when the backend can tell that its arming command has completed
+ * (zp_backend_ops.token_done) before the completion callback ran. */
+ZP_HIDDEN bool zp_signal_query(zp_signal *s);
 /* The token a command must wait for to see this signal set (retained), NULL when it is set already, or
  * ZE_RESULT_NOT_READY when nothing has armed it yet. */
 ZP_HIDDEN ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out);

@@ -41,6 +41,7 @@ EXAMPLE_PROGRAMS = \
     '$(BINDIR)/matmul 100 75 130' \
     '$(BINDIR)/histogram 1000003' \
     '$(BINDIR)/heat 67 50 $(BUILD)/heat.png' \
+    '$(BINDIR)/heat_replay 67 1000' \
     '$(BINDIR)/mandelbrot 160 120 $(BUILD)/mandelbrot.png' \
     '$(BINDIR)/pipeline 100000 4' \
     '$(BINDIR)/pipeline 100003 3' \

@@ -18,7 +18,7 @@ mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/
 for f in libkrt.so libze_cuda.so libze_pocl.so; do strip -o "$D/lib/$f" "$B/lib/$f"; done
 for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "$D/bin/"; done  # krt-cc is a script
 for f in "$B"/test/test_* "$B"/test/host_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
-for f in launch_overhead groupsize krt_vadd cuda_ref; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+for f in launch_overhead groupsize replay krt_vadd cuda_ref; do strip -o "$D/bench/$f" "$B/bench/$f"; done
 cp "$B"/kernels/*.spv "$D/kernels/"
 cp "$B"/test-kernels/*.spv "$D/test-kernels/"
 cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"

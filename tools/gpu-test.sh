@@ -6,9 +6,10 @@
 #   2. the Level Zero driver tests (test_ze_*) against ze_cuda alone;
 #   3. libkrt's tests with ze_cuda first and ze_pocl second (krt's default device is then the GPU);
 #   4. every example with KRT_DEVICE=NVIDIA, and the Python package with torch and CuPy;
-#   5. the figures: hand-written CUDA (raw cuLaunchKernel, vadd per block size, a 64 MiB copy), krt's vadd,
-#      launch_overhead's Level Zero and krt cases, the group-size benchmark, a Python call's cost against C, CuPy
-#      and torch, a spilling kernel's properties.
+#   5. the figures: hand-written CUDA (raw cuLaunchKernel, vadd per block size, a 64 MiB copy, a CUDA graph of
+#      1,000 kernels against bench/replay's recorded launches), krt's vadd, launch_overhead's Level Zero and krt
+#      cases, the group-size benchmark, a Python call's cost against C, CuPy and torch, a spilling kernel's
+#      properties.
 # Everything goes to OUT/gpu-test.log; OUT/summary.txt has one line per step and the totals.
 #   bash DIR/gpu-test.sh DIR OUT [DEBS]        (DEBS defaults to .debs; env BUDGET, JOBS, FIGURES=0|1, ONLY)
 D=$(cd "$1" && pwd)
@@ -105,7 +106,7 @@ step "test_cuda (driver part)" 60 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$D/te
 # 4. Examples and the Python embedding, the GPU chosen by name.
 export KRT_DEVICE=NVIDIA
 for ex in "vadd 100003" "saxpy 1 7 1000 4093 65537" "reduce 100003" "matmul 100 75 130" "histogram 1000003" \
-          "heat 67 50 /tmp/heat.png" "mandelbrot 160 120 /tmp/mandelbrot.png" "pipeline 100000 4" "tour" \
+          "heat 67 50 /tmp/heat.png" "heat_replay 67 1000" "heat_replay 256 1000" "mandelbrot 160 120 /tmp/mandelbrot.png" "pipeline 100000 4" "tour" \
           "devices" "errors" "knobs 10007" "memory 100003"; do
     step "example $ex" 30 env -u ZE_ENABLE_ALT_DRIVERS $D/bin/$ex
 done
@@ -121,6 +122,14 @@ step "module cache entries written" 10 sh -c "ls $ZE_CUDA_CACHE_DIR | grep -c cu
 if [ "${FIGURES:-1}" = 1 ]; then
     mkdir -p /tmp/lo /tmp/gs
     step "figures: cuda_ref" 60 "$D/bench/cuda_ref" --launches 100000
+    # Recorded launches against a hand-written CUDA graph of the same kernels, in one run (bench/replay).
+    mkdir -p /tmp/rp /tmp/rp0
+    step "figures: graph reference (cuda_ref --graph 1000)" 60 "$D/bench/cuda_ref" --graph 1000
+    step "figures: replay on ze_cuda" 90 env -u ZE_ENABLE_ALT_DRIVERS KRT_DEVICE=NVIDIA "$D/bench/replay" \
+        --kernels 1000 --repeats 7 --no-callgrind --out /tmp/rp
+    step "figures: replay on ze_cuda, graphs off" 90 env -u ZE_ENABLE_ALT_DRIVERS KRT_DEVICE=NVIDIA ZE_CUDA_GRAPHS=0 \
+        "$D/bench/replay" --kernels 1000 --repeats 7 --no-callgrind --out /tmp/rp0
+    step "figures: graph reference again" 60 "$D/bench/cuda_ref" --graph 1000
     step "figures: krt_vadd (module cache cold)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE_DIR=/tmp/zc_fresh \
         "$D/bench/krt_vadd"
     step "figures: krt_vadd (module cache warm)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE_DIR=/tmp/zc_fresh \

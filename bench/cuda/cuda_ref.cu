@@ -4,7 +4,10 @@
 //   - vadd over 16 M floats at every block size 32..1024, and CUDA's occupancy suggestion for it;
 //   - a 64 MiB device-to-device copy, the bandwidth ceiling.
 // Built on the build machine with nvcc (tools/gpu-pack.sh); needs only the NVIDIA driver where it runs.
-// Usage: cuda_ref [--launches N]
+//   - with --graph K: K dependent launches of an empty 4-argument kernel and of a 4,096-float saxpy, issued one by
+//     one on a stream and as one hand-written CUDA graph of the same kernels (captured once, instantiated once,
+//     launched per run): host and wall us per kernel, bench/replay's reference (docs/performance.md).
+// Usage: cuda_ref [--launches N] [--graph K]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -36,6 +39,8 @@ extern "C" __global__ void launch4(float *y, const float *x, float a, unsigned n
     if (i < n) y[i] = a * x[i] + y[i];
 }
 
+extern "C" __global__ void empty4(float *y, const float *x, float a, unsigned n) {}
+
 extern "C" __global__ void vadd(const float *a, const float *b, float *c, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
@@ -47,14 +52,77 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+// K kernels of fn over 4,096 items in groups of 256 on a non-blocking stream, one by one and as one CUDA graph;
+// the median of 7 runs of each (after one warm-up), host and wall us per kernel.
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void graph_case(const char *name, const void *sym, long k) {
+    const unsigned n = 4096;
+    float *y, *x;
+    CK(cudaMalloc(&y, n * sizeof(float)));
+    CK(cudaMalloc(&x, n * sizeof(float)));
+    CK(cudaMemset(y, 0, n * sizeof(float)));
+    CK(cudaMemset(x, 0, n * sizeof(float)));
+    CUfunction fn;
+    CK(cudaGetFuncBySymbol(&fn, sym));
+    CUstream s;
+    CKD(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    float a = 1.0f;
+    unsigned nn = n;
+    void *args[] = {&y, &x, &a, &nn};
+    CUgraph g;
+    CKD(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+    for (long i = 0; i < k; i++) CKD(cuLaunchKernel(fn, n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL));
+    CKD(cuStreamEndCapture(s, &g));
+    CUgraphExec e;
+    CKD(cuGraphInstantiate(&e, g, 0));
+    double host[2][7], wall[2][7];
+    for (int rep = -1; rep < 7; rep++)
+        for (int mode = 0; mode < 2; mode++) {
+            double t0 = now_s();
+            if (mode == 0)
+                for (long i = 0; i < k; i++) CKD(cuLaunchKernel(fn, n / 256, 1, 1, 256, 1, 1, 0, s, args, NULL));
+            else
+                CKD(cuGraphLaunch(e, s));
+            double t1 = now_s();
+            CKD(cuStreamSynchronize(s));
+            double t2 = now_s();
+            if (rep >= 0) {
+                host[mode][rep] = (t1 - t0) / k * 1e6;
+                wall[mode][rep] = (t2 - t0) / k * 1e6;
+            }
+        }
+    for (int mode = 0; mode < 2; mode++) {
+        qsort(host[mode], 7, sizeof(double), cmp_d);
+        qsort(wall[mode], 7, sizeof(double), cmp_d);
+        printf("graph reference %s x %ld %s: host %.3f us/kernel, wall %.3f us/kernel (median of 7)\n", name, k,
+               mode ? "as one CUDA graph" : "one by one", host[mode][3], wall[mode][3]);
+    }
+    CKD(cuGraphExecDestroy(e));
+    CKD(cuGraphDestroy(g));
+    CKD(cuStreamDestroy(s));
+    CK(cudaFree(y));
+    CK(cudaFree(x));
+}
+
 int main(int argc, char **argv) {
-    long launches = 100000;
-    for (int i = 1; i + 1 < argc; i++)
+    long launches = 100000, graph = 0;
+    for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--launches") == 0) launches = atol(argv[i + 1]);
+        if (strcmp(argv[i], "--graph") == 0) graph = atol(argv[i + 1]);
+    }
     CK(cudaSetDevice(0));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+    if (graph > 0) {
+        graph_case("empty", (const void *)empty4, graph);
+        graph_case("saxpy", (const void *)launch4, graph);
+        return 0;
+    }
 
     // (f) raw cuLaunchKernel: 1024 work-items in groups of 64, 4 arguments, asynchronous, synchronizing every
     // 1000 launches as launch_overhead does; host wall time per launch, best of 3 runs.

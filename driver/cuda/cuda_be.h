@@ -24,7 +24,9 @@
     X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)    \
     X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)         \
     X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchHostFunc) X(cuLinkCreate) X(cuLinkAddData)             \
-    X(cuLinkComplete) X(cuLinkDestroy) X(cuGetErrorString) X(cuPointerGetAttributes)
+    X(cuLinkComplete) X(cuLinkDestroy) X(cuGetErrorString) X(cuPointerGetAttributes)                       \
+    X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch)                   \
+    X(cuGraphExecDestroy) X(cuGraphDestroy)
 
 #define ZC_CU_FIELD(f) __typeof__(&f) f;
 typedef struct zc_cuda_api {
@@ -52,6 +54,7 @@ struct zp_bqueue {
     struct zp_bdev *dev;
     CUstream stream;
     bool profiling;
+    bool capturing; /* between zc_capture_begin and zc_capture_end: commands are recorded into a graph */
 };
 
 struct zp_btoken {
@@ -149,6 +152,10 @@ ZC_HIDDEN void zc_token_release(zp_btoken *t);
 ZC_HIDDEN ze_result_t zc_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);
 /* A timed token's start and end on the CLOCK_MONOTONIC clock. */
 ZC_HIDDEN ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end);
+/* Blocks until the token's command has completed: cuEventSynchronize on its end event. */
+ZC_HIDDEN ze_result_t zc_token_wait(zp_btoken *t);
+/* Whether the token's command has completed: cuEventQuery on its end event, without blocking. */
+ZC_HIDDEN bool zc_token_done(zp_btoken *t);
 
 /* Queues and commands (queue.c). */
 /* A queue: a non-blocking CUstream, its tokens timed when profiling. */
@@ -170,6 +177,13 @@ ZC_HIDDEN ze_result_t zc_fill(zp_bqueue *q, void *dst, const void *pattern, size
                               zp_btoken *const *waits, zp_btoken **done);
 /* A command that only waits, for its token. */
 ZC_HIDDEN ze_result_t zc_barrier(zp_bqueue *q, uint32_t nw, zp_btoken *const *waits, zp_btoken **done);
+/* CUDA graphs (zp_backend_ops.capture_begin): stream capture of a queue, the graph instantiated once, launched
+ * per execution. ZE_CUDA_GRAPHS=0 turns them off (every list then replays its commands). */
+ZC_HIDDEN ze_result_t zc_capture_begin(zp_bqueue *q);
+ZC_HIDDEN ze_result_t zc_capture_end(zp_bqueue *q, void **graph);
+ZC_HIDDEN ze_result_t zc_graph_launch(zp_bqueue *q, void *graph, uint32_t nw, zp_btoken *const *waits,
+                                      zp_btoken **done);
+ZC_HIDDEN void zc_graph_destroy(void *graph);
 /* Runs fn(data) on ze_cuda's host-task thread in stream order. */
 ZC_HIDDEN ze_result_t zc_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t nw,
                                    zp_btoken *const *waits, zp_btoken **done);

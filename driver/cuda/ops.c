@@ -35,4 +35,10 @@ const zp_backend_ops zp_cuda_backend = {
     .copy_any = true,
     .mem_foreign = zc_mem_foreign,
     .queue_native = zc_queue_native,
+    .token_wait = zc_token_wait,
+    .token_done = zc_token_done,
+    .capture_begin = zc_capture_begin,
+    .capture_end = zc_capture_end,
+    .graph_launch = zc_graph_launch,
+    .graph_destroy = zc_graph_destroy,
 };

@@ -144,6 +144,11 @@ ze_result_t zc_fill(zp_bqueue *q, void *dst, const void *pattern, size_t psize, 
         uint32_t v;
         memcpy(&v, p, 4);
         r = zc_cu.cuMemsetD32Async(d, v, size / 4, q->stream);
+    } else if (q->capturing) {
+        /* The piece below comes from pageable host memory freed at once: a graph cannot hold that copy. The
+         * list replays its commands instead. */
+        if (t) zc_token_release(t);
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     } else {
         /* Any other pattern: one piece written from the host, then doubled with device copies. A copy
          * from pageable host memory has taken its source once it returns, so the piece can go at once. */
@@ -163,6 +168,45 @@ ze_result_t zc_fill(zp_bqueue *q, void *dst, const void *pattern, size_t psize, 
         }
     }
     return finish(q, r, t, done);
+}
+
+ze_result_t zc_capture_begin(zp_bqueue *q) {
+    const char *env = getenv("ZE_CUDA_GRAPHS");
+    if (env && strcmp(env, "0") == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    zc_bind(q->dev);
+    /* Relaxed: the capture must not forbid other threads' CUDA calls (an allocation elsewhere) meanwhile. */
+    CUresult r = zc_cu.cuStreamBeginCapture(q->stream, CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (r == CUDA_SUCCESS) q->capturing = true;
+    return zc_result(r);
+}
+
+ze_result_t zc_capture_end(zp_bqueue *q, void **graph) {
+    *graph = NULL;
+    zc_bind(q->dev);
+    q->capturing = false;
+    CUgraph g = NULL;
+    CUresult r = zc_cu.cuStreamEndCapture(q->stream, &g);
+    if (r != CUDA_SUCCESS || !g) {
+        if (g) zc_cu.cuGraphDestroy(g);
+        return r != CUDA_SUCCESS ? zc_result(r) : ZE_RESULT_ERROR_UNKNOWN;
+    }
+    CUgraphExec e = NULL;
+    r = zc_cu.cuGraphInstantiate(&e, g, 0);
+    zc_cu.cuGraphDestroy(g);
+    if (r != CUDA_SUCCESS) return zc_result(r);
+    *graph = e;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zc_graph_launch(zp_bqueue *q, void *graph, uint32_t nw, zp_btoken *const *waits, zp_btoken **done) {
+    zp_btoken *t;
+    ze_result_t res = begin(q, nw, waits, done, &t);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    return finish(q, zc_cu.cuGraphLaunch((CUgraphExec)graph, q->stream), t, done);
+}
+
+void zc_graph_destroy(void *graph) {
+    if (graph) zc_cu.cuGraphExecDestroy((CUgraphExec)graph);
 }
 
 ze_result_t zc_barrier(zp_bqueue *q, uint32_t nw, zp_btoken *const *waits, zp_btoken **done) {

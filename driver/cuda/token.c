@@ -177,3 +177,13 @@ ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end) {
     *end = *start + (uint64_t)((double)dur * 1e6);
     return ZE_RESULT_SUCCESS;
 }
+
+ze_result_t zc_token_wait(zp_btoken *t) {
+    zc_bind(t->dev);
+    return zc_result(zc_cu.cuEventSynchronize(t->end));
+}
+
+bool zc_token_done(zp_btoken *t) {
+    zc_bind(t->dev);
+    return zc_cu.cuEventQuery(t->end) == CUDA_SUCCESS;
+}

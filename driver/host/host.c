@@ -98,4 +98,8 @@ const zp_backend_ops zp_host_backend = {
     .token_release = host_token_release,
     .token_on_complete = host_token_on_complete,
     .token_times = host_token_times,
+    .capture_begin = host_capture_begin,
+    .capture_end = host_capture_end,
+    .graph_launch = host_graph_launch,
+    .graph_destroy = host_graph_destroy,
 };

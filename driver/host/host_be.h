@@ -151,5 +151,13 @@ ZP_HIDDEN ze_result_t host_fill(zp_bqueue *q, void *dst, const void *pattern, si
 ZP_HIDDEN ze_result_t host_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done);
 ZP_HIDDEN ze_result_t host_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                                      zp_btoken *const *waits, zp_btoken **done);
+/* A closed command list as one queue command (zp_backend_ops.capture_begin): capture keeps the queue's launches,
+ * copies, fills and barriers instead of running them (host tasks refuse: the list then replays its commands);
+ * the graph runs them in order, one execution at a time, as one command of the queue it is launched on. */
+ZP_HIDDEN ze_result_t host_capture_begin(zp_bqueue *q);
+ZP_HIDDEN ze_result_t host_capture_end(zp_bqueue *q, void **graph);
+ZP_HIDDEN ze_result_t host_graph_launch(zp_bqueue *q, void *graph, uint32_t num_waits, zp_btoken *const *waits,
+                                        zp_btoken **done);
+ZP_HIDDEN void host_graph_destroy(void *graph);
 
 #endif

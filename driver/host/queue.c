@@ -6,7 +6,7 @@
 
 #include "host_be.h"
 
-enum { CMD_LAUNCH, CMD_COPY, CMD_FILL, CMD_BARRIER, CMD_TASK };
+enum { CMD_LAUNCH, CMD_COPY, CMD_FILL, CMD_BARRIER, CMD_TASK, CMD_GRAPH };
 
 typedef struct hcmd {
     int type;
@@ -38,7 +38,20 @@ struct zp_bqueue {
     ze_result_t error; /* the first failure of a command, reported by queue_finish */
     hcmd *free_cmds;   /* under lock */
     unsigned free_count;
+    /* Between host_capture_begin and host_capture_end (a queue of the object model's own, which nothing else
+     * uses meanwhile): commands are kept here instead of run, for a graph. */
+    int capturing;
+    hcmd *cap_head, *cap_tail;
+    size_t cap_count;
 };
+
+/* A closed command list as one queue command (zp_backend_ops.capture_begin): its launches, copies, fills and
+ * barriers, run in order by the queue's thread when the graph's command comes up. */
+typedef struct host_graph {
+    pthread_mutex_t run; /* one execution at a time (two queues may execute one list): the jobs are reused */
+    size_t n;
+    hcmd *cmds[];
+} host_graph;
 
 static void cmd_destroy(hcmd *c) {
     free(c->waits);
@@ -70,6 +83,31 @@ static void fill_bytes(uint8_t *dst, const uint8_t *pattern, size_t pattern_size
         memcpy(dst + i, pattern, size - i < pattern_size ? size - i : pattern_size);
 }
 
+/* One execution of a graph: each command's work, in order, with no token of its own (the graph's command has
+ * the one token). A launch's job is made ready again first: its counters are per run. */
+static ze_result_t run_graph(host_graph *g) {
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    pthread_mutex_lock(&g->run);
+    for (size_t i = 0; i < g->n && r == ZE_RESULT_SUCCESS; i++) {
+        hcmd *c = g->cmds[i];
+        switch (c->type) {
+        case CMD_LAUNCH:
+            atomic_store(&c->launch.next, 0);
+            c->launch.finished = 0;
+            c->launch.failed = 0;
+            c->launch.active = 0;
+            c->launch.next_job = NULL;
+            r = host_run_job(&c->launch);
+            break;
+        case CMD_COPY: memmove(c->dst, c->src, c->size); break;
+        case CMD_FILL: fill_bytes(c->dst, c->pattern, c->pattern_size, c->size); break;
+        default: break;
+        }
+    }
+    pthread_mutex_unlock(&g->run);
+    return r;
+}
+
 static void *queue_main(void *arg) {
     zp_bqueue *q = arg;
     pthread_mutex_lock(&q->lock);
@@ -90,6 +128,7 @@ static void *queue_main(void *arg) {
         case CMD_COPY: memmove(c->dst, c->src, c->size); break;
         case CMD_FILL: fill_bytes(c->dst, c->pattern, c->pattern_size, c->size); break;
         case CMD_TASK: c->fn(c->data); break;
+        case CMD_GRAPH: r = run_graph(c->data); break;
         default: break;
         }
         host_token_complete(c->done, start, host_now_ns());
@@ -192,6 +231,17 @@ static hcmd *cmd_new(zp_bqueue *q, int type, uint32_t num_waits, zp_btoken *cons
 }
 
 static void cmd_submit(zp_bqueue *q, hcmd *c, zp_btoken **done) {
+    if (q->capturing) {
+        /* Kept for the graph; captured commands come with no waits and no token wanted. */
+        c->next = NULL;
+        if (q->cap_tail)
+            q->cap_tail->next = c;
+        else
+            q->cap_head = c;
+        q->cap_tail = c;
+        q->cap_count++;
+        return;
+    }
     if (done) {
         host_token_retain(c->done);
         *done = c->done;
@@ -281,6 +331,12 @@ ze_result_t host_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoken *const *wai
 
 ze_result_t host_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                            zp_btoken *const *waits, zp_btoken **done) {
+    if (q->capturing) {
+        /* A host task owns its data and frees it when it runs: it cannot run once per execution. The list then
+         * replays its commands. */
+        free(data);
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
     hcmd *c = cmd_new(q, CMD_TASK, num_waits, waits);
     if (!c) {
         free(data);
@@ -290,4 +346,57 @@ ze_result_t host_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uin
     c->data = data;
     cmd_submit(q, c, done);
     return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t host_capture_begin(zp_bqueue *q) {
+    q->capturing = 1;
+    return ZE_RESULT_SUCCESS;
+}
+
+static void drop_captured(hcmd *c) {
+    while (c) {
+        hcmd *next = c->next;
+        host_token_release(c->done);
+        cmd_destroy(c);
+        c = next;
+    }
+}
+
+ze_result_t host_capture_end(zp_bqueue *q, void **graph) {
+    *graph = NULL;
+    q->capturing = 0;
+    hcmd *c = q->cap_head;
+    size_t n = q->cap_count;
+    q->cap_head = q->cap_tail = NULL;
+    q->cap_count = 0;
+    host_graph *g = malloc(sizeof *g + n * sizeof g->cmds[0]);
+    if (!g) {
+        drop_captured(c);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    pthread_mutex_init(&g->run, NULL);
+    g->n = n;
+    for (size_t i = 0; i < n; i++, c = c->next) g->cmds[i] = c;
+    *graph = g;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t host_graph_launch(zp_bqueue *q, void *graph, uint32_t num_waits, zp_btoken *const *waits,
+                              zp_btoken **done) {
+    hcmd *c = cmd_new(q, CMD_GRAPH, num_waits, waits);
+    if (!c) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    c->data = graph;
+    cmd_submit(q, c, done);
+    return ZE_RESULT_SUCCESS;
+}
+
+void host_graph_destroy(void *graph) {
+    host_graph *g = graph;
+    if (!g) return;
+    for (size_t i = 0; i < g->n; i++) {
+        g->cmds[i]->next = NULL;
+        drop_captured(g->cmds[i]);
+    }
+    pthread_mutex_destroy(&g->run);
+    free(g);
 }

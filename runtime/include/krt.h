@@ -700,6 +700,78 @@ typedef struct krt_host_task_desc {
 KRT_API krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc);
 
 /* ---------------------------------------------------------------------------------------------------------
+ * Recorded launches: capture a sequence of commands once, replay it many times (docs/tutorial-replay.md)
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct krt_recording krt_recording;
+
+typedef struct krt_recording_desc {
+    uint32_t flags; /* reserved; 0 */
+} krt_recording_desc;
+
+/* Starts recording on a queue: until krt_recording_end, the launches (krt_launch, krt_launch_sync), copies
+ * (krt_memcpy), fills (krt_memfill) and host tasks (krt_host_task) made on the queue are recorded into a regular
+ * (non-immediate) Level Zero command list instead of being run. Each command is checked as it would be when run,
+ * and captures what it would capture: a launch's argument values and its group size (krt's choice, through the
+ * memo, is made now and replayed as it is), a copy's and a fill's pointers and size, a fill's pattern, a host
+ * task's fn and data. Waits and signals of recorded commands happen at every replay. Commands appended before
+ * the begin keep running. krt_queue_synchronize (and the waits of krt_launch_sync, krt_memcpy_sync and
+ * krt_kernel_tune) on a recording queue return KRT_ERROR_INVALID_STATE: its recorded commands never run there;
+ * krt_context_synchronize waits only for the queue's commands from before the begin.
+ * One recording at a time per queue; other queues keep running while one records. desc may be NULL.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (queue NULL, desc->flags not 0); KRT_ERROR_INVALID_STATE (the
+ * queue is recording already); KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_recording_begin(krt_queue *queue, const krt_recording_desc *desc);
+/* Ends the queue's recording and returns it, closed, in *out (the caller owns it: krt_recording_destroy). The
+ * queue runs what it is given from then on. A recording with no command is valid (a replay then only orders).
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (queue or out NULL); KRT_ERROR_INVALID_STATE (the queue is not
+ * recording); KRT_ERROR_DRIVER (the driver could not close the list; the recording is dropped). */
+KRT_API krt_result krt_recording_end(krt_queue *queue, krt_recording **out);
+
+typedef struct krt_replay_desc {
+    krt_queue *queue;             /* NULL = the context's default queue; any queue of the recording's context */
+    krt_event *signal;            /* signalled when the whole replay has completed; NULL = none */
+    krt_event *const *wait;       /* the replay starts after these are signalled (and the queue's earlier work) */
+    uint32_t num_wait;
+} krt_replay_desc;
+
+/* Appends one run of the recording to the queue and returns without waiting: the recorded commands run in order
+ * after the queue's earlier commands and the wait events, and the queue's later commands start after the last of
+ * them, as if the commands had been appended again one by one, with the values captured when they were recorded.
+ * A replay changes nothing that was captured: to run the same steps on other memory, record once per set of
+ * pointers (two recordings with the buffers swapped give ping-pong time stepping) or put the values in device
+ * memory the kernels read. What the recorded commands point at is read when they run: the contents of the
+ * buffers (and of host memory a copy reads) may change between replays. The allocations a recording uses, and its
+ * kernels' modules, must outlive it. An event a recorded command signals is signalled again by every replay:
+ * reset it (krt_event_reset) before a replay that must see it unsignalled. Replays of one recording may be made
+ * from several threads and on several queues at once (each runs whole, in its own queue's order); the host tasks
+ * of one recording are run by the replaying queue's host-task thread.
+ * On ze_cuda a recording's list becomes a CUDA graph, launched once per replay (docs/driver.md says which
+ * commands keep a list from being one). desc may not be NULL.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (recording or desc NULL; wait NULL with num_wait > 0; a NULL
+ * wait event; a queue or event of another context); KRT_ERROR_INVALID_STATE (the queue is recording: a replay is
+ * not recorded); KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
+KRT_API krt_result krt_replay(krt_recording *recording, const krt_replay_desc *desc);
+
+typedef struct krt_recording_info {
+    uint32_t num_commands;   /* every command recorded: the sum of the five below */
+    uint32_t num_launches;   /* krt_launch */
+    uint32_t num_copies;     /* krt_memcpy */
+    uint32_t num_fills;      /* krt_memfill (a launch of krt's fill kernel, counted here and not as a launch) */
+    uint32_t num_host_tasks; /* krt_host_task */
+    uint32_t num_barriers;   /* reserved: krt records no stand-alone barrier today; 0 */
+    uint64_t replays;        /* krt_replay calls that succeeded so far */
+} krt_recording_info;
+
+/* Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (a NULL argument). */
+KRT_API krt_result krt_recording_info_get(krt_recording *recording, krt_recording_info *out);
+/* Waits for every replay of the recording appended so far, then destroys it; the context's other work goes on.
+ * Replaying a recording while it is destroyed, from another thread, is a use after free. Destroying NULL does
+ * nothing. Called from a host task of the context it is ignored (a KRT_LOG_ERROR line says so): the wait could
+ * never end. Recordings not destroyed go with their context. */
+KRT_API void krt_recording_destroy(krt_recording *recording);
+
+/* ---------------------------------------------------------------------------------------------------------
  * Measured tuning and wisdom (opt in)
  * ------------------------------------------------------------------------------------------------------- */
 

@@ -556,6 +556,8 @@ void krt_context_destroy(krt_context *ctx)
     }
     drain(ctx);
     pthread_mutex_lock(&ctx->lock);
+    while (ctx->recordings)
+        krt__recording_free_locked(ctx->recordings);
     while (ctx->modules)
         krt__module_destroy_locked(ctx->modules);
     ctx->builtin = NULL;

@@ -57,8 +57,10 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
         krt_queue *q = queue ? queue : ctx->default_queue;
         pthread_mutex_lock(&q->lock);
         ze_result_t zr =
-            KRT__ZE(ctx->ddi, CommandList, AppendMemoryFill)(q->list, dst, pattern, pattern_size, size, NULL, 0, NULL);
+            KRT__ZE(ctx->ddi, CommandList, AppendMemoryFill)(krt__queue_target(q), dst, pattern, pattern_size, size, NULL, 0, NULL);
         q->appended++;
+        if (q->rec && zr == ZE_RESULT_SUCCESS)
+            krt__queue_count(q, KRT__REC_FILL);
         pthread_mutex_unlock(&q->lock);
         return krt__ze(zr, "zeCommandListAppendMemoryFill");
     }
@@ -88,5 +90,14 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
         return r;
     krt_arg args[] = { KRT_ARG(dst), KRT_ARG(n), { .value = words, .size = sizeof words }, KRT_ARG(period) };
     krt_launch_desc ld = { .range = { .dims = 1, .size = { n } }, .args = args, .num_args = 4, .queue = queue };
-    return krt__launch(k, &ld);
+    r = krt__launch(k, &ld);
+    /* A recording counts the fill kernel's launch as a fill (krt_recording_info). */
+    krt_queue *q = queue ? queue : ctx->default_queue;
+    pthread_mutex_lock(&q->lock);
+    if (r == KRT_SUCCESS && q->rec && q->rec->info.num_launches > 0) {
+        q->rec->info.num_launches--;
+        q->rec->info.num_fills++;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return r;
 }

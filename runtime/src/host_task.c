@@ -36,6 +36,7 @@ typedef struct krt__host_item {
     void *data;
     krt_event *signal;  /* the caller's, or NULL */
     int signal_done;    /* 0 when the queue never got the wait on done (the append failed) */
+    krt_event *start, *done; /* a recorded task's own pair (record.c), or NULL for the worker's */
 } krt__host_item;
 
 typedef struct krt__host_worker {
@@ -71,9 +72,10 @@ static void run_one(krt__host_worker *w, const krt__host_item *t)
     /* The barrier signals start once the queue's earlier work and the task's wait events are done. A driver
      * error here (a lost device) leaves the order unknown: fn is skipped, but the events are still signalled
      * so that no synchronize or later command waits forever on this thread. */
-    ze_result_t zr = HT_ZE(w->queue->ctx, Event, HostSynchronize)(w->start->ze, UINT64_MAX);
+    krt_event *start = t->start ? t->start : w->start, *done = t->done ? t->done : w->done;
+    ze_result_t zr = HT_ZE(w->queue->ctx, Event, HostSynchronize)(start->ze, UINT64_MAX);
     if (zr == ZE_RESULT_SUCCESS) {
-        HT_ZE(w->queue->ctx, Event, HostReset)(w->start->ze);
+        HT_ZE(w->queue->ctx, Event, HostReset)(start->ze);
         if (t->fn)
             t->fn(t->data);
     } else {
@@ -83,7 +85,7 @@ static void run_one(krt__host_worker *w, const krt__host_item *t)
     if (t->signal)
         HT_ZE(w->queue->ctx, Event, HostSignal)(t->signal->ze);
     if (t->signal_done)
-        HT_ZE(w->queue->ctx, Event, HostSignal)(w->done->ze);
+        HT_ZE(w->queue->ctx, Event, HostSignal)(done->ze);
 }
 
 static void *worker_main(void *arg)
@@ -166,7 +168,7 @@ static krt_result worker_create(krt_queue *q, krt__host_worker **out)
     return KRT_SUCCESS;
 }
 
-static krt_result worker_get(krt_queue *q, krt__host_worker **out)
+krt_result krt__host_worker_get(krt_queue *q, krt__host_worker **out)
 {
     krt__host_worker *w = atomic_load_explicit(&q->host, memory_order_acquire);
     if (w) {
@@ -201,13 +203,15 @@ void krt__host_worker_destroy_locked(krt_queue *q)
     worker_free(q->ctx, w, 0);
 }
 
-/* Room for one more item, so that the push after the appends cannot fail. Caller holds queue->lock. */
-static krt_result ring_reserve(krt__host_worker *w)
+/* Room for n more items, so that the push after the appends cannot fail. Caller holds queue->lock. */
+static krt_result ring_reserve_n(krt__host_worker *w, uint32_t n)
 {
     krt_result r = KRT_SUCCESS;
     pthread_mutex_lock(&w->lock);
-    if (w->len == w->cap) {
+    if (w->cap - w->len < n) {
         uint32_t cap = w->cap * 2;
+        while (cap - w->len < n)
+            cap *= 2;
         krt__host_item *ring = malloc(cap * sizeof *ring);
         if (!ring) {
             r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "krt_host_task: out of host memory for %u pending host tasks",
@@ -225,6 +229,11 @@ static krt_result ring_reserve(krt__host_worker *w)
     return r;
 }
 
+static krt_result ring_reserve(krt__host_worker *w)
+{
+    return ring_reserve_n(w, 1);
+}
+
 static void ring_push(krt__host_worker *w, const krt__host_item *t)
 {
     pthread_mutex_lock(&w->lock);
@@ -232,6 +241,77 @@ static void ring_push(krt__host_worker *w, const krt__host_item *t)
     w->len++;
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);
+}
+
+krt_result krt__host_replay_reserve(krt__host_worker *w, uint32_t n)
+{
+    return ring_reserve_n(w, n);
+}
+
+void krt__host_replay_push(krt__host_worker *w, const krt__rec_task *tasks, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        krt__host_item item = { tasks[i].fn, tasks[i].data, tasks[i].signal, 1, tasks[i].start, tasks[i].done };
+        ring_push(w, &item);
+    }
+}
+
+/* A host task on a recording queue: the same three commands, into the recording's list, around a pair of events
+ * of the task's own; each replay hands fn to the replaying queue's thread (krt__host_replay_push). *fallback is
+ * set when the queue stopped recording meanwhile: the caller appends the task as usual. */
+static krt_result record_host_task(krt_context *ctx, krt_queue *q, const krt_host_task_desc *desc,
+                                   ze_event_handle_t *wait, int *fallback)
+{
+    krt_event *start = NULL, *done = NULL;
+    krt_result r = krt__event_create(ctx, 0, 1, &start);
+    if (r == KRT_SUCCESS)
+        r = krt__event_create(ctx, 0, 1, &done);
+    if (r != KRT_SUCCESS)
+        goto drop;
+    pthread_mutex_lock(&q->lock);
+    krt_recording *rec = q->rec;
+    if (!rec) {
+        pthread_mutex_unlock(&q->lock);
+        *fallback = 1;
+        goto drop;
+    }
+    if (rec->num_tasks == rec->cap_tasks) {
+        uint32_t cap = rec->cap_tasks ? rec->cap_tasks * 2 : 8;
+        krt__rec_task *t = realloc(rec->tasks, cap * sizeof *t);
+        if (!t) {
+            pthread_mutex_unlock(&q->lock);
+            r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "krt_host_task: out of host memory for a recorded host task");
+            goto drop;
+        }
+        rec->tasks = t;
+        rec->cap_tasks = cap;
+    }
+    ze_result_t zr = HT_ZE(ctx, CommandList, AppendBarrier)(rec->list, start->ze, desc->num_wait,
+                                                           desc->num_wait ? wait : NULL);
+    int kept = zr == ZE_RESULT_SUCCESS; /* the recording owns the events from here */
+    if (kept) {
+        /* From here a failure leaves part of the task in the list: the recording cannot be replayed. */
+        zr = HT_ZE(ctx, CommandList, AppendWaitOnEvents)(rec->list, 1, &done->ze);
+        if (zr == ZE_RESULT_SUCCESS)
+            zr = HT_ZE(ctx, CommandList, AppendEventReset)(rec->list, done->ze);
+        rec->tasks[rec->num_tasks++] = (krt__rec_task){ desc->fn, desc->data, desc->signal, start, done };
+        if (zr != ZE_RESULT_SUCCESS)
+            rec->broken = 1;
+    }
+    r = krt__ze(zr, "zeCommandListAppendBarrier (a recorded host task)");
+    if (r == KRT_SUCCESS)
+        krt__queue_count(q, KRT__REC_HOST_TASK);
+    pthread_mutex_unlock(&q->lock);
+    if (kept)
+        return r;
+drop:
+    pthread_mutex_lock(&ctx->lock);
+    if (start)
+        krt__event_destroy_locked(start);
+    if (done)
+        krt__event_destroy_locked(done);
+    pthread_mutex_unlock(&ctx->lock);
+    return r;
 }
 
 krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
@@ -267,7 +347,17 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
         wait[i] = desc->wait[i]->ze;
 
     krt__host_worker *w;
-    krt_result r = worker_get(q, &w);
+    krt_result r;
+    pthread_mutex_lock(&q->lock);
+    int recording = q->rec != NULL;
+    pthread_mutex_unlock(&q->lock);
+    if (recording) {
+        int fallback = 0;
+        r = record_host_task(ctx, q, desc, wait, &fallback);
+        if (!fallback)
+            goto out;
+    }
+    r = krt__host_worker_get(q, &w);
     if (r != KRT_SUCCESS)
         goto out;
 
@@ -298,11 +388,11 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
         goto out;
     }
     q->appended++;
-    krt__host_item item = { desc->fn, desc->data, desc->signal, 1 };
+    krt__host_item item = { desc->fn, desc->data, desc->signal, 1, NULL, NULL };
     zr = HT_ZE(ctx, CommandList, AppendWaitOnEvents)(q->list, 1, &w->done->ze);
     if (zr != ZE_RESULT_SUCCESS) {
         r = krt__ze(zr, "zeCommandListAppendWaitOnEvents");
-        item = (krt__host_item){ NULL, NULL, NULL, 0 };
+        item = (krt__host_item){ NULL, NULL, NULL, 0, NULL, NULL };
     } else {
         q->appended++;
         zr = HT_ZE(ctx, CommandList, AppendEventReset)(q->list, w->done->ze);
@@ -310,7 +400,7 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
             /* The queue waits for done but would not reset it: the thread signals it (else the queue hangs) and
              * the next task resets it first. */
             r = krt__ze(zr, "zeCommandListAppendEventReset");
-            item = (krt__host_item){ NULL, NULL, NULL, 1 };
+            item = (krt__host_item){ NULL, NULL, NULL, 1, NULL, NULL };
             w->reset_owed = 1;
         } else {
             q->appended++;

@@ -182,6 +182,7 @@ struct krt_context {
     atomic_uint_fast64_t free_generation;
 
     krt_module *builtin;     /* the embedded fill kernels, built on first use */
+    struct krt_recording *recordings; /* ended recordings not yet destroyed (record.c) */
 
     /* Wisdom (wisdom.c): guarded by wisdom_lock, taken after a kernel's lock and never before it. The
      * generation grows with every change, so a kernel drops configurations memoized before it. */
@@ -409,6 +410,16 @@ struct krt_queue {
     krt_queue *next;
     /* host_task.c: the queue's host-task thread and its two events, made at its first krt_host_task. */
     _Atomic(struct krt__host_worker *) host;
+    /* record.c. While the queue records (rec not NULL, guarded by lock), appends go to rec->list instead of list:
+     * every append site takes its list from krt__queue_target. */
+    struct krt_recording *rec;
+    /* What replays on this queue use, made at its first krt_replay (under record.c's create lock, published
+     * with replay_ready): a command queue, the lists before and after a recording, and the two events that
+     * order them against list. */
+    ze_command_queue_handle_t cq;
+    ze_command_list_handle_t pro, epi;
+    krt_event *rin, *rout;
+    atomic_int replay_ready;
 };
 
 struct krt_event {
@@ -433,7 +444,72 @@ krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt
 void krt__event_destroy_locked(krt_event *event);
 void krt__event_pools_destroy(krt_context *ctx);
 
+/* ---- record.c: recorded launches ----------------------------------------------------------------------- */
+
+/* A host task of a recording: its own pair of events, so that replays of the recording can hand its fn to the
+ * replaying queue's host-task thread (host_task.c). */
+typedef struct krt__rec_task {
+    krt_host_fn fn;
+    void *data;
+    krt_event *signal;
+    krt_event *start, *done;
+} krt__rec_task;
+
+struct krt_recording {
+    krt_context *ctx;
+    ze_command_list_handle_t list; /* regular: open while recording, closed after krt_recording_end */
+    krt_recording_info info;       /* counts, guarded by the recording queue's lock while recording */
+    atomic_uint_fast64_t replays;
+    krt__rec_task *tasks;
+    uint32_t num_tasks, cap_tasks;
+    int broken;                    /* an append left part of a command in the list: krt_recording_end refuses it */
+    /* The queues that have replayed it (their command queues hold its replays): krt_recording_destroy waits for
+     * them. A queue destroyed first takes itself out, under ctx->lock then qlock. */
+    pthread_mutex_t qlock;
+    krt_queue **queues;
+    uint32_t num_queues, cap_queues;
+    krt_recording *next;           /* ctx->recordings, under ctx->lock, once ended */
+};
+
+enum { KRT__REC_LAUNCH, KRT__REC_COPY, KRT__REC_FILL, KRT__REC_HOST_TASK };
+
+/* The list an append goes to: the recording's while the queue records. Caller holds q->lock. */
+static inline ze_command_list_handle_t krt__queue_target(krt_queue *q)
+{
+    return q->rec ? q->rec->list : q->list;
+}
+/* Counts a recorded command (nothing when the queue is not recording). Caller holds q->lock. Inline, so that the
+ * append sites (launch.c, memory.c, fill.c, host_task.c) do not call into record.c, which calls host_task.c. */
+static inline void krt__queue_count(krt_queue *q, int kind)
+{
+    krt_recording *rec = q->rec;
+    if (!rec)
+        return;
+    rec->info.num_commands++;
+    if (kind == KRT__REC_LAUNCH)
+        rec->info.num_launches++;
+    else if (kind == KRT__REC_COPY)
+        rec->info.num_copies++;
+    else if (kind == KRT__REC_FILL)
+        rec->info.num_fills++;
+    else
+        rec->info.num_host_tasks++;
+}
+/* Frees a recording's list, events and memory; the caller has waited for its replays and holds ctx->lock. */
+void krt__recording_free_locked(krt_recording *rec);
+/* Frees what replays on the queue made (krt__queue_destroy_locked; the queue has been waited for). */
+void krt__queue_replay_fini_locked(krt_queue *q);
+/* krt__queue_sync_until without the recording check: waits for the queue's commands from before a begin too. */
+krt_result krt__queue_sync_live(krt_queue *q, uint64_t timeout_ns);
+
 /* ---- host_task.c ----------------------------------------------------------------------------------- */
+
+/* The queue's host-task thread, started if it has none. */
+krt_result krt__host_worker_get(krt_queue *q, struct krt__host_worker **out);
+/* Room for n items on the thread's ring (before a replay appends anything), then the replay's host tasks in order
+ * (after; it cannot fail). Caller holds q->lock for both. */
+krt_result krt__host_replay_reserve(struct krt__host_worker *w, uint32_t n);
+void krt__host_replay_push(struct krt__host_worker *w, const krt__rec_task *tasks, uint32_t n);
 
 /* The queue whose host task the calling thread is running, else NULL: a wait for that queue (or its context)
  * from inside the task could never end. */

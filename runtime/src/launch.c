@@ -418,9 +418,11 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     /* 4. The append, under the queue's lock: commands enter the queue in the order the lock was taken. */
     ze_group_count_t count = { cfg->groups[0], cfg->groups[1], cfg->groups[2] };
     pthread_mutex_lock(&q->lock);
-    ze_result_t zr = KRT__ZE(q->ctx->ddi, CommandList, AppendLaunchKernel)(q->list, k->ze, &count, d->signal ? d->signal->ze : NULL,
+    ze_result_t zr = KRT__ZE(q->ctx->ddi, CommandList, AppendLaunchKernel)(krt__queue_target(q), k->ze, &count, d->signal ? d->signal->ze : NULL,
                                                      d->num_wait, d->num_wait ? wait : NULL);
     q->appended++;
+    if (q->rec && zr == ZE_RESULT_SUCCESS)
+        krt__queue_count(q, KRT__REC_LAUNCH);
     pthread_mutex_unlock(&q->lock);
     r = krt__ze(zr, "zeCommandListAppendLaunchKernel");
     if (r == KRT_SUCCESS && ctx->trace)

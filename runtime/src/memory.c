@@ -267,8 +267,10 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
     }
     krt_queue *q = queue ? queue : ctx->default_queue;
     pthread_mutex_lock(&q->lock);
-    ze_result_t zr = KRT__ZE(ctx->ddi, CommandList, AppendMemoryCopy)(q->list, dst, src, size, NULL, 0, NULL);
+    ze_result_t zr = KRT__ZE(ctx->ddi, CommandList, AppendMemoryCopy)(krt__queue_target(q), dst, src, size, NULL, 0, NULL);
     q->appended++;
+    if (q->rec && zr == ZE_RESULT_SUCCESS)
+        krt__queue_count(q, KRT__REC_COPY);
     pthread_mutex_unlock(&q->lock);
     return krt__ze(zr, "zeCommandListAppendMemoryCopy");
 }

@@ -80,6 +80,17 @@ static ze_result_t wait_sync_event(krt_queue *q, uint64_t deadline)
  * command appended before the new wait began (the append count says so), else it appends a new barrier. */
 krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
 {
+    pthread_mutex_lock(&q->lock);
+    int recording = q->rec != NULL;
+    pthread_mutex_unlock(&q->lock);
+    if (recording)
+        return krt__fail(KRT_ERROR_INVALID_STATE, "the queue is recording (krt_recording_begin): its recorded commands "
+                                                  "run only when replayed; end the recording first");
+    return krt__queue_sync_live(q, timeout_ns);
+}
+
+krt_result krt__queue_sync_live(krt_queue *q, uint64_t timeout_ns)
+{
     /* A host task's own queue is held back until the task returns: such a wait could never end. */
     if (krt__host_task_current() == q)
         return krt__fail(KRT_ERROR_INVALID_STATE, "a host task cannot wait for its own queue (it would wait for "
@@ -157,6 +168,11 @@ krt_result krt_queue_synchronize_timeout(krt_queue *queue, uint64_t timeout_ns)
 /* The caller holds ctx->lock. */
 static void queue_free_locked(krt_queue *q)
 {
+    /* A recording still open on the queue goes with it; replays' command queue and lists too. */
+    if (q->rec)
+        krt__recording_free_locked(q->rec);
+    q->rec = NULL;
+    krt__queue_replay_fini_locked(q);
     KRT__ZE(q->ctx->ddi, CommandList, Destroy)(q->list);
     krt__event_destroy_locked(q->sync_event);
     pthread_mutex_destroy(&q->lock);
@@ -194,7 +210,7 @@ void krt_queue_destroy(krt_queue *queue)
     }
     /* A host task may append to its own queue while the queue is waited for: wait again until a wait leaves
      * nothing appended after its barrier, so that no command outlives the list. */
-    while (krt__queue_sync(queue) == KRT_SUCCESS && !krt__queue_idle(queue, NULL)) {
+    while (krt__queue_sync_live(queue, UINT64_MAX) == KRT_SUCCESS && !krt__queue_idle(queue, NULL)) {
     }
     krt_context *ctx = queue->ctx;
     pthread_mutex_lock(&ctx->lock);
@@ -237,7 +253,7 @@ krt_result krt_context_synchronize(krt_context *ctx)
     krt_result r = KRT_SUCCESS;
     if (overflow) {
         for (krt_queue *q = ctx->queues; q; q = q->next) {
-            krt_result qr = krt__queue_sync(q);
+            krt_result qr = krt__queue_sync_live(q, UINT64_MAX);
             if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
                 r = qr;
         }
@@ -246,7 +262,7 @@ krt_result krt_context_synchronize(krt_context *ctx)
     }
     pthread_mutex_unlock(&ctx->lock);
     for (uint32_t i = 0; i < n; i++) {
-        krt_result qr = krt__queue_sync(snapshot[i]);
+        krt_result qr = krt__queue_sync_live(snapshot[i], UINT64_MAX);
         if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
             r = qr;
     }
