@@ -7,7 +7,7 @@
 # and are built by hand below, without the spirv-val check.
 
 KRT_CC_RUN := KRT_CLANG=$(CLANG_CL) KRT_LLVM_SPIRV=$(LLVM_SPIRV) KRT_SPIRV_VAL=$(SPIRV_VAL) $(BINDIR)/krt-cc
-KRT_CC_DEPS := $(BINDIR)/krt-cc $(patsubst kernels/include/%,$(BUILD)/include/%,$(wildcard kernels/include/*.h))
+KRT_CC_DEPS := $(BINDIR)/krt-cc $(BUILD)/libexec/krt/krt_loops.py $(patsubst kernels/include/%,$(BUILD)/include/%,$(wildcard kernels/include/*.h))
 # krt-cc's clang flags, for the rules that need the LLVM bitcode itself (bench/bench.mk).
 KERNEL_CFLAGS := $(shell sh tools/krt-cc --print-flags) -Ikernels/include
 KERNEL_O2_CFLAGS := -cl-std=CL1.2 -target spir64 -emit-llvm -Xclang -finclude-default-header \
