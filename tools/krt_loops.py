@@ -768,7 +768,7 @@ def remat_ok(v, params):
     return True
 
 
-def transform(name, params_toks, body, typedefs, em):
+def transform(name, params_toks, body, typedefs, em, publish):
     """One barrier kernel: its krt__loops_ function, or Cannot."""
     params = []
     depth, cur = 0, []
@@ -824,7 +824,7 @@ def transform(name, params_toks, body, typedefs, em):
             em.w(' = ')
             em.toks(v.init)
         em.w(';\n')
-    em.w('KRT__LOOPS_SETUP(krt__g);\n')
+    em.w('KRT__LOOPS_SETUP(krt__g);\nconst int krt__publish = %d;\n' % publish)
     for v in vs:
         if v.mode == 'array':
             em.at(v.tok)
@@ -969,19 +969,25 @@ def main():
                         if d == 0:
                             break
                         e += 1
-                    if not re.search(r'krt_kernel(_host)?\.h$', t.file):
-                        funcs[toks[j - 1].s] = toks[idx:e + 1]
+                    funcs[toks[j - 1].s] = (t.file, toks[idx:e + 1])
             depth += 1
         elif t.s == '}':
             depth -= 1
-    barrier_fns = {f for f, body in funcs.items() if calls_barrier(body)}
+    barrier_fns = {f for f, (file, body) in funcs.items()
+                   if calls_barrier(body) and not re.search(r'krt_kernel(_host)?\.h$', file)}
     grew = True
     while grew:
         grew = False
-        for f, body in funcs.items():
+        for f, (file, body) in funcs.items():
             if f not in barrier_fns and any(x.s in barrier_fns for x in body):
                 barrier_fns.add(f)
                 grew = True
+    # Functions that may read the thread-local work-item pointer: the kernel's own helpers and krt_kernel.h's
+    # (not the system's, nor krt_kernel_host.h's built-ins, whose work-item functions the loops replace). A
+    # kernel that calls one gets the ids stored where that pointer points at every work-item (krt__publish).
+    item_readers = {f for f, (file, body) in funcs.items()
+                    if not file.startswith('/usr/') and not re.search(r'krt_kernel_host\.h$', file)}
+    item_readers |= {'get_global_linear_id', 'get_local_linear_id'} | {k[0].s for k in kernels}
     barrier_kernels = {k[0].s for k in kernels if calls_barrier(k[2])}
     em = Emitter(None)
     done = []
@@ -998,7 +1004,9 @@ def main():
                 if other[0].s != name.s and any(t.s == name.s for t in other[2]):
                     raise Cannot(name, 'another kernel calls it')
             sub = Emitter(None)
-            transform(name.s, params, body, typedefs, sub)
+            publish = any(t.kind == 'id' and t.s in item_readers and i + 1 < len(body) and body[i + 1].s == '('
+                          for i, t in enumerate(body))
+            transform(name.s, params, body, typedefs, sub, publish)
             em.out += sub.out
             done.append(name.s)
         except Cannot as c:

@@ -261,7 +261,8 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
     size_t krt__lx = 0, krt__bx = 0;                                                                          \
     (void)krt__nmax
 #define KRT__GROUPS_BEGIN                                                                                     \
-    krt__host_item = &krt__it;                                                                                \
+    if (krt__publish)                                                                                         \
+        krt__host_item = &krt__it;                                                                            \
     for (size_t krt__gi = 0; krt__gi < krt__groups; krt__gi++) {                                              \
         const size_t krt__gx = krt__g0 + krt__gi, krt__left = krt__size - krt__gx * krt__enq;                 \
         krt__lx = krt__left < krt__enq ? krt__left : krt__enq;                                                \
@@ -270,7 +271,8 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
         krt__it.local_size[0] = krt__lx;
 #define KRT__GROUPS_END                                                                                       \
     }                                                                                                         \
-    krt__host_item = krt__outer;
+    if (krt__publish)                                                                                         \
+        krt__host_item = krt__outer;
 /* krt__l: the work-item's place in the group, the index of its element in the arrays of the variables that
  * live across a barrier. */
 #define KRT__ITEMS_BEGIN                                                                                      \
@@ -279,28 +281,45 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
             for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                             \
                 const size_t krt__l = (krt__z * krt__ly + krt__y) * krt__lx + krt__x;                         \
                 (void)krt__l;                                                                                 \
-                krt__it.local_id[0] = krt__x;                                                                 \
-                krt__it.local_id[1] = krt__y;                                                                 \
-                krt__it.local_id[2] = krt__z;                                                                 \
-                krt__it.global_id[0] = krt__bx + krt__x;                                                      \
-                krt__it.global_id[1] = krt__by + krt__y;                                                      \
-                krt__it.global_id[2] = krt__bz + krt__z;
+                if (krt__publish) {                                                                           \
+                    krt__it.local_id[0] = krt__x;                                                             \
+                    krt__it.local_id[1] = krt__y;                                                             \
+                    krt__it.local_id[2] = krt__z;                                                             \
+                    krt__it.global_id[0] = krt__bx + krt__x;                                                  \
+                    krt__it.global_id[1] = krt__by + krt__y;                                                  \
+                    krt__it.global_id[2] = krt__bz + krt__z;                                                  \
+                }
 #define KRT__ITEMS_END }
 #define KRT__UNIFORM_BEGIN                                                                                    \
     __extension__({                                                                                           \
-        const size_t krt__l = 0;                                                                              \
+        const size_t krt__l = 0, krt__x = 0, krt__y = 0, krt__z = 0;                                          \
         (void)krt__l;                                                                                         \
-        krt__it.local_id[0] = krt__it.local_id[1] = krt__it.local_id[2] = 0;                                  \
-        krt__it.global_id[0] = krt__bx;                                                                       \
-        krt__it.global_id[1] = krt__by;                                                                       \
-        krt__it.global_id[2] = krt__bz;
+        (void)krt__x;                                                                                         \
+        (void)krt__y;                                                                                         \
+        (void)krt__z;                                                                                         \
+        if (krt__publish) {                                                                                   \
+            krt__it.local_id[0] = krt__it.local_id[1] = krt__it.local_id[2] = 0;                              \
+            krt__it.global_id[0] = krt__bx;                                                                   \
+            krt__it.global_id[1] = krt__by;                                                                   \
+            krt__it.global_id[2] = krt__bz;                                                                   \
+        }
 #define KRT__LQ(field, d, otherwise)                                                                          \
     __extension__({                                                                                           \
         const uint krt__d = (d);                                                                              \
         krt__d < krt__it.work_dim && krt__d < 3 ? krt__it.field[krt__d] : (size_t)(otherwise);                \
     })
-#define KRT__L_get_global_id(d) KRT__LQ(global_id, d, 0)
-#define KRT__L_get_local_id(d) KRT__LQ(local_id, d, 0)
+/* The ids from the loops' counters, never from memory. */
+#define KRT__LID(d, x, y, z, otherwise)                                                                       \
+    __extension__({                                                                                           \
+        const uint krt__d = (d);                                                                              \
+        krt__d >= krt__it.work_dim ? (size_t)(otherwise)                                                      \
+        : krt__d == 0              ? (size_t)(x)                                                              \
+        : krt__d == 1              ? (size_t)(y)                                                              \
+        : krt__d == 2              ? (size_t)(z)                                                              \
+                                   : (size_t)(otherwise);                                                     \
+    })
+#define KRT__L_get_global_id(d) KRT__LID(d, krt__bx + krt__x, krt__by + krt__y, krt__bz + krt__z, 0)
+#define KRT__L_get_local_id(d) KRT__LID(d, krt__x, krt__y, krt__z, 0)
 #define KRT__L_get_group_id(d) KRT__LQ(group_id, d, 0)
 #define KRT__L_get_global_size(d) KRT__LQ(global_size, d, 1)
 #define KRT__L_get_local_size(d) KRT__LQ(local_size, d, 1)
