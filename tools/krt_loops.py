@@ -93,6 +93,7 @@ class Var:
         self.static, self.tok = static, tok
         self.regions = set()
         self.written = False
+        self.addressed = False   # &name somewhere: a pointer may reach it from another region
         self.mode = 'plain'      # plain | array (one per work-item) | remat (computed again where used)
 
     def cname(self):
@@ -390,6 +391,8 @@ class Planner:
                 prv = toks[i - 1].s if i > 0 else ''
                 if nxt in ASSIGN or prv in ('++', '--', '&'):
                     t.var.written = True
+                if prv == '&':
+                    t.var.addressed = True
 
     def note_stmt(self, n, region):
         for v in all_vars(n, []):
@@ -522,9 +525,8 @@ class Emitter:
                     s = v.cname()
             elif t.kind == 'id' and s in ITEM_FNS and not (prev and prev.s in ('.', '->')):
                 s = 'KRT__L_' + s
-            if parts and (t.kind in ('id', 'num') and prev.kind in ('id', 'num') or
-                          (t.s in ('+', '-', '&', '|', '<', '>', '=') and prev.s and prev.s[-1] in '+-&|<>=')):
-                parts.append(' ')
+            if parts:
+                parts.append(' ')   # never two tokens run together (a - -b, a / *p)
             parts.append(s)
             prev = t
         self.out.append(''.join(parts))
@@ -806,6 +808,12 @@ def transform(name, params_toks, body, typedefs, em, publish):
     for v in vs:
         if not v.static and len(v.regions) > 1:
             v.mode = 'array'
+    # A pointer kept across a barrier may point at a private variable or array that is used in one region only:
+    # that one must outlive its region too, so it gets its array as well.
+    if any(v.mode == 'array' and any(t.s == '*' for t in v.decl) for v in vs):
+        for v in vs:
+            if not v.static and (v.addressed or any(t.s == '[' for t in v.decl)):
+                v.mode = 'array'
     for v in sorted(vs, key=lambda v: v.id):
         if remat_ok(v, pnames):
             v.mode = 'remat'

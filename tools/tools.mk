@@ -33,7 +33,7 @@ $(BINDIR)/krt-info: tools/krt-info.c runtime/include/krt.h $(KRT_SO)
 
 install: install-tools
 install-tools: $(TOOL_BINS) $(KRT_CC) $(KRT_LOOPS) $(KRT_KERNEL_HEADERS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/krt
 	install -m 755 $(BINDIR)/krt-info $(DESTDIR)$(PREFIX)/bin/krt-info
 	install -m 755 $(KRT_CC) $(DESTDIR)$(PREFIX)/bin/krt-cc
 	install -m 644 $(KRT_LOOPS) $(DESTDIR)$(PREFIX)/libexec/krt/krt_loops.py
