@@ -343,9 +343,9 @@ Test(oracle, knobs_scale_kernels_and_fills)
  * host device's work-item loops (tools/krt_loops.py), the host device's fibers (KRT_HOST_FIBERS=1, read when a
  * kernel is created) and ze_pocl must all give the same integers, and the reduction and the transpose what
  * this test computes itself. */
-enum { BAR_KERNELS = 4 };
+enum { BAR_KERNELS = 5 };
 static const char *const bar_names[BAR_KERNELS] = { "krt_bar_reduce", "krt_bar_tiles", "krt_bar_nested",
-                                                    "krt_bar_transpose" };
+                                                    "krt_bar_transpose", "krt_bar_big" };
 
 static void bar_kernels(krt_context *ctx, krt_kernel *k[BAR_KERNELS])
 {
@@ -383,13 +383,13 @@ Test(oracle, barrier_kernels_as_loops_and_fibers)
         int32_t *in = malloc(count * sizeof *in);
         for (size_t i = 0; i < count; i++)
             in[i] = (int32_t)(rnd() % 2001) - 1000;
-        uint32_t *out[3][4];
-        size_t sizes[4] = { groups * sizeof(int32_t), (size_t)n * 3 * sizeof(int32_t), n * sizeof(int32_t),
-                            (size_t)nx * ny * sizeof(int32_t) };
+        uint32_t *out[3][BAR_KERNELS];
+        size_t sizes[BAR_KERNELS] = { groups * sizeof(int32_t), (size_t)n * 3 * sizeof(int32_t), n * sizeof(int32_t),
+                                      (size_t)nx * ny * sizeof(int32_t), n * sizeof(int32_t) };
         for (int s = 0; s < 3; s++) {
             void *din = kt_alloc(ctx[s], count * sizeof *in, KRT_MEMORY_SHARED);
             memcpy(din, in, count * sizeof *in);
-            for (int o = 0; o < 4; o++) {
+            for (int o = 0; o < BAR_KERNELS; o++) {
                 out[s][o] = kt_alloc(ctx[s], sizes[o], KRT_MEMORY_SHARED);
                 memset(out[s][o], 0, sizes[o]);
             }
@@ -412,11 +412,15 @@ Test(oracle, barrier_kernels_as_loops_and_fibers)
             uint32_t px = (nx + 7) / 8 * 8, py = (ny + 7) / 8 * 8;
             d = (krt_launch_desc){ .range = { 2, { px, py } }, .group = { 8, 8 }, .args = xa, .num_args = 4 };
             KT_OK(krt_launch(k[s][3], &d));
+            krt_arg ba[] = { KRT_ARG(out[s][4]), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n) };
+            d = kt_desc1(n, ba, 3);
+            d.group[0] = g;
+            KT_OK(krt_launch(k[s][4], &d));
         }
         for (int s = 0; s < 3; s++)
             KT_OK(krt_context_synchronize(ctx[s]));
         char what[160];
-        for (int o = 0; o < 4; o++) {
+        for (int o = 0; o < BAR_KERNELS; o++) {
             snprintf(what, sizeof what, "%s, n %u, group %u, tiles %u, mode %d, loops against ze_pocl",
                      bar_names[o], n, g, tiles, mode);
             words_agree(out[LOOPS][o], out[PO][o], sizes[o] / 4, what);
@@ -433,6 +437,13 @@ Test(oracle, barrier_kernels_as_loops_and_fibers)
         for (uint32_t y = 0; y < ny; y++)
             for (uint32_t x = 0; x < nx; x++)
                 cr_assert_eq((int32_t)out[LOOPS][3][x * ny + y], in[y * nx + x], "krt_bar_transpose (%u, %u)", x, y);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t g0 = i / g * g, size = n - g0 < g ? n - g0 : g;
+            int32_t t = (int32_t)((g0 + (i - g0 + 1) % size) * 100 + 99), sum = 0;
+            for (int32_t j = 0; j < 100; j++)
+                sum += (int32_t)(i * 100 + (uint32_t)j) ^ t;
+            cr_assert_eq((int32_t)out[LOOPS][4][i], sum, "krt_bar_big: work-item %u, group %u", i, g);
+        }
         free(in);
     }
     for (int s = 0; s < 3; s++)

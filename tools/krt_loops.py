@@ -852,10 +852,14 @@ def transform(name, params_toks, body, typedefs, em, publish):
                 d.append(t)
             em.w('typedef ')
             em.toks(spec + d)
-            em.w('; krt__T%d %s[krt__nmax];\n' % (v.id, v.cname()))
+            em.w('; KRT__PRIVATE(krt__T%d, %s);\n' % (v.id, v.cname()))
     em.w('KRT__GROUPS_BEGIN\n')
     emit_plan(em, plan)
-    em.w('\nKRT__GROUPS_END\n}\n')
+    em.w('\nKRT__GROUPS_END\n')
+    for v in vs:
+        if v.mode == 'array':
+            em.w('KRT__PRIVATE_FREE(krt__T%d, %s);\n' % (v.id, v.cname()))
+    em.w('}\n')
 
 
 def typedef_names(toks):

@@ -273,6 +273,25 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
     }                                                                                                         \
     if (krt__publish)                                                                                         \
         krt__host_item = krt__outer;
+/* A private variable live across a barrier: one element per work-item of the group, on the pool thread's
+ * stack up to KRT__PRIVATE_STACK bytes, beyond on the heap (a private array of a group of 1024 could overflow
+ * the stack), freed at the runner's end (the loops never return early). */
+#define KRT__PRIVATE_STACK 65536u
+#define KRT__PRIVATE(T, name)                                                                                 \
+    T *const name = (T *)(sizeof(T) * krt__nmax <= KRT__PRIVATE_STACK ? __builtin_alloca(sizeof(T) * krt__nmax) \
+                                                                     : krt__loops_alloc(sizeof(T) * krt__nmax))
+#define KRT__PRIVATE_FREE(T, name)                                                                            \
+    if (sizeof(T) * krt__nmax > KRT__PRIVATE_STACK)                                                           \
+    free(name)
+static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (!p) {
+        fputs("krt: out of memory for a barrier kernel's private variables\n", stderr);
+        abort();
+    }
+    return p;
+}
 /* krt__l: the work-item's place in the group, the index of its element in the arrays of the variables that
  * live across a barrier. */
 #define KRT__ITEMS_BEGIN                                                                                      \

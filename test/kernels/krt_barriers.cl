@@ -119,3 +119,20 @@ kernel void krt_bar_transpose(global const int *in, global int *out, uint nx, ui
     if (ox < ny && oy < nx)
         out[oy * ny + ox] = t[lx][ly];
 }
+
+/* A private array of 100 ints live across a barrier: 400 bytes per work-item, which the loops keep on the heap
+ * for groups of more than 163 (KRT__PRIVATE_STACK). out[gid] = the sum of big[j] ^ the neighbour's last one. */
+kernel void krt_bar_big(global int *out, local int *t, uint n)
+{
+    uint lid = get_local_id(0);
+    int big[100];
+    for (int j = 0; j < 100; j++)
+        big[j] = (int)(get_global_id(0) * 100 + j);
+    t[lid] = big[99];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int s = 0;
+    for (int j = 0; j < 100; j++)
+        s += big[j] ^ t[(lid + 1) % get_local_size(0)];
+    if (get_global_id(0) < n)
+        out[get_global_id(0)] = s;
+}
