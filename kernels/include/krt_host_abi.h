@@ -28,7 +28,9 @@
 
 #define KRT_HOST_ABI_VERSION 3u
 
-/* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. */
+/* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. In the
+ * dimensions at and past work_dim the runtime stores OpenCL's defaults (ids, group ids and offsets 0, sizes
+ * and counts 1), so that get_global_id(d) and its siblings need not compare d with work_dim. */
 struct krt_host_item {
     uint32_t work_dim;
     uint32_t reserved;

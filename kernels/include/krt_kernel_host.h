@@ -123,7 +123,9 @@ KRT__VECTORS(double, double)
 
 /* ---- Work-item functions --------------------------------------------------------------------------------- */
 
-/* A dimension at or past work_dim gives OpenCL C's defaults: ids and offsets 0, sizes and counts 1. */
+/* A dimension at or past work_dim gives OpenCL C's defaults: ids and offsets 0, sizes and counts 1. The runtime
+ * stores those defaults in the dimensions past work_dim (krt_host_abi.h), so only an index past 2 needs a test:
+ * a comparison with work_dim in every get_global_id(1) kept GCC from vectorizing a 2-D kernel's loop. */
 #define KRT__ITEM_FN static inline __attribute__((always_inline, unused))
 
 KRT__ITEM_FN uint get_work_dim(void)
@@ -135,7 +137,7 @@ KRT__ITEM_FN uint get_work_dim(void)
     KRT__ITEM_FN size_t fn(uint dimindx)                                                                      \
     {                                                                                                         \
         const struct krt_host_item *krt__it = krt__host_item;                                                 \
-        return dimindx < krt__it->work_dim && dimindx < 3 ? krt__it->field[dimindx] : (otherwise);            \
+        return dimindx < 3 ? krt__it->field[dimindx] : (otherwise);                                           \
     }
 KRT__ITEM_QUERY(get_global_id, global_id, 0)
 KRT__ITEM_QUERY(get_local_id, local_id, 0)
@@ -325,14 +327,13 @@ static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
 #define KRT__LQ(field, d, otherwise)                                                                          \
     __extension__({                                                                                           \
         const uint krt__d = (d);                                                                              \
-        krt__d < krt__it.work_dim && krt__d < 3 ? krt__it.field[krt__d] : (size_t)(otherwise);                \
+        krt__d < 3 ? krt__it.field[krt__d] : (size_t)(otherwise);                                             \
     })
 /* The ids from the loops' counters, never from memory. */
 #define KRT__LID(d, x, y, z, otherwise)                                                                       \
     __extension__({                                                                                           \
         const uint krt__d = (d);                                                                              \
-        krt__d >= krt__it.work_dim ? (size_t)(otherwise)                                                      \
-        : krt__d == 0              ? (size_t)(x)                                                              \
+        krt__d == 0                ? (size_t)(x)                                                              \
         : krt__d == 1              ? (size_t)(y)                                                              \
         : krt__d == 2              ? (size_t)(z)                                                              \
                                    : (size_t)(otherwise);                                                     \
