@@ -343,9 +343,9 @@ Test(oracle, knobs_scale_kernels_and_fills)
  * host device's work-item loops (tools/krt_loops.py), the host device's fibers (KRT_HOST_FIBERS=1, read when a
  * kernel is created) and ze_pocl must all give the same integers, and the reduction and the transpose what
  * this test computes itself. */
-enum { BAR_KERNELS = 5 };
+enum { BAR_KERNELS = 6 };
 static const char *const bar_names[BAR_KERNELS] = { "krt_bar_reduce", "krt_bar_tiles", "krt_bar_nested",
-                                                    "krt_bar_transpose", "krt_bar_big" };
+                                                    "krt_bar_transpose", "krt_bar_big", "krt_bar_early" };
 
 static void bar_kernels(krt_context *ctx, krt_kernel *k[BAR_KERNELS])
 {
@@ -385,7 +385,7 @@ Test(oracle, barrier_kernels_as_loops_and_fibers)
             in[i] = (int32_t)(rnd() % 2001) - 1000;
         uint32_t *out[3][BAR_KERNELS];
         size_t sizes[BAR_KERNELS] = { groups * sizeof(int32_t), (size_t)n * 3 * sizeof(int32_t), n * sizeof(int32_t),
-                                      (size_t)nx * ny * sizeof(int32_t), n * sizeof(int32_t) };
+                                      (size_t)nx * ny * sizeof(int32_t), n * sizeof(int32_t), n * sizeof(int32_t) };
         for (int s = 0; s < 3; s++) {
             void *din = kt_alloc(ctx[s], count * sizeof *in, KRT_MEMORY_SHARED);
             memcpy(din, in, count * sizeof *in);
@@ -416,6 +416,11 @@ Test(oracle, barrier_kernels_as_loops_and_fibers)
             d = kt_desc1(n, ba, 3);
             d.group[0] = g;
             KT_OK(krt_launch(k[s][4], &d));
+            uint32_t skip = (uint32_t)round % 3;
+            krt_arg ea[] = { KRT_ARG(out[s][5]), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n), KRT_ARG(skip) };
+            d = kt_desc1(n, ea, 4);
+            d.group[0] = g;
+            KT_OK(krt_launch(k[s][5], &d));
         }
         for (int s = 0; s < 3; s++)
             KT_OK(krt_context_synchronize(ctx[s]));
@@ -443,6 +448,12 @@ Test(oracle, barrier_kernels_as_loops_and_fibers)
             for (int32_t j = 0; j < 100; j++)
                 sum += (int32_t)(i * 100 + (uint32_t)j) ^ t;
             cr_assert_eq((int32_t)out[LOOPS][4][i], sum, "krt_bar_big: work-item %u, group %u", i, g);
+            uint32_t gi = i / g, right = g0 + (i - g0 + 1) % size;
+            int32_t acc = 0;
+            for (uint32_t k = 0; k <= gi % 4; k++)
+                acc += (int32_t)(right + k);
+            cr_assert_eq((int32_t)out[LOOPS][5][i], gi % 3 == (uint32_t)round % 3 ? 0 : acc,
+                         "krt_bar_early: work-item %u, group %u", i, g);
         }
         free(in);
     }

@@ -327,24 +327,28 @@ class Parser:
 
 # ---- Where barriers are ------------------------------------------------------------------------------------
 
+SEP = Tok(';', 'op', '', 0)
+
+
 def tokens_of(n):
-    """Every token of a statement, nested statements included."""
+    """Every token of a statement, nested statements included, its parts apart (a ; between them), so that
+    `k++) t[...]` is not read as ++t."""
     k = n.kind
     if k in ('expr', 'return', 'case'):
-        return list(n.toks)
+        return list(n.toks) + [SEP]
     if k == 'decl':
-        out = list(n.spec)
+        out = list(n.spec) + [SEP]
         for v in n.vars:
-            out += v.decl + (v.init or [])
+            out += v.decl + [SEP] + (v.init or []) + [SEP]
         return out
     if k == 'block':
         return [t for s in n.body for t in tokens_of(s)]
     if k == 'if':
-        return n.cond + tokens_of(n.then) + (tokens_of(n.other) if n.other else [])
+        return n.cond + [SEP] + tokens_of(n.then) + (tokens_of(n.other) if n.other else [])
     if k in ('while', 'do', 'switch'):
-        return n.cond + tokens_of(n.body)
+        return n.cond + [SEP] + tokens_of(n.body)
     if k == 'for':
-        return (tokens_of(n.init) if n.init else []) + n.cond + n.incr + tokens_of(n.body)
+        return (tokens_of(n.init) if n.init else []) + n.cond + [SEP] + n.incr + [SEP] + tokens_of(n.body)
     return []
 
 
@@ -376,6 +380,7 @@ def has_barrier(n):
 
 class Planner:
     def __init__(self):
+        self.early = False
         self.regions = 0
         self.conds = 0
 
@@ -404,8 +409,7 @@ class Planner:
         k = n.kind
         if k == 'return':
             if not final:
-                raise Cannot(n.tok, 'a return before a barrier (or in a loop with one)')
-            n.final = True
+                self.early = True   # the work-item leaves the later regions out (krt__gone)
         elif k == 'break' and loops == 0 and switches == 0:
             raise Cannot(n.tok, 'a break out of a loop that has a barrier')
         elif k == 'continue' and loops == 0:
@@ -499,6 +503,8 @@ def children(n):
 
 class Emitter:
     def __init__(self, kernel_file):
+        self.gone = False        # a return before a barrier: krt__gone[] marks the work-items that returned
+        self.group_end = False   # a condition may leave the group (krt__group_end) when all have returned
         self.out = []
         self.line = None
         self.file = kernel_file
@@ -650,7 +656,10 @@ def emit_stmt(em, n, label):
         em.w(': ')
     elif k == 'return':
         label[0] = True
-        em.w('goto krt__next%d;' % label[1])
+        if em.gone:
+            em.w('{ krt__gone[krt__l] = 1; goto krt__next%d; }' % label[1])
+        else:
+            em.w('goto krt__next%d;' % label[1])
     elif k in ('break', 'continue'):
         em.w(k + ';')
 
@@ -664,7 +673,10 @@ def emit_region(em, stmts, region_id):
     for n in stmts:
         if n.kind == 'decl':
             declared.update(n.vars)
-    em.w('\nKRT__ITEMS_BEGIN { ')
+    em.w('\nKRT__ITEMS_BEGIN ')
+    if em.gone:
+        em.w('if (krt__gone[krt__l]) continue; ')
+    em.w('{ ')
     emit_remat(em, [v for v in used if v not in declared])
     em.labels += 1
     label = [False, em.labels]
@@ -680,7 +692,9 @@ def emit_region(em, stmts, region_id):
 def emit_cond(em, cond):
     """A condition as work-item 0 of the group sees it (a statement expression)."""
     cid, toks = cond
-    em.w('KRT__UNIFORM_BEGIN ')
+    if em.gone:
+        em.group_end = True
+    em.w('KRT__UNIFORM_GONE_BEGIN ' if em.gone else 'KRT__UNIFORM_BEGIN ')
     emit_remat(em, ref_vars(toks))
     em.w('(')
     em.toks(toks)
@@ -853,12 +867,21 @@ def transform(name, params_toks, body, typedefs, em, publish):
             em.w('typedef ')
             em.toks(spec + d)
             em.w('; KRT__PRIVATE(krt__T%d, %s);\n' % (v.id, v.cname()))
+    em.gone = pl.early
+    if em.gone:
+        em.w('KRT__PRIVATE(unsigned char, krt__gone);\n')
     em.w('KRT__GROUPS_BEGIN\n')
+    if em.gone:
+        em.w('__builtin_memset(krt__gone, 0, krt__lx * krt__ly * krt__lz);\n')
     emit_plan(em, plan)
+    if em.group_end:
+        em.w('\nkrt__group_end:;')
     em.w('\nKRT__GROUPS_END\n')
     for v in vs:
         if v.mode == 'array':
             em.w('KRT__PRIVATE_FREE(krt__T%d, %s);\n' % (v.id, v.cname()))
+    if em.gone:
+        em.w('KRT__PRIVATE_FREE(unsigned char, krt__gone);\n')
     em.w('}\n')
 
 

@@ -324,6 +324,30 @@ static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
             krt__it.global_id[1] = krt__by;                                                                   \
             krt__it.global_id[2] = krt__bz;                                                                   \
         }
+/* The same for a kernel with a return before a barrier: as the first work-item that has not returned sees it;
+ * when all have, the group is done (a jump out of the statement expression, which GCC and Clang allow). */
+#define KRT__UNIFORM_GONE_BEGIN                                                                               \
+    __extension__({                                                                                           \
+        size_t krt__f = 0;                                                                                    \
+        const size_t krt__n = krt__lx * krt__ly * krt__lz;                                                    \
+        while (krt__f < krt__n && krt__gone[krt__f])                                                          \
+            krt__f++;                                                                                         \
+        if (krt__f == krt__n)                                                                                 \
+            goto krt__group_end;                                                                              \
+        const size_t krt__l = krt__f, krt__x = krt__f % krt__lx, krt__y = krt__f / krt__lx % krt__ly,        \
+                     krt__z = krt__f / krt__lx / krt__ly;                                                     \
+        (void)krt__l;                                                                                         \
+        (void)krt__x;                                                                                         \
+        (void)krt__y;                                                                                         \
+        (void)krt__z;                                                                                         \
+        if (krt__publish) {                                                                                   \
+            krt__it.local_id[0] = krt__x;                                                                     \
+            krt__it.local_id[1] = krt__y;                                                                     \
+            krt__it.local_id[2] = krt__z;                                                                     \
+            krt__it.global_id[0] = krt__bx + krt__x;                                                          \
+            krt__it.global_id[1] = krt__by + krt__y;                                                          \
+            krt__it.global_id[2] = krt__bz + krt__z;                                                          \
+        }
 #define KRT__LQ(field, d, otherwise)                                                                          \
     __extension__({                                                                                           \
         const uint krt__d = (d);                                                                              \

@@ -136,3 +136,28 @@ kernel void krt_bar_big(global int *out, local int *t, uint n)
     if (get_global_id(0) < n)
         out[get_global_id(0)] = s;
 }
+
+/* Returns before a barrier, each taken by a whole group (OpenCL's rule: a barrier is reached by all work-items
+ * of a group or by none): groups g with g % 3 == skip return at once; the others leave the loop with a barrier
+ * in iteration g % 4, after storing acc, the sum of their right-hand neighbours' gid + k so far. */
+kernel void krt_bar_early(global int *out, local int *t, uint n, uint skip)
+{
+    uint lid = get_local_id(0);
+    size_t gid = get_global_id(0);
+    if (get_group_id(0) % 3 == skip)
+        return;
+    int acc = 0;
+    for (int k = 0; k < 4; k++) {
+        t[lid] = (int)gid + k;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        acc += t[(lid + 1) % get_local_size(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if ((int)(get_group_id(0) % 4) == k) {
+            if (gid < n)
+                out[gid] = acc;
+            return;
+        }
+    }
+    if (gid < n)
+        out[gid] = -acc;
+}
