@@ -7,7 +7,7 @@
 # and are built by hand below, without the spirv-val check.
 
 KRT_CC_RUN := KRT_CLANG=$(CLANG_CL) KRT_LLVM_SPIRV=$(LLVM_SPIRV) KRT_SPIRV_VAL=$(SPIRV_VAL) $(BINDIR)/krt-cc
-KRT_CC_DEPS := $(BINDIR)/krt-cc $(patsubst kernels/include/%,$(BUILD)/include/%,$(wildcard kernels/include/*.h))
+KRT_CC_DEPS := $(BINDIR)/krt-cc $(BUILD)/libexec/krt/krt_loops.py $(patsubst kernels/include/%,$(BUILD)/include/%,$(wildcard kernels/include/*.h))
 # krt-cc's clang flags, for the rules that need the LLVM bitcode itself (bench/bench.mk).
 KERNEL_CFLAGS := $(shell sh tools/krt-cc --print-flags) -Ikernels/include
 KERNEL_O2_CFLAGS := -cl-std=CL1.2 -target spir64 -emit-llvm -Xclang -finclude-default-header \
@@ -58,7 +58,8 @@ KERNEL_HOST_FLAGS ?=
 KRT_CC_HOST_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host -Wextra -Werror $(KERNEL_HOST_FLAGS)
 KERNEL_HOST_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.so,$(KERNEL_SRCS))
 TEST_KERNEL_HOST_SRCS := $(addprefix test/kernels/,krt_basic.cl krt_guarded.cl krt_hint.cl krt_robust.cl \
-                         krt_rules.cl krt_spill.cl krt_single_source.cl krt_exact.cl krt_python.cl)
+                         krt_rules.cl krt_spill.cl krt_single_source.cl krt_exact.cl krt_python.cl \
+                         krt_barriers.cl)
 TEST_KERNEL_HOST_SOS  := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.so,$(TEST_KERNEL_HOST_SRCS))
 kernels: $(KERNEL_HOST_SOS) $(TEST_KERNEL_HOST_SOS)
 

@@ -102,7 +102,38 @@ __kernel void swz(__global float4 *x)
 CL
 "$cc_" --host swz.cl 2>err.txt && fail "--host: a swizzle compiled"
 grep -q "swz.cl:3: the vector component .y (a swizzle)" err.txt || fail "--host: swizzle: $(cat err.txt)"
-for f in "$root"/kernels/*.cl "$root"/test/kernels/krt_single_source.cl; do
+# A kernel with barriers gets work-item loops (the runner's krt_host_loops_ mark), not with KRT_HOST_LOOPS=0 nor
+# at -O0; one the transform refuses keeps its stacks, and krt-cc names the kernel, the line and the reason.
+cat >bar.cl <<'CL'
+__kernel void bar(__global int *x, __local int *t)
+{
+    size_t l = get_local_id(0);
+    t[l] = x[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x[get_global_id(0)] = t[(l + 1) % get_local_size(0)];
+}
+__kernel void cont(__global int *x, __local int *t)
+{
+    for (int i = 0; i < 4; i++) {
+        t[0] = i;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (x[0] == i)
+            continue;
+        x[1] += t[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+CL
+"$cc_" --host -Wextra -Werror bar.cl 2>err.txt || fail "--host: a barrier kernel did not compile: $(cat err.txt)"
+nm -D --defined-only bar.so | grep -q " krt_host_loops_bar$" || fail "--host: no loops for bar: $(nm -D bar.so)"
+nm -D --defined-only bar.so | grep -q "krt_host_loops_cont" && fail "--host: loops for cont, which continues"
+grep -q "bar.cl:14: kernel cont keeps a stack per work-item at its barriers (slower): a continue in a loop" \
+    err.txt || fail "--host: no note for cont: $(cat err.txt)"
+KRT_HOST_LOOPS=0 "$cc_" --host bar.cl -o bar0.so 2>err.txt || fail "KRT_HOST_LOOPS=0 --host: $(cat err.txt)"
+nm -D --defined-only bar0.so | grep -q "krt_host_loops_" && fail "KRT_HOST_LOOPS=0: loops anyway"
+"$cc_" --host -O0 bar.cl -o bar1.so 2>err.txt || fail "--host -O0: $(cat err.txt)"
+nm -D --defined-only bar1.so | grep -q "krt_host_loops_" && fail "--host -O0: loops anyway"
+for f in "$root"/kernels/*.cl "$root"/test/kernels/krt_single_source.cl "$root"/test/kernels/krt_barriers.cl; do
     KRT_HOST_CC=clang-15 "$cc_" --host -Wextra -Werror "$f" -o clang.so || fail "clang-15 --host: $f"
 done
 echo "krt-cc: every case as documented"

@@ -338,3 +338,125 @@ Test(oracle, knobs_scale_kernels_and_fills)
     }
     close_pair(&p);
 }
+
+/* Kernels with barriers (test/kernels/krt_barriers.cl) at random group sizes, partial last groups included: the
+ * host device's work-item loops (tools/krt_loops.py), the host device's fibers (KRT_HOST_FIBERS=1, read when a
+ * kernel is created) and ze_pocl must all give the same integers, and the reduction and the transpose what
+ * this test computes itself. */
+enum { BAR_KERNELS = 6 };
+static const char *const bar_names[BAR_KERNELS] = { "krt_bar_reduce", "krt_bar_tiles", "krt_bar_nested",
+                                                    "krt_bar_transpose", "krt_bar_big", "krt_bar_early" };
+
+static void bar_kernels(krt_context *ctx, krt_kernel *k[BAR_KERNELS])
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/krt_barriers.spv", getenv("KRT_TEST_KERNELS"));
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = path }, &m));
+    for (int i = 0; i < BAR_KERNELS; i++)
+        k[i] = kt_kernel(m, bar_names[i]);
+}
+
+Test(oracle, barrier_kernels_as_loops_and_fibers)
+{
+    enum { LOOPS = 0, PO = 1, FIBERS = 2 };
+    krt_context *ctx[3];
+    krt_kernel *k[3][BAR_KERNELS];
+    ctx[LOOPS] = kt_context(&(krt_context_desc){ .device = "host" });
+    ctx[PO] = kt_context(&(krt_context_desc){ .device = "cpu" });
+    ctx[FIBERS] = kt_context(&(krt_context_desc){ .device = "host" });
+    bar_kernels(ctx[LOOPS], k[LOOPS]);
+    bar_kernels(ctx[PO], k[PO]);
+    setenv("KRT_HOST_FIBERS", "1", 1);
+    bar_kernels(ctx[FIBERS], k[FIBERS]);
+    unsetenv("KRT_HOST_FIBERS");
+    rng_state = 404;
+    for (int round = 0; round < 8; round++) {
+        uint32_t g = round == 0 ? 1 : round == 1 ? 256 : 1 + rnd() % 256;
+        uint32_t n = 1 + rnd() % 20000;
+        uint32_t groups = (n + g - 1) / g;
+        uint32_t tiles = 1 + rnd() % 4;
+        int mode = (int)(rnd() % 4);
+        /* The transpose: nx x ny in 8 x 8 groups, of the same input. */
+        uint32_t nx = 1 + rnd() % 300, ny = 1 + rnd() % 300;
+        size_t count = (size_t)n * tiles > (size_t)nx * ny ? (size_t)n * tiles : (size_t)nx * ny;
+        int32_t *in = malloc(count * sizeof *in);
+        for (size_t i = 0; i < count; i++)
+            in[i] = (int32_t)(rnd() % 2001) - 1000;
+        uint32_t *out[3][BAR_KERNELS];
+        size_t sizes[BAR_KERNELS] = { groups * sizeof(int32_t), (size_t)n * 3 * sizeof(int32_t), n * sizeof(int32_t),
+                                      (size_t)nx * ny * sizeof(int32_t), n * sizeof(int32_t), n * sizeof(int32_t) };
+        for (int s = 0; s < 3; s++) {
+            void *din = kt_alloc(ctx[s], count * sizeof *in, KRT_MEMORY_SHARED);
+            memcpy(din, in, count * sizeof *in);
+            for (int o = 0; o < BAR_KERNELS; o++) {
+                out[s][o] = kt_alloc(ctx[s], sizes[o], KRT_MEMORY_SHARED);
+                memset(out[s][o], 0, sizes[o]);
+            }
+            krt_arg ra[] = { KRT_ARG(din), KRT_ARG(out[s][0]), KRT_ARG(n) };
+            krt_launch_desc d = kt_desc1(n, ra, 3);
+            d.group[0] = g;
+            KT_OK(krt_launch(k[s][0], &d));
+            /* krt_bar_tiles reads n * tiles inputs over a range of n. */
+            uint32_t total = n * tiles;
+            krt_arg ta[] = { KRT_ARG(din), KRT_ARG(out[s][1]), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(total),
+                             KRT_ARG(tiles) };
+            d = kt_desc1(n, ta, 5);
+            d.group[0] = g;
+            KT_OK(krt_launch(k[s][1], &d));
+            krt_arg na[] = { KRT_ARG(out[s][2]), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n), KRT_ARG(mode) };
+            d = kt_desc1(n, na, 4);
+            d.group[0] = g;
+            KT_OK(krt_launch(k[s][2], &d));
+            krt_arg xa[] = { KRT_ARG(din), KRT_ARG(out[s][3]), KRT_ARG(nx), KRT_ARG(ny) };
+            uint32_t px = (nx + 7) / 8 * 8, py = (ny + 7) / 8 * 8;
+            d = (krt_launch_desc){ .range = { 2, { px, py } }, .group = { 8, 8 }, .args = xa, .num_args = 4 };
+            KT_OK(krt_launch(k[s][3], &d));
+            krt_arg ba[] = { KRT_ARG(out[s][4]), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n) };
+            d = kt_desc1(n, ba, 3);
+            d.group[0] = g;
+            KT_OK(krt_launch(k[s][4], &d));
+            uint32_t skip = (uint32_t)round % 3;
+            krt_arg ea[] = { KRT_ARG(out[s][5]), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n), KRT_ARG(skip) };
+            d = kt_desc1(n, ea, 4);
+            d.group[0] = g;
+            KT_OK(krt_launch(k[s][5], &d));
+        }
+        for (int s = 0; s < 3; s++)
+            KT_OK(krt_context_synchronize(ctx[s]));
+        char what[160];
+        for (int o = 0; o < BAR_KERNELS; o++) {
+            snprintf(what, sizeof what, "%s, n %u, group %u, tiles %u, mode %d, loops against ze_pocl",
+                     bar_names[o], n, g, tiles, mode);
+            words_agree(out[LOOPS][o], out[PO][o], sizes[o] / 4, what);
+            snprintf(what, sizeof what, "%s, n %u, group %u, tiles %u, mode %d, fibers against ze_pocl",
+                     bar_names[o], n, g, tiles, mode);
+            words_agree(out[FIBERS][o], out[PO][o], sizes[o] / 4, what);
+        }
+        for (uint32_t gi = 0; gi < groups; gi++) {
+            int32_t sum = 0;
+            for (uint32_t i = gi * g; i < n && i < (gi + 1) * g; i++)
+                sum += in[i];
+            cr_assert_eq((int32_t)out[LOOPS][0][gi], sum, "krt_bar_reduce: group %u of %u", gi, g);
+        }
+        for (uint32_t y = 0; y < ny; y++)
+            for (uint32_t x = 0; x < nx; x++)
+                cr_assert_eq((int32_t)out[LOOPS][3][x * ny + y], in[y * nx + x], "krt_bar_transpose (%u, %u)", x, y);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t g0 = i / g * g, size = n - g0 < g ? n - g0 : g;
+            int32_t t = (int32_t)((g0 + (i - g0 + 1) % size) * 100 + 99), sum = 0;
+            for (int32_t j = 0; j < 100; j++)
+                sum += (int32_t)(i * 100 + (uint32_t)j) ^ t;
+            cr_assert_eq((int32_t)out[LOOPS][4][i], sum, "krt_bar_big: work-item %u, group %u", i, g);
+            uint32_t gi = i / g, right = g0 + (i - g0 + 1) % size;
+            int32_t acc = 0;
+            for (uint32_t k = 0; k <= gi % 4; k++)
+                acc += (int32_t)(right + k);
+            cr_assert_eq((int32_t)out[LOOPS][5][i], gi % 3 == (uint32_t)round % 3 ? 0 : acc,
+                         "krt_bar_early: work-item %u, group %u", i, g);
+        }
+        free(in);
+    }
+    for (int s = 0; s < 3; s++)
+        krt_context_destroy(ctx[s]);
+}

@@ -17,6 +17,8 @@ mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/
     "$D/test-kernels/host" "$D/bench/kernels" "$D/python" "$D/clc"
 for f in libkrt.so libze_cuda.so libze_pocl.so; do strip -o "$D/lib/$f" "$B/lib/$f"; done
 for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "$D/bin/"; done  # krt-cc is a script
+# krt-cc --host's work-item loops for barrier kernels, found in ../libexec/krt beside bin/krt-cc.
+mkdir -p "$D/libexec/krt" && cp "$B"/libexec/krt/krt_loops.py "$D/libexec/krt/"
 for f in "$B"/test/test_* "$B"/test/host_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
 for f in launch_overhead groupsize replay krt_vadd cuda_ref; do strip -o "$D/bench/$f" "$B/bench/$f"; done
 cp "$B"/kernels/*.spv "$D/kernels/"

@@ -67,7 +67,7 @@ struct zp_bkern {
     uint32_t *off;     /* offset of each argument's value in values */
     uint8_t *values;   /* current values: pointers, scalars, and the byte size of __local arguments */
     size_t values_size;
-    bool barrier;
+    bool barrier;      /* its work-items run on fibers: a barrier kernel without work-item loops (library.c) */
 };
 
 ZP_HIDDEN ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out,

@@ -192,6 +192,12 @@ static ffi_type *arg_ffi_type(const krt_arg_info *a) {
     }
 }
 
+/* KRT_HOST_FIBERS=1: barrier kernels on fibers even where their library has work-item loops. */
+static bool host_env_fibers(void) {
+    const char *e = getenv("KRT_HOST_FIBERS");
+    return e && strcmp(e, "1") == 0;
+}
+
 void host_kernel_destroy(zp_bkern *k) {
     if (!k) return;
     free(k->types);
@@ -244,7 +250,15 @@ ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, z
     k->refl = kr;
     k->num_args = n;
     k->values_size = bytes;
+    /* A kernel with barriers runs each work-item on a stack of its own (fiber.c), unless krt-cc --host wrote
+     * its runner as work-item loops (krt_host_loops_NAME, tools/krt_loops.py): then the runner takes its
+     * groups like any other. KRT_HOST_FIBERS=1 keeps the stacks anyway, to compare or to rule the loops out. */
     k->barrier = kr->uses_barrier != 0;
+    if (k->barrier && k->runner && !host_env_fibers()) {
+        char loops[512];
+        if ((size_t)snprintf(loops, sizeof loops, "krt_host_loops_%s", name) < sizeof loops && dlsym(mod->lib, loops))
+            k->barrier = false;
+    }
     limits->max_group_total = HOST_MAX_GROUP;
     limits->preferred_multiple = 1;
     *out = k;

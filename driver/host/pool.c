@@ -78,7 +78,7 @@ static inline void set_item_ids(struct krt_host_item *it, const zp_ndrange *r, c
     const size_t l[3] = {x, y, z};
     for (int d = 0; d < 3; d++) {
         it->local_id[d] = l[d];
-        it->global_id[d] = gid[d] * r->local[d] + l[d] + r->offset[d];
+        it->global_id[d] = d < (int)r->dims ? gid[d] * r->local[d] + l[d] + r->offset[d] : 0;
     }
 }
 
@@ -161,6 +161,11 @@ static void run_group(worker *w, host_job *j, size_t g, size_t count) {
         base.enqueued_local_size[d] = r->enq[d];
         base.num_groups[d] = (r->range[d] + r->enq[d] - 1) / r->enq[d];
         base.global_offset[d] = r->offset[d] - r->base[d] * r->enq[d];
+        if (d >= (int)r->dims) {
+            /* OpenCL's values past work_dim, whatever the launch left there (krt_host_abi.h). */
+            base.group_id[d] = base.global_offset[d] = 0;
+            base.global_size[d] = base.local_size[d] = base.enqueued_local_size[d] = base.num_groups[d] = 1;
+        }
     }
     base.barrier = item_barrier;
     base.runtime = w;

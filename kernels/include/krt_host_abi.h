@@ -10,6 +10,9 @@
  *  - beside each kernel K, its group runner krt_host_group_K: K's parameters, then a const struct krt_host_group *.
  *    One call runs every work-item of a run of work-groups (a loop compiled with the kernel inlined), or hands
  *    one group's work-items to the runtime's run_items when the runtime gives one (kernels with barriers);
+ *  - beside the runner of a kernel K with barriers that can run the group's work-items itself (krt-cc's
+ *    work-item loops, tools/krt_loops.py), the data symbol krt_host_loops_K: the runtime then passes no
+ *    run_items and may pass groups > 1, as for a kernel without barriers. Optional: without it, run_items;
  *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION;
  *  - krt_host_item_slot() returns the address of the library's thread-local "current work-item" pointer for
  *    the calling thread; the runtime stores a work-item's state there before it runs or resumes it, and the
@@ -25,7 +28,9 @@
 
 #define KRT_HOST_ABI_VERSION 3u
 
-/* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. */
+/* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. In the
+ * dimensions at and past work_dim the runtime stores OpenCL's defaults (ids, group ids and offsets 0, sizes
+ * and counts 1), so that get_global_id(d) and its siblings need not compare d with work_dim. */
 struct krt_host_item {
     uint32_t work_dim;
     uint32_t reserved;

@@ -123,7 +123,9 @@ KRT__VECTORS(double, double)
 
 /* ---- Work-item functions --------------------------------------------------------------------------------- */
 
-/* A dimension at or past work_dim gives OpenCL C's defaults: ids and offsets 0, sizes and counts 1. */
+/* A dimension at or past work_dim gives OpenCL C's defaults: ids and offsets 0, sizes and counts 1. The runtime
+ * stores those defaults in the dimensions past work_dim (krt_host_abi.h), so only an index past 2 needs a test:
+ * a comparison with work_dim in every get_global_id(1) kept GCC from vectorizing a 2-D kernel's loop. */
 #define KRT__ITEM_FN static inline __attribute__((always_inline, unused))
 
 KRT__ITEM_FN uint get_work_dim(void)
@@ -135,7 +137,7 @@ KRT__ITEM_FN uint get_work_dim(void)
     KRT__ITEM_FN size_t fn(uint dimindx)                                                                      \
     {                                                                                                         \
         const struct krt_host_item *krt__it = krt__host_item;                                                 \
-        return dimindx < krt__it->work_dim && dimindx < 3 ? krt__it->field[dimindx] : (otherwise);            \
+        return dimindx < 3 ? krt__it->field[dimindx] : (otherwise);                                           \
     }
 KRT__ITEM_QUERY(get_global_id, global_id, 0)
 KRT__ITEM_QUERY(get_local_id, local_id, 0)
@@ -239,6 +241,160 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
         }                                                                                                     \
         krt__host_item = krt__outer;                                                                          \
     } while (0)
+
+/* ---- Barrier kernels as work-item loops ------------------------------------------------------------------ */
+
+/* krt-cc --host runs tools/krt_loops.py on a kernel with barriers: the body split at each barrier into regions,
+ * each region a loop over the group's work-items (KRT__ITEMS_BEGIN ... KRT__ITEMS_END), the statements around
+ * a barrier run once for the group with their conditions evaluated as work-item 0 sees them
+ * (KRT__UNIFORM_BEGIN), in a function krt__loops_K that the group runner calls when the runtime gives no
+ * run_items (docs/design.md, "Barriers on the host device"). The runner exports krt_host_loops_K to tell the
+ * runtime so. Inside, the work-item functions read the loop's own copy of the state (KRT__L_...), not the
+ * thread-local pointer; that still points at the copy, for the functions the kernel calls. */
+#define KRT__LOOPS_SETUP(g)                                                                                   \
+    struct krt_host_item krt__it = (g)->item;                                                                 \
+    krt__it.barrier = krt__loops_barrier;                                                                     \
+    const struct krt_host_item *const krt__outer = krt__host_item;                                            \
+    const size_t krt__groups = (g)->groups, krt__g0 = krt__it.group_id[0];                                    \
+    const size_t krt__ly = krt__it.local_size[1], krt__lz = krt__it.local_size[2];                            \
+    const size_t krt__by = krt__it.global_id[1], krt__bz = krt__it.global_id[2];                              \
+    const size_t krt__enq = krt__it.enqueued_local_size[0], krt__size = krt__it.global_size[0];               \
+    const size_t krt__nmax = krt__enq * krt__ly * krt__lz;                                                    \
+    size_t krt__lx = 0, krt__bx = 0;                                                                          \
+    (void)krt__nmax
+#define KRT__GROUPS_BEGIN                                                                                     \
+    if (krt__publish)                                                                                         \
+        krt__host_item = &krt__it;                                                                            \
+    for (size_t krt__gi = 0; krt__gi < krt__groups; krt__gi++) {                                              \
+        const size_t krt__gx = krt__g0 + krt__gi, krt__left = krt__size - krt__gx * krt__enq;                 \
+        krt__lx = krt__left < krt__enq ? krt__left : krt__enq;                                                \
+        krt__bx = krt__gx * krt__enq + krt__it.global_offset[0];                                              \
+        krt__it.group_id[0] = krt__gx;                                                                        \
+        krt__it.local_size[0] = krt__lx;
+#define KRT__GROUPS_END                                                                                       \
+    }                                                                                                         \
+    if (krt__publish)                                                                                         \
+        krt__host_item = krt__outer;
+/* A private variable live across a barrier: one element per work-item of the group, on the pool thread's
+ * stack up to KRT__PRIVATE_STACK bytes, beyond on the heap (a private array of a group of 1024 could overflow
+ * the stack), freed at the runner's end (the loops never return early). */
+#define KRT__PRIVATE_STACK 65536u
+#define KRT__PRIVATE(T, name)                                                                                 \
+    T *const name = (T *)(sizeof(T) * krt__nmax <= KRT__PRIVATE_STACK ? __builtin_alloca(sizeof(T) * krt__nmax) \
+                                                                     : krt__loops_alloc(sizeof(T) * krt__nmax))
+#define KRT__PRIVATE_FREE(T, name)                                                                            \
+    if (sizeof(T) * krt__nmax > KRT__PRIVATE_STACK)                                                           \
+    free(name)
+static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (!p) {
+        fputs("krt: out of memory for a barrier kernel's private variables\n", stderr);
+        abort();
+    }
+    return p;
+}
+/* krt__l: the work-item's place in the group, the index of its element in the arrays of the variables that
+ * live across a barrier. */
+#define KRT__ITEMS_BEGIN                                                                                      \
+    for (size_t krt__z = 0; krt__z < krt__lz; krt__z++)                                                       \
+        for (size_t krt__y = 0; krt__y < krt__ly; krt__y++)                                                   \
+            for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                             \
+                const size_t krt__l = (krt__z * krt__ly + krt__y) * krt__lx + krt__x;                         \
+                (void)krt__l;                                                                                 \
+                if (krt__publish) {                                                                           \
+                    krt__it.local_id[0] = krt__x;                                                             \
+                    krt__it.local_id[1] = krt__y;                                                             \
+                    krt__it.local_id[2] = krt__z;                                                             \
+                    krt__it.global_id[0] = krt__bx + krt__x;                                                  \
+                    krt__it.global_id[1] = krt__by + krt__y;                                                  \
+                    krt__it.global_id[2] = krt__bz + krt__z;                                                  \
+                }
+#define KRT__ITEMS_END }
+#define KRT__UNIFORM_BEGIN                                                                                    \
+    __extension__({                                                                                           \
+        const size_t krt__l = 0, krt__x = 0, krt__y = 0, krt__z = 0;                                          \
+        (void)krt__l;                                                                                         \
+        (void)krt__x;                                                                                         \
+        (void)krt__y;                                                                                         \
+        (void)krt__z;                                                                                         \
+        if (krt__publish) {                                                                                   \
+            krt__it.local_id[0] = krt__it.local_id[1] = krt__it.local_id[2] = 0;                              \
+            krt__it.global_id[0] = krt__bx;                                                                   \
+            krt__it.global_id[1] = krt__by;                                                                   \
+            krt__it.global_id[2] = krt__bz;                                                                   \
+        }
+/* The same for a kernel with a return before a barrier: as the first work-item that has not returned sees it;
+ * when all have, the group is done (a jump out of the statement expression, which GCC and Clang allow). */
+#define KRT__UNIFORM_GONE_BEGIN                                                                               \
+    __extension__({                                                                                           \
+        size_t krt__f = 0;                                                                                    \
+        const size_t krt__n = krt__lx * krt__ly * krt__lz;                                                    \
+        while (krt__f < krt__n && krt__gone[krt__f])                                                          \
+            krt__f++;                                                                                         \
+        if (krt__f == krt__n)                                                                                 \
+            goto krt__group_end;                                                                              \
+        const size_t krt__l = krt__f, krt__x = krt__f % krt__lx, krt__y = krt__f / krt__lx % krt__ly,        \
+                     krt__z = krt__f / krt__lx / krt__ly;                                                     \
+        (void)krt__l;                                                                                         \
+        (void)krt__x;                                                                                         \
+        (void)krt__y;                                                                                         \
+        (void)krt__z;                                                                                         \
+        if (krt__publish) {                                                                                   \
+            krt__it.local_id[0] = krt__x;                                                                     \
+            krt__it.local_id[1] = krt__y;                                                                     \
+            krt__it.local_id[2] = krt__z;                                                                     \
+            krt__it.global_id[0] = krt__bx + krt__x;                                                          \
+            krt__it.global_id[1] = krt__by + krt__y;                                                          \
+            krt__it.global_id[2] = krt__bz + krt__z;                                                          \
+        }
+#define KRT__LQ(field, d, otherwise)                                                                          \
+    __extension__({                                                                                           \
+        const uint krt__d = (d);                                                                              \
+        krt__d < 3 ? krt__it.field[krt__d] : (size_t)(otherwise);                                             \
+    })
+/* The ids from the loops' counters, never from memory. */
+#define KRT__LID(d, x, y, z, otherwise)                                                                       \
+    __extension__({                                                                                           \
+        const uint krt__d = (d);                                                                              \
+        krt__d == 0                ? (size_t)(x)                                                              \
+        : krt__d == 1              ? (size_t)(y)                                                              \
+        : krt__d == 2              ? (size_t)(z)                                                              \
+                                   : (size_t)(otherwise);                                                     \
+    })
+#define KRT__L_get_global_id(d) KRT__LID(d, krt__bx + krt__x, krt__by + krt__y, krt__bz + krt__z, 0)
+#define KRT__L_get_local_id(d) KRT__LID(d, krt__x, krt__y, krt__z, 0)
+#define KRT__L_get_group_id(d) KRT__LQ(group_id, d, 0)
+#define KRT__L_get_global_size(d) KRT__LQ(global_size, d, 1)
+#define KRT__L_get_local_size(d) KRT__LQ(local_size, d, 1)
+#define KRT__L_get_num_groups(d) KRT__LQ(num_groups, d, 1)
+#define KRT__L_get_global_offset(d) KRT__LQ(global_offset, d, 0)
+#define KRT__L_get_enqueued_local_size(d) KRT__LQ(enqueued_local_size, d, 1)
+#define KRT__L_get_work_dim() ((uint)krt__it.work_dim)
+#define KRT__L_get_global_linear_id get_global_linear_id
+#define KRT__L_get_local_linear_id get_local_linear_id
+
+/* A barrier() that krt_loops.py did not see (it refuses kernels whose helpers call one, so this is a bug). */
+static __attribute__((unused, noreturn)) void krt__loops_barrier(const struct krt_host_item *it)
+{
+    (void)it;
+    fputs("krt: barrier() reached inside a work-item loop of krt-cc --host; rebuild with KRT_HOST_LOOPS=0\n",
+          stderr);
+    abort();
+}
+
+/* The group runner of a kernel done as loops: the runtime's fibers when it asks for them (KRT_HOST_FIBERS=1),
+ * the loops otherwise; and the symbol that tells the runtime the runner can take a group itself. */
+#define KRT__LOOPS_RUN(g, item_fn, frame, call)                                                               \
+    do {                                                                                                      \
+        if ((g)->run_items) {                                                                                 \
+            __typeof__(frame) krt__frame = (frame);                                                           \
+            (g)->run_items((g), (item_fn), &krt__frame);                                                      \
+        } else {                                                                                              \
+            call;                                                                                             \
+        }                                                                                                     \
+    } while (0)
+#define KRT__LOOPS_MARK(name) __attribute__((visibility("default"))) const unsigned char krt_host_loops_##name = 1
 
 /* ---- Atomics ----------------------------------------------------------------------------------------------- */
 
