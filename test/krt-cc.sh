@@ -24,7 +24,8 @@ __kernel void k(__global int *x, uint n)
 CL
 "$cc_" -I inc -DOFFSET=7 k.cl || fail "a valid kernel did not compile"
 [ -s k.spv ] || fail "no k.spv, the default output name"
-"$cc_" -Iinc -D OFFSET=7 k.cl -o out/../k2.spv 2>/dev/null && fail "an output in a missing directory succeeded"
+"$cc_" -Iinc -D OFFSET=7 k.cl -o out/../k2.spv 2>err.txt || fail "an output through a missing directory: $(cat err.txt)"
+[ -s k2.spv ] || fail "no k2.spv written through out/.."
 "$cc_" -Iinc -D OFFSET=7 -o k2.spv k.cl || fail "-o before the input"
 cmp -s k.spv k2.spv || fail "the same source and options gave different SPIR-V"
 
@@ -53,9 +54,14 @@ grep -q "llvm-spirv-krt-missing not found: install the Debian package llvm-spirv
 
 # --host: the same source as a native library exporting the kernel, -D and -I reaching the C compiler.
 "$cc_" --host -I inc -DOFFSET=7 k.cl || fail "--host: a valid kernel did not compile"
-[ -s k.so ] || fail "--host: no k.so, the default output name"
-nm -D --defined-only k.so | grep -q " T k$" || fail "--host: k.so does not export k: $(nm -D k.so)"
-nm -D --defined-only k.so | grep -q " W krt_host_abi_version$" || fail "--host: no krt_host_abi_version"
+[ -s host/k.so ] || fail "--host: no host/k.so, the default output (where krt looks for k.spv's library)"
+nm -D --defined-only host/k.so | grep -q " T k$" || fail "--host: k.so does not export k: $(nm -D host/k.so)"
+nm -D --defined-only host/k.so | grep -q " W krt_host_abi_version$" || fail "--host: no krt_host_abi_version"
+# -o into a directory that does not exist yet: made.
+"$cc_" --host -I inc -DOFFSET=7 k.cl -o new/dir/k.so 2>err.txt || fail "--host -o new/dir/k.so: $(cat err.txt)"
+[ -s new/dir/k.so ] || fail "--host -o new/dir/k.so: no output"
+"$cc_" -I inc -DOFFSET=7 k.cl -o new/spv/k.spv 2>err.txt || fail "-o new/spv/k.spv: $(cat err.txt)"
+[ -s new/spv/k.spv ] || fail "-o new/spv/k.spv: no output"
 "$cc_" --host -I inc k.cl -o k5.so 2>err.txt; rc=$?
 [ $rc -eq 1 ] || fail "--host, undeclared OFFSET: exit $rc, not 1"
 grep -q "OFFSET" err.txt || fail "--host: no compiler diagnostic: $(cat err.txt)"
@@ -82,7 +88,7 @@ __kernel void loc(__global int *x)
 }
 CL
 "$cc_" --host loc.cl 2>err.txt || fail "--host: a kernel-scope __local array did not compile: $(cat err.txt)"
-nm -D --defined-only loc.so | grep -q " T krt_host_group_loc$" || fail "--host: no group runner: $(nm -D loc.so)"
+nm -D --defined-only host/loc.so | grep -q " T krt_host_group_loc$" || fail "--host: no group runner: $(nm -D host/loc.so)"
 cat >bad.cl <<'CL'
 __kernel void bad(__global int *x)
 {
@@ -125,8 +131,8 @@ __kernel void cont(__global int *x, __local int *t)
 }
 CL
 "$cc_" --host -Wextra -Werror bar.cl 2>err.txt || fail "--host: a barrier kernel did not compile: $(cat err.txt)"
-nm -D --defined-only bar.so | grep -q " krt_host_loops_bar$" || fail "--host: no loops for bar: $(nm -D bar.so)"
-nm -D --defined-only bar.so | grep -q "krt_host_loops_cont" && fail "--host: loops for cont, which continues"
+nm -D --defined-only host/bar.so | grep -q " krt_host_loops_bar$" || fail "--host: no loops for bar: $(nm -D host/bar.so)"
+nm -D --defined-only host/bar.so | grep -q "krt_host_loops_cont" && fail "--host: loops for cont, which continues"
 grep -q "bar.cl:14: kernel cont keeps a stack per work-item at its barriers (slower): a continue in a loop" \
     err.txt || fail "--host: no note for cont: $(cat err.txt)"
 KRT_HOST_LOOPS=0 "$cc_" --host bar.cl -o bar0.so 2>err.txt || fail "KRT_HOST_LOOPS=0 --host: $(cat err.txt)"

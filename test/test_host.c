@@ -394,9 +394,7 @@ Test(host, modules_without_a_native_library_are_refused_clearly)
     KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .code = code, .size = size }, &m),
               KRT_ERROR_UNSUPPORTED_FEATURE);
     cr_assert(strstr(krt_last_error_message(), "host_library"), "%s", krt_last_error_message());
-    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .source = "__kernel void f(__global int *x) { *x = 1; }" },
-                                &m),
-              KRT_ERROR_UNSUPPORTED_FEATURE);
+    cr_assert(strstr(krt_last_error_message(), "krt-cc --host -o NAME.so NAME.cl"), "%s", krt_last_error_message());
     /* bytes with the library named */
     char lib[4096];
     snprintf(lib, sizeof lib, "%s/host/vadd.so", getenv("KRT_KERNELS"));
@@ -414,6 +412,9 @@ Test(host, modules_without_a_native_library_are_refused_clearly)
     fclose(f);
     KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv }, &m), KRT_ERROR_IO);
     cr_assert(strstr(krt_last_error_message(), "/host/vadd.so"), "%s", krt_last_error_message());
+    char command[4200]; /* the exact command that builds it */
+    snprintf(command, sizeof command, "`krt-cc --host -o %s/host/vadd.so vadd.cl`", dir);
+    cr_assert(strstr(krt_last_error_message(), command), "%s", krt_last_error_message());
     /* a library that is not a kernel library */
     KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv, .host_library = "libm.so.6" }, &m),
               KRT_ERROR_IO);
@@ -442,6 +443,49 @@ Test(host, modules_without_a_native_library_are_refused_clearly)
                                 &m),
               KRT_ERROR_UNSUPPORTED_FEATURE);
     /* vector arguments are not passed: the built-in fill's ulong16 */
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* OpenCL C for the host device, as source text or a .cl path: krt runs krt-cc --host itself (a temporary library,
+ * gone once loaded), with the compile options; a compile error is the compiler's diagnostic. */
+Test(host, opencl_c_modules_compile_for_the_host_device)
+{
+    krt_context *ctx = host_context();
+    const char *src = "__kernel void f(__global int *x, int n)\n"
+                      "{ int i = get_global_id(0); if (i < n) x[i] = SCALE * i + 1; }"; /* no newline at the end */
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .source = src, .compile_options = "-DSCALE=3" }, &m));
+    enum { N = 1000 };
+    int32_t *x = kt_alloc(ctx, N * sizeof *x, KRT_MEMORY_SHARED);
+    int32_t n = N;
+    krt_arg args[] = { KRT_ARG(x), KRT_ARG(n) };
+    KT_OK(krt_launch_sync(kt_kernel(m, "f"), &(krt_launch_desc){ .range = { 1, { N } }, .args = args, .num_args = 2 }));
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(x[i], 3 * i + 1, "x[%d] = %d", i, x[i]);
+    krt_module_destroy(m);
+
+    char dir[] = "/tmp/krt-host-cl-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char cl[4200];
+    snprintf(cl, sizeof cl, "%s/twice.cl", dir);
+    FILE *f = fopen(cl, "w");
+    cr_assert_not_null(f);
+    fputs("#include \"krt_kernel.h\"\n__kernel void twice(__global int *x, uint n) { KRT_GUARD_1D(i, n); x[i] *= 2; }\n", f);
+    fclose(f);
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = cl }, &m));
+    KT_OK(krt_launch_sync(kt_kernel(m, "twice"), &(krt_launch_desc){ .range = { 1, { N } }, .args = args,
+                                                                     .num_args = 2 }));
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(x[i], 2 * (3 * i + 1), "x[%d] = %d", i, x[i]);
+    krt_module_destroy(m);
+    unlink(cl);
+    rmdir(dir);
+
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .source = "__kernel void g(__global int *x) { x[0] = y; }" },
+                                &m),
+              KRT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert(strstr(krt_last_error_message(), "'y'"), "%s", krt_last_error_message());
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }

@@ -355,8 +355,9 @@ typedef struct krt_module_desc {
      * build_options still goes to the driver. */
     const char *compile_options;
     /* The host device only (KRT_DEVICE_TYPE_HOST): the native library holding the module's kernels, compiled from
-     * the same .cl as C (docs/api.md, "The host device"). NULL = <dir>/host/<stem>.so beside a .spv path; a module
-     * given as code or source has no default. Other devices ignore it. */
+     * the same .cl as C (docs/api.md, "The host device"). NULL = <dir>/host/<stem>.so beside a .spv path; for
+     * OpenCL C (source or a .cl path) krt compiles one with krt-cc --host; a module given as code has no default.
+     * Other devices ignore it. */
     const char *host_library;
 } krt_module_desc;
 

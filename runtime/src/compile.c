@@ -106,28 +106,33 @@ static const char *temp_dir(void)
     return t && t[0] ? t : "/tmp";
 }
 
-krt_result krt__compile_opencl(const char *source, const char *path, const char *options, uint32_t **words,
-                               size_t *size)
+/* Runs krt-cc (with --host when host) on source (written to dir/module.cl) or path, writing out; the temporary
+ * files stay in dir for the caller to remove (remove_dir). */
+static krt_result run_krt_cc(const char *source, const char *path, const char *options, int host, const char *dir,
+                             const char *out)
 {
     char cc[PATH_MAX];
     if (!find_krt_cc(cc, sizeof cc))
         return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
                          "OpenCL C modules need krt-cc, which was not found (%s%s): it is installed by make "
                          "install beside libkrt, in build/bin in the build tree, or set KRT_CC to it; it runs "
-                         "clang-15, llvm-spirv-15 and spirv-val",
+                         "clang-15, llvm-spirv-15 and spirv-val%s",
                          getenv("KRT_CC") && getenv("KRT_CC")[0] ? "KRT_CC=" : "looked beside libkrt and on PATH",
-                         getenv("KRT_CC") && getenv("KRT_CC")[0] ? cc : "");
+                         getenv("KRT_CC") && getenv("KRT_CC")[0] ? cc : "",
+                         host ? ", and the system C compiler for the host device" : "");
 
     /* Split options at white space: krt-cc passes -I, -D, -U, -W and -cl- options on to clang. */
     char *opts = NULL;
     char *argv[64];
     int argc = 0;
     argv[argc++] = cc;
+    if (host)
+        argv[argc++] = "--host";
     if (options && options[0]) {
         if (!(opts = strdup(options)))
             return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the compile options");
         for (char *save = NULL, *tok = strtok_r(opts, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-            if (argc > 50) { /* argv[0] and 50 options; the input, -o and the output follow */
+            if (argc > 50) { /* argv[0], --host and 49 options; the input, -o and the output follow */
                 free(opts);
                 return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: more than 50 compile options");
             }
@@ -136,30 +141,25 @@ krt_result krt__compile_opencl(const char *source, const char *path, const char 
     }
 
     krt_result r = KRT_SUCCESS;
-    char dir[PATH_MAX], src[PATH_MAX + 16], spv[PATH_MAX + 16], log[PATH_MAX + 16];
-    snprintf(dir, sizeof dir, "%s/krt-module.XXXXXX", temp_dir());
-    if (!mkdtemp(dir)) {
-        free(opts);
-        return krt__fail(KRT_ERROR_IO, "cannot create a temporary directory in %s for the compiler: %s", temp_dir(),
-                         strerror(errno));
-    }
+    char src[PATH_MAX + 16], log[PATH_MAX + 16];
     snprintf(src, sizeof src, "%s/module.cl", dir);
-    snprintf(spv, sizeof spv, "%s/module.spv", dir);
     snprintf(log, sizeof log, "%s/log", dir);
     if (source) {
-        int fd = open(src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        int fd = open(src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0) {
-            r = krt__fail(KRT_ERROR_IO, "cannot write %s: %s", src, strerror(errno));
-            goto done;
+            free(opts);
+            return krt__fail(KRT_ERROR_IO, "cannot write %s: %s", src, strerror(errno));
         }
         r = write_all(fd, source, strlen(source), src);
         close(fd);
-        if (r != KRT_SUCCESS)
-            goto done;
+        if (r != KRT_SUCCESS) {
+            free(opts);
+            return r;
+        }
     }
     argv[argc++] = (char *)(source ? src : path);
     argv[argc++] = "-o";
-    argv[argc++] = spv;
+    argv[argc++] = (char *)out;
     argv[argc] = NULL;
 
     posix_spawn_file_actions_t actions;
@@ -170,10 +170,9 @@ krt_result krt__compile_opencl(const char *source, const char *path, const char 
     pid_t pid;
     int err = posix_spawn(&pid, cc, &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (err != 0) {
-        r = krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "cannot run %s: %s", cc, strerror(err));
-        goto done;
-    }
+    free(opts);
+    if (err != 0)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "cannot run %s: %s", cc, strerror(err));
     int status = 0;
     pid_t w;
     while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
@@ -181,27 +180,73 @@ krt_result krt__compile_opencl(const char *source, const char *path, const char 
     char text[1536];
     read_log(log, text, sizeof text);
     const char *what = source ? "the OpenCL C source" : path;
-    if (w < 0) {
-        r = krt__fail(KRT_ERROR_MODULE_BUILD_FAILURE, "cannot wait for %s compiling %s: %s", cc, what,
-                      strerror(errno));
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-        r = krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "cannot compile %s: %s", what, text);
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
-        /* krt-cc's usage error: an option it does not pass on, or a word that is not an option. */
-        r = krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: compile_options \"%s\" refused by krt-cc: %s",
-                      options ? options : "", text);
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        r = krt__fail(KRT_ERROR_MODULE_BUILD_FAILURE, "%s did not compile (%s, status %d):\n%s", what, cc,
-                      WIFEXITED(status) ? WEXITSTATUS(status) : -1, text[0] ? text : "no diagnostic");
-    } else {
-        /* The module is read back like a .spv file; krt_module_create validates it again under its policy. */
-        r = krt__read_module_file(spv, words, size);
+    const char *as = host ? " for the host device (krt-cc --host)" : "";
+    if (w < 0)
+        return krt__fail(KRT_ERROR_MODULE_BUILD_FAILURE, "cannot wait for %s compiling %s: %s", cc, what,
+                         strerror(errno));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "cannot compile %s%s: %s", what, as, text);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) /* krt-cc's usage error: an option it does not pass on */
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: compile_options \"%s\" refused by krt-cc: %s",
+                         options ? options : "", text);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return krt__fail(KRT_ERROR_MODULE_BUILD_FAILURE, "%s did not compile%s (%s, status %d):\n%s", what, as, cc,
+                         WIFEXITED(status) ? WEXITSTATUS(status) : -1, text[0] ? text : "no diagnostic");
+    return KRT_SUCCESS;
+}
+
+static krt_result make_dir(char *dir, size_t size)
+{
+    snprintf(dir, size, "%s/krt-module.XXXXXX", temp_dir());
+    if (!mkdtemp(dir))
+        return krt__fail(KRT_ERROR_IO, "cannot create a temporary directory in %s for the compiler: %s", temp_dir(),
+                         strerror(errno));
+    return KRT_SUCCESS;
+}
+
+/* Removes what run_krt_cc and its callers may have left in dir, then dir. */
+static void remove_dir(const char *dir)
+{
+    static const char *const names[] = {"module.cl", "module.spv", "module.so", "log"};
+    char p[PATH_MAX + 16];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
     }
-done:
-    unlink(src);
-    unlink(spv);
-    unlink(log);
     rmdir(dir);
-    free(opts);
+}
+
+krt_result krt__compile_opencl(const char *source, const char *path, const char *options, uint32_t **words,
+                               size_t *size)
+{
+    char dir[PATH_MAX], spv[PATH_MAX + 16];
+    krt_result r = make_dir(dir, sizeof dir);
+    if (r != KRT_SUCCESS)
+        return r;
+    snprintf(spv, sizeof spv, "%s/module.spv", dir);
+    /* The module is read back like a .spv file; krt_module_create validates it again under its policy. */
+    if ((r = run_krt_cc(source, path, options, 0, dir, spv)) == KRT_SUCCESS)
+        r = krt__read_module_file(spv, words, size);
+    remove_dir(dir);
     return r;
+}
+
+krt_result krt__compile_opencl_host(const char *source, const char *path, const char *options, char *dir,
+                                    size_t dir_size, char *lib, size_t lib_size)
+{
+    krt_result r = make_dir(dir, dir_size);
+    if (r != KRT_SUCCESS)
+        return r;
+    if ((size_t)snprintf(lib, lib_size, "%s/module.so", dir) >= lib_size) {
+        remove_dir(dir);
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: the temporary directory's path is too long");
+    }
+    if ((r = run_krt_cc(source, path, options, 1, dir, lib)) != KRT_SUCCESS)
+        remove_dir(dir);
+    return r;
+}
+
+void krt__compile_remove(const char *dir)
+{
+    remove_dir(dir);
 }

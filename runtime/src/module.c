@@ -167,9 +167,9 @@ static krt_result host_library_path(const krt_module_desc *d, char *out, size_t 
         if (!d->path || opencl_path(d->path))
             return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
                              "krt_module_create: the host device runs a kernel from its native library, and a module "
-                             "given as %s has none: name it in krt_module_desc.host_library (NAME.so, built from the "
-                             "kernel's .cl with krt_kernel.h and -DKRT_HOST)",
-                             d->code ? "code" : "OpenCL C source");
+                             "given as code has none: build it from the kernel's OpenCL C with `krt-cc --host -o "
+                             "NAME.so NAME.cl` and name it in krt_module_desc.host_library (or give the module as "
+                             "its .cl path or source, which krt compiles for the host device itself)");
         const char *slash = strrchr(d->path, '/');
         const char *base = slash ? slash + 1 : d->path;
         const char *dot = strrchr(base, '.');
@@ -183,12 +183,23 @@ static krt_result host_library_path(const krt_module_desc *d, char *out, size_t 
         if (n < 0 || (size_t)n >= size)
             return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: host_library is too long");
     }
-    if (access(out, R_OK) != 0)
+    if (access(out, R_OK) != 0) {
+        int e = errno;
+        if (given)
+            return krt__fail(KRT_ERROR_IO, "krt_module_create: the host device needs the native library %s, which "
+                             "cannot be read (%s): build it from the kernel's OpenCL C with `krt-cc --host -o %s "
+                             "NAME.cl`", out, strerror(e), out);
+        const char *slash = strrchr(d->path, '/');
+        const char *base = slash ? slash + 1 : d->path;
+        const char *dot = strrchr(base, '.');
+        int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
         return krt__fail(KRT_ERROR_IO,
-                         "krt_module_create: the host device needs the native library %s%s%s, which cannot be read "
-                         "(%s): build it (make builds build/kernels/host/NAME.so beside build/kernels/NAME.spv) or "
-                         "name it in krt_module_desc.host_library",
-                         out, given ? "" : " of ", given ? "" : d->path, strerror(errno));
+                         "krt_module_create: the host device needs the native library %s of %s, which cannot be read "
+                         "(%s): build it from the kernel's OpenCL C with `krt-cc --host -o %s %.*s.cl` (krt-cc "
+                         "--host's default output, run where the .spv is), or name another in "
+                         "krt_module_desc.host_library; make builds build/kernels/host/NAME.so for its own kernels",
+                         out, d->path, strerror(e), out, stem, base);
+    }
     return KRT_SUCCESS;
 }
 
@@ -268,17 +279,27 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
         r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a module");
         goto fail;
     }
-    char host_lib[4096];
+    char host_lib[4096], host_dir[4096] = "";
     if (ctx->host) {
         if (d->num_spec_constants > 0) {
             r = krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE, "krt_module_create: %s: the host device runs a native library "
                           "compiled beforehand and cannot take specialization constants", what);
             goto fail;
         }
-        if ((r = host_library_path(d, host_lib, sizeof host_lib)) != KRT_SUCCESS)
+        /* OpenCL C without a named library: compiled once more, as C, by krt-cc --host (a temporary library,
+         * removed once the driver has loaded it). */
+        if (!d->host_library && (d->source || opencl_path(d->path)))
+            r = krt__compile_opencl_host(d->source, d->source ? NULL : d->path, d->compile_options, host_dir,
+                                         sizeof host_dir, host_lib, sizeof host_lib);
+        else
+            r = host_library_path(d, host_lib, sizeof host_lib);
+        if (r != KRT_SUCCESS)
             goto fail;
     }
-    if ((r = build(ctx, d, words, size, ctx->host ? host_lib : NULL, &m->ze)) != KRT_SUCCESS)
+    r = build(ctx, d, words, size, ctx->host ? host_lib : NULL, &m->ze);
+    if (host_dir[0])
+        krt__compile_remove(host_dir);
+    if (r != KRT_SUCCESS)
         goto fail;
     free(words);
     if (!builtin)

@@ -124,6 +124,18 @@ def test_module_from_bytes_and_source(cpu):
     assert np.asarray(a).tolist() == [6 * i for i in range(10)]
 
 
+def test_source_modules_on_every_device(ctx):
+    """source= on ze_pocl and on the host device (which krt compiles with krt-cc --host), options included."""
+    src = "kernel void lin(global int *x, int n) { int i = get_global_id(0); if (i < n) x[i] = A * i + B; }"
+    m = krt.Module(ctx, source=src, options="-DA=5 -DB=-2")
+    x = krt.zeros(ctx, 333, dtype=np.int32, kind="shared")
+    m.lin(x, 333, range=333, block=True)
+    assert np.asarray(x).tolist() == [5 * i - 2 for i in range(333)]
+    with pytest.raises(krt.ModuleBuildError) as e:
+        krt.Module(ctx, source="kernel void bad(global int *x) { x[0] = undeclared; }")
+    assert "undeclared" in str(e.value)
+
+
 def test_module_errors(cpu):
     with pytest.raises(krt.FileError) as e:
         krt.Module(cpu, path="/no/such/file.spv")
