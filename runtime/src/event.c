@@ -179,3 +179,27 @@ krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, uint64_t 
     *end_ns = end * res;
     return KRT_SUCCESS;
 }
+
+krt_result krt__events_check(krt_context *ctx, const char *fn, krt_event *const *wait, uint32_t num_wait,
+                             const krt_event *signal)
+{
+    for (uint32_t i = 0; i < num_wait; i++)
+        if (!wait[i] || wait[i]->ctx != ctx)
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "%s: wait[%u] is %s", fn, i,
+                             wait[i] ? "an event of another context" : "NULL");
+    if (signal && signal->ctx != ctx)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "%s: the signal event belongs to another context", fn);
+    return KRT_SUCCESS;
+}
+
+krt_result krt__event_handles(krt_event *const *wait, uint32_t num_wait, ze_event_handle_t *stack,
+                              ze_event_handle_t **out)
+{
+    ze_event_handle_t *h = stack;
+    if (num_wait > 16 && !(h = malloc(num_wait * sizeof *h)))
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %u wait events", num_wait);
+    for (uint32_t i = 0; i < num_wait; i++)
+        h[i] = wait[i]->ze;
+    *out = h;
+    return KRT_SUCCESS;
+}

@@ -325,29 +325,19 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
     krt_queue *q = desc->queue ? desc->queue : ctx->default_queue;
     if (q->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_host_task: the queue belongs to another context");
-    for (uint32_t i = 0; i < desc->num_wait; i++)
-        if (!desc->wait[i] || desc->wait[i]->ctx != ctx)
-            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_host_task: wait[%u] is %s", i,
-                             desc->wait[i] ? "an event of another context" : "NULL");
-    if (desc->signal && desc->signal->ctx != ctx)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_host_task: the signal event belongs to another context");
+    krt_result r = krt__events_check(ctx, "krt_host_task", desc->wait, desc->num_wait, desc->signal);
+    if (r != KRT_SUCCESS)
+        return r;
     if (desc->signal && (desc->signal->flags & KRT_EVENT_FLAG_TIMESTAMP))
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
                          "krt_host_task: the signal event has KRT_EVENT_FLAG_TIMESTAMP, but a host task has no kernel "
                          "time; use an event without it");
 
-    ze_event_handle_t wait_stack[16];
-    ze_event_handle_t *wait = wait_stack;
-    if (desc->num_wait > 16) {
-        wait = malloc(desc->num_wait * sizeof *wait);
-        if (!wait)
-            return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %u wait events", desc->num_wait);
-    }
-    for (uint32_t i = 0; i < desc->num_wait; i++)
-        wait[i] = desc->wait[i]->ze;
+    ze_event_handle_t wait_stack[16], *wait;
+    if ((r = krt__event_handles(desc->wait, desc->num_wait, wait_stack, &wait)) != KRT_SUCCESS)
+        return r;
 
     krt__host_worker *w;
-    krt_result r;
     pthread_mutex_lock(&q->lock);
     int recording = q->rec != NULL;
     pthread_mutex_unlock(&q->lock);

@@ -448,6 +448,14 @@ int krt__queue_idle(krt_queue *queue, uint64_t *appended);
 krt_result krt__event_create(krt_context *ctx, uint32_t flags, int internal, krt_event **out);
 void krt__event_destroy_locked(krt_event *event);
 void krt__event_pools_destroy(krt_context *ctx);
+/* The checks a command's wait list and signal event get (fn names the call in the message): every wait event
+ * non-NULL and of ctx, the signal (may be NULL) of ctx. */
+krt_result krt__events_check(krt_context *ctx, const char *fn, krt_event *const *wait, uint32_t num_wait,
+                             const krt_event *signal);
+/* The wait events' driver handles: in stack (16 entries) when they fit, else in *out malloc'd (free it when
+ * *out != stack). */
+krt_result krt__event_handles(krt_event *const *wait, uint32_t num_wait, ze_event_handle_t *stack,
+                              ze_event_handle_t **out);
 
 /* ---- record.c: recorded launches ----------------------------------------------------------------------- */
 

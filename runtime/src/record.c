@@ -189,14 +189,10 @@ krt_result krt_replay(krt_recording *rec, const krt_replay_desc *desc)
     if (q->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_replay: the queue belongs to another context than the "
                                                      "recording's (a recording replays on its own context's queues)");
-    for (uint32_t i = 0; i < desc->num_wait; i++)
-        if (!desc->wait[i] || desc->wait[i]->ctx != ctx)
-            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_replay: wait[%u] is %s", i,
-                             desc->wait[i] ? "an event of another context" : "NULL");
-    if (desc->signal && desc->signal->ctx != ctx)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_replay: the signal event belongs to another context");
-    krt_result r = replay_state(q);
+    krt_result r = krt__events_check(ctx, "krt_replay", desc->wait, desc->num_wait, desc->signal);
     if (r != KRT_SUCCESS)
+        return r;
+    if ((r = replay_state(q)) != KRT_SUCCESS)
         return r;
     /* The queue joins the recording's list of queues to wait for at its destroy. */
     pthread_mutex_lock(&rec->qlock);
@@ -221,15 +217,9 @@ krt_result krt_replay(krt_recording *rec, const krt_replay_desc *desc)
     if (rec->num_tasks && (r = krt__host_worker_get(q, &w)) != KRT_SUCCESS)
         return r;
 
-    ze_event_handle_t wait_stack[16];
-    ze_event_handle_t *wait = wait_stack;
-    if (desc->num_wait > 16) {
-        wait = malloc(desc->num_wait * sizeof *wait);
-        if (!wait)
-            return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %u wait events", desc->num_wait);
-    }
-    for (uint32_t i = 0; i < desc->num_wait; i++)
-        wait[i] = desc->wait[i]->ze;
+    ze_event_handle_t wait_stack[16], *wait;
+    if ((r = krt__event_handles(desc->wait, desc->num_wait, wait_stack, &wait)) != KRT_SUCCESS)
+        return r;
 
     const ze_dditable_t *ddi = ctx->ddi;
     pthread_mutex_lock(&q->lock);
