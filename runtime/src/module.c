@@ -118,9 +118,7 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
         md.pNext = &host_desc;
     /* krt's drivers copy the build log into text as they build (ZE_krt_build_log, a struct on the pNext chain). */
     char text[1536] = "";
-    size_t text_length = 0;
-    ze_krt_build_log_desc_t log_out = { ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, md.pNext, text, sizeof text,
-                                        &text_length };
+    ze_krt_build_log_desc_t log_out = { ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, md.pNext, text, sizeof text, NULL };
     if (ctx->drv && ctx->drv->has_build_log_ext)
         md.pNext = &log_out;
     ze_module_build_log_handle_t log = NULL;
@@ -163,6 +161,8 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
 static krt_result host_library_path(const krt_module_desc *d, char *out, size_t size)
 {
     const char *given = d->host_library;
+    const char *base = NULL; /* the .spv's file name and the length of its stem, for the default and the message */
+    int stem = 0;
     if (!given) {
         if (!d->path || opencl_path(d->path))
             return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
@@ -171,11 +171,11 @@ static krt_result host_library_path(const krt_module_desc *d, char *out, size_t 
                              "NAME.so NAME.cl` and name it in krt_module_desc.host_library (or give the module as "
                              "its .cl path or source, which krt compiles for the host device itself)");
         const char *slash = strrchr(d->path, '/');
-        const char *base = slash ? slash + 1 : d->path;
+        base = slash ? slash + 1 : d->path;
         const char *dot = strrchr(base, '.');
-        size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+        stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
         int dir = slash ? (int)(slash - d->path) : 1;
-        int n = snprintf(out, size, "%.*s/host/%.*s.so", dir, slash ? d->path : ".", (int)stem, base);
+        int n = snprintf(out, size, "%.*s/host/%.*s.so", dir, slash ? d->path : ".", stem, base);
         if (n < 0 || (size_t)n >= size)
             return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: the path %s is too long", d->path);
     } else {
@@ -189,15 +189,11 @@ static krt_result host_library_path(const krt_module_desc *d, char *out, size_t 
             return krt__fail(KRT_ERROR_IO, "krt_module_create: the host device needs the native library %s, which "
                              "cannot be read (%s): build it from the kernel's OpenCL C with `krt-cc --host -o %s "
                              "NAME.cl`", out, strerror(e), out);
-        const char *slash = strrchr(d->path, '/');
-        const char *base = slash ? slash + 1 : d->path;
-        const char *dot = strrchr(base, '.');
-        int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
         return krt__fail(KRT_ERROR_IO,
                          "krt_module_create: the host device needs the native library %s of %s, which cannot be read "
-                         "(%s): build it from the kernel's OpenCL C with `krt-cc --host -o %s %.*s.cl` (krt-cc "
-                         "--host's default output, run where the .spv is), or name another in "
-                         "krt_module_desc.host_library; make builds build/kernels/host/NAME.so for its own kernels",
+                         "(%s): build it from the kernel's OpenCL C with `krt-cc --host -o %s %.*s.cl`, or name "
+                         "another in krt_module_desc.host_library; make builds build/kernels/host/NAME.so for its own "
+                         "kernels",
                          out, d->path, strerror(e), out, stem, base);
     }
     return KRT_SUCCESS;
