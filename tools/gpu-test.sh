@@ -26,6 +26,12 @@ export LD_LIBRARY_PATH=$D/lib:/tmp/deb/usr/lib/x86_64-linux-gnu:/tmp/deb/usr/lib
 python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1]).read())' \
     "$D/clc/nvptx64--nvidiacl.bc.xz" /tmp/nvptx64--nvidiacl.bc
 export ZE_CUDA_LIBCLC=/tmp/nvptx64--nvidiacl.bc
+# krt-cc's OpenCL C compiler (gpu-pack.sh packs it: the image has none), for source modules and krt-cc --host.
+if [ -f "$D/clang-15.tar.xz" ]; then
+    python3 -c 'import tarfile,sys; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$D/clang-15.tar.xz" /tmp/clang-15
+    export KRT_CLANG=/tmp/clang-15/bin/clang KRT_LLVM_SPIRV=/tmp/clang-15/bin/llvm-spirv-15 \
+        KRT_SPIRV_VAL=/tmp/clang-15/bin/spirv-val
+fi
 export ZE_CUDA_CACHE_DIR=/tmp/ze_cuda_cache
 export KRT_BUILD=$D KRT_KERNELS=$D/kernels KRT_TEST_KERNELS=$D/test-kernels KRT_BENCH_KERNELS=$D/bench/kernels
 # The reproducer corpus and fuzz findings travel as tracked files of the checkout the script runs from.
