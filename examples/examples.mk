@@ -61,7 +61,8 @@ EXAMPLE_SCRIPTS = \
     'PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) -m pytest -q -p no:cacheprovider test/python' \
     'PY_SYS=$(PY_SYS) sh test/python/pip-install.sh $(BUILD)' \
     'PY_SYS=$(PY_SYS) sh test/follow-docs.sh $(BUILD)' \
-    'sh test/krt-cc.sh $(BUILD)'
+    'sh test/krt-cc.sh $(BUILD)' \
+    'sh test/header/rvalue.sh'
 EXAMPLE_INFO = \
     '$(BINDIR)/krt-info' \
     '$(BINDIR)/krt-info --device cpu' \

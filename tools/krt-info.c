@@ -182,8 +182,11 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
             else
                 snprintf(type, sizeof type, "%s", krt_scalar_type_name(a.type));
         }
-        printf("  %u %-10s %-18s %-12s %u bytes\n", i, a.name && a.name[0] ? a.name : "-", krt_arg_kind_name(a.kind),
-               type[0] ? type : "-", a.size);
+        /* The last column: the type as the kernel declares it, when the module keeps it (krt-cc's modules do);
+         * SPIR-V's own types say int32 for int and uint alike. */
+        printf("  %u %-10s %-18s %-12s %2u bytes%s%s\n", i, a.name && a.name[0] ? a.name : "-",
+               krt_arg_kind_name(a.kind), type[0] ? type : "-", a.size, a.type_name && a.type_name[0] ? "   " : "",
+               a.type_name ? a.type_name : "");
     }
     print_triple("required group size", info.required_group);
     print_triple("group size hint", info.group_hint);

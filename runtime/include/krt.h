@@ -419,6 +419,10 @@ typedef struct krt_arg_info {
     uint32_t vector_width; /* 1 for plain scalars */
     uint32_t size;         /* bytes the launch must pass: sizeof(void*) for pointers, 0 for local pointers */
     const char *name;      /* from OpName; "" when the module carries no names */
+    /* The OpenCL C type as the kernel declares it ("uint", "float*", "float4"): SPIR-V integers carry no sign,
+     * but a module built by krt-cc keeps its kernels' declared types (llvm-spirv's kernel_arg_type strings).
+     * "" when the module carries none. */
+    const char *type_name;
 } krt_arg_info;
 
 typedef struct krt_kernel_info {
@@ -504,20 +508,27 @@ typedef struct krt_arg {
 /* KRT_ARG(x): the variable x by address, typed by its C type: in C11 and later through _Generic (the integer
  * types, float, double, and pointers to them or to void, const or not), in C++ through overloads (any pointer);
  * any other type (a struct, an array, a vector type) is passed untyped. x must be an lvalue that outlives the
- * launch call (in C++ an rvalue does not compile). Before C11, KRT_ARG is untyped.
+ * launch call; for a value (KRT_ARG(3.0f), KRT_ARG(n - 1)) use the typed helpers below (KRT_F32, KRT_I32, ...):
+ * in C the compiler's error then names them through the macro it expands, KRT_ARG_WANTS_A_VARIABLE_..., and in
+ * C++ an rvalue does not compile. Before C11, KRT_ARG is untyped.
  * KRT_ARG_LOCAL(bytes): a __local argument of bytes per work-group. */
 #if defined(__cplusplus)
 #define KRT_ARG(x) krt__arg_of(x)
 #define KRT_ARG_LOCAL(bytes) krt__arg_local(bytes)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x), KRT__ARG_TYPE_OF(x) })
+#define KRT_ARG(x) ((krt_arg){ KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x), sizeof(x), \
+                              KRT__ARG_TYPE_OF(x) })
 #define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
 #else
-#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x), KRT_ARG_TYPE_NONE })
+#define KRT_ARG(x) ((krt_arg){ KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x), sizeof(x), \
+                              KRT_ARG_TYPE_NONE })
 #define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
 #endif
 
 #if !defined(__cplusplus)
+/* KRT_ARG's address of x, under a name that compilers print when x is a value rather than a variable ("lvalue
+ * required as unary '&' operand ... in expansion of macro KRT_ARG_WANTS_A_VARIABLE_..."), naming the fix. */
+#define KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x) (&(x))
 /* Rvalue arguments (C only): typed helpers that take a value, not a variable, e.g. KRT_I32(n - k - 1),
  * KRT_F32(alpha), KRT_PTR(buffer + offset). The value is converted to the helper's type as by assignment and
  * stored in a compound literal, which lives until the end of the enclosing block: build the argument array in
