@@ -52,6 +52,8 @@ EXAMPLE_PROGRAMS = \
     '$(BINDIR)/knobs 10007' \
     '$(BINDIR)/memory 100003'
 # What runs under an interpreter (make sanitize leaves these out: their interpreters are not instrumented).
+# test/docs-outputs.py runs every command the tutorials show and compares the pages' pasted outputs
+# (docs/writing-docs.md).
 # The Python package runs under PY_SYS (python/python.mk), on build/python's package; pytest covers ze_pocl and
 # the host device in one run (test/python/test_package.py).
 EXAMPLE_SCRIPTS = \
@@ -61,6 +63,7 @@ EXAMPLE_SCRIPTS = \
     'PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) -m pytest -q -p no:cacheprovider test/python' \
     'PY_SYS=$(PY_SYS) sh test/python/pip-install.sh $(BUILD)' \
     'PY_SYS=$(PY_SYS) sh test/follow-docs.sh $(BUILD)' \
+    'PY_SYS=$(PY_SYS) $(PY_SYS) test/docs-outputs.py $(BUILD)' \
     'sh test/krt-cc.sh $(BUILD)'
 EXAMPLE_INFO = \
     '$(BINDIR)/krt-info' \
