@@ -196,6 +196,9 @@ typedef struct zp_backend_ops {
     ze_result_t (*graph_launch)(zp_bqueue *q, void *graph, uint32_t num_waits, zp_btoken *const *waits,
                                 zp_btoken **done);
     void (*graph_destroy)(void *graph);
+    /* Optional: after init, why the backend has no device (one line, for zeKrtDriverStatus), or "" when it has
+     * devices or cannot say. */
+    const char *(*no_device_reason)(void);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

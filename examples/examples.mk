@@ -52,6 +52,9 @@ EXAMPLE_PROGRAMS = \
     '$(BINDIR)/knobs 10007' \
     '$(BINDIR)/memory 100003'
 # What runs under an interpreter (make sanitize leaves these out: their interpreters are not instrumented).
+# test/docs-outputs.py runs every command the tutorials show and compares the pages' pasted outputs
+# (docs/writing-docs.md); the line after it proves that it fails, naming the line, on a page whose pasted message
+# differs from the program's.
 # The Python package runs under PY_SYS (python/python.mk), on build/python's package; pytest covers ze_pocl and
 # the host device in one run (test/python/test_package.py).
 EXAMPLE_SCRIPTS = \
@@ -61,6 +64,8 @@ EXAMPLE_SCRIPTS = \
     'PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) -m pytest -q -p no:cacheprovider test/python' \
     'PY_SYS=$(PY_SYS) sh test/python/pip-install.sh $(BUILD)' \
     'PY_SYS=$(PY_SYS) sh test/follow-docs.sh $(BUILD)' \
+    'PY_SYS=$(PY_SYS) $(PY_SYS) test/docs-outputs.py $(BUILD)' \
+    'sed "s/ndrange size\[0\] is 0/ndrange size[0] is zero/" docs/tutorial-errors.md >$(BUILD)/docs-outputs-mutant.md && ! $(PY_SYS) test/docs-outputs.py $(BUILD) $(BUILD)/docs-outputs-mutant.md >$(BUILD)/docs-outputs-mutant.log 2>&1 && grep -q "^  -     ndrange size\[0\] is zero" $(BUILD)/docs-outputs-mutant.log' \
     'sh test/krt-cc.sh $(BUILD)' \
     'sh test/header/rvalue.sh'
 EXAMPLE_INFO = \

@@ -41,4 +41,5 @@ const zp_backend_ops zp_cuda_backend = {
     .capture_end = zc_capture_end,
     .graph_launch = zc_graph_launch,
     .graph_destroy = zc_graph_destroy,
+    .no_device_reason = zc_no_device_reason,
 };

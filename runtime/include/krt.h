@@ -185,6 +185,35 @@ typedef struct krt_device_info {
  * driver; the message says how to install one or point ZE_ENABLE_ALT_DRIVERS at one). */
 KRT_API krt_result krt_device_list(krt_device_info *infos, uint32_t *count);
 
+/* What became of one driver krt tried: the Level Zero driver libraries it named to the loader, in that order
+ * (ZE_ENABLE_ALT_DRIVERS as the user set it, else krt's default list: the loader's GPU driver names, then
+ * libze_cuda.so and libze_pocl.so beside libkrt), then libkrt's own host driver. A driver with no device is
+ * invisible in krt_device_list; this says why it has none. */
+typedef enum krt_driver_status {
+    KRT_DRIVER_STATUS_DEVICES = 0,   /* loaded, with num_devices devices */
+    KRT_DRIVER_STATUS_NO_DEVICE = 1, /* loaded, with no device: reason says why ("ZE_CUDA_DISABLE=1 is set") */
+    KRT_DRIVER_STATUS_NOT_FOUND = 2, /* the library could not be loaded: reason holds the dynamic linker's words */
+    KRT_DRIVER_STATUS_LOADED = 3,    /* loaded, but not one of krt's drivers, so it does not say: its devices, if
+                                      * any, are in krt_device_list under its UUID */
+} krt_driver_status;
+
+/* "devices", "no device", "not found", "loaded"; "unknown" for other values. The string is static. */
+KRT_API const char *krt_driver_status_name(krt_driver_status status);
+
+typedef struct krt_driver_info {
+    char name[64];            /* "ze_pocl", "ze_cuda", "host", or the library's file name for other drivers */
+    char path[256];           /* the library as krt named it to the loader (cut to fit); "" for the host driver */
+    krt_driver_status status;
+    uint32_t num_devices;     /* with KRT_DRIVER_STATUS_DEVICES; else 0 */
+    char reason[256];         /* with NO_DEVICE and NOT_FOUND: why, one line; else "" */
+} krt_driver_info;
+
+/* Lists the drivers krt tried (see krt_driver_info) and what became of each. Worked out once per process, after
+ * zeInit, by asking each library krt named to the loader (dlopen of the loaded copy; krt's drivers export
+ * zeKrtDriverStatus, docs/design.md); it works when the loader found no driver at all, which is when it helps
+ * most. Two-call pattern as krt_device_list. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (count NULL). */
+KRT_API krt_result krt_driver_list(krt_driver_info *infos, uint32_t *count);
+
 /* Creates a context on one device, with its default queue. zeInit runs once per process. When
  * ZE_ENABLE_ALT_DRIVERS is unset, krt first points the loader at the usual GPU driver names and at the
  * ze_pocl driver installed beside libkrt, so a machine without a GPU runs kernels on the CPU; an explicit
