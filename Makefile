@@ -55,7 +55,7 @@ DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcrite
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
                 libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15 \
                 libclang-common-15-dev python3-dev python3-numpy python3-pytest python3-venv python3-setuptools \
-                python3-wheel
+                python3-wheel libopenmpi-dev openmpi-bin
 
 deps:
 	@sh tools/install-deps.sh $(DEB_PACKAGES)
