@@ -168,17 +168,16 @@ static int mpi_takes_device_memory(const krt_device_info *info)
     return 0;
 }
 
-/* One halo exchange on the buffer f that holds the current field. Each rank sends its first owned row up and
- * its last owned row down, and receives the row above into the buffer's first row and the row below into its
- * last; MPI_PROC_NULL makes the edges of the plate no special case. stage: 4 rows of KRT_MEMORY_HOST memory. */
+/* One halo exchange on the buffer f that holds the current field, once the queue has run the step that wrote it
+ * (the caller waited). Each rank sends its first owned row up and its last owned row down, and receives the row
+ * above into the buffer's first row and the row below into its last; MPI_PROC_NULL makes the edges of the plate
+ * no special case. stage: 4 rows of KRT_MEMORY_HOST memory. */
 static void exchange(krt_context *ctx, const block *b, float *f, int direct, float *stage)
 {
-    krt_queue *q = krt_context_default_queue(ctx);
     int w = (int)b->w;
     size_t row = b->w * sizeof(float);
     float *first = f + (size_t)b->own * b->w, *last = f + (size_t)(b->own + b->rows - 1) * b->w;
     float *top = f, *bottom = f + (size_t)(b->held - 1) * b->w;
-    MX_CHECK(krt_queue_synchronize(q)); /* the step that wrote f has run */
     if (direct) {
         MPI_Sendrecv(first, w, MPI_FLOAT, b->up, 0, bottom, w, MPI_FLOAT, b->down, 0, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
@@ -186,23 +185,27 @@ static void exchange(krt_context *ctx, const block *b, float *f, int direct, flo
                      MPI_STATUS_IGNORE);
         return;
     }
+    krt_queue *q = krt_context_default_queue(ctx);
+    int up = b->up != MPI_PROC_NULL, down = b->down != MPI_PROC_NULL;
     float *send_up = stage, *send_down = stage + w, *from_up = stage + 2 * w, *from_down = stage + 3 * w;
-    if (b->up != MPI_PROC_NULL)
+    if (up)
         MX_CHECK(krt_memcpy(ctx, q, send_up, first, row));
-    if (b->down != MPI_PROC_NULL)
+    if (down)
         MX_CHECK(krt_memcpy(ctx, q, send_down, last, row));
-    MX_CHECK(krt_queue_synchronize(q));
+    if (up || down)
+        MX_CHECK(krt_queue_synchronize(q));
     MPI_Sendrecv(send_up, w, MPI_FLOAT, b->up, 0, from_down, w, MPI_FLOAT, b->down, 0, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     MPI_Sendrecv(send_down, w, MPI_FLOAT, b->down, 1, from_up, w, MPI_FLOAT, b->up, 1, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-    if (b->up != MPI_PROC_NULL)
+    if (up)
         MX_CHECK(krt_memcpy(ctx, q, top, from_up, row));
-    if (b->down != MPI_PROC_NULL)
+    if (down)
         MX_CHECK(krt_memcpy(ctx, q, bottom, from_down, row));
     /* The next step's launch would follow these copies on the in-order queue anyway; waiting here keeps the
      * copies in the halo exchange's time rather than the kernel's. */
-    MX_CHECK(krt_queue_synchronize(q));
+    if (up || down)
+        MX_CHECK(krt_queue_synchronize(q));
 }
 
 static void step(krt_kernel *heat, float *in, float *out, uint32_t w, uint32_t h)
@@ -309,7 +312,8 @@ int main(int argc, char **argv)
     size_t held_cells = (size_t)b.held * w, own_cells = (size_t)b.rows * w;
     float *start = malloc(held_cells * sizeof(float));
     uint64_t *kernel_ns = malloc(o.steps * sizeof(uint64_t)), *halo_ns = malloc(o.steps * sizeof(uint64_t));
-    if (!start || !kernel_ns || !halo_ns) {
+    uint64_t *wait_ns = malloc(o.steps * sizeof(uint64_t)), *step_ns = malloc(o.steps * sizeof(uint64_t));
+    if (!start || !kernel_ns || !halo_ns || !wait_ns || !step_ns) {
         fprintf(stderr, "mpi_heat: rank %d: out of memory\n", g_rank);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -325,23 +329,33 @@ int main(int argc, char **argv)
     /* One untimed launch (its output is overwritten by step 0) so that the first timed step does not carry the
      * driver's first-launch work. */
     step(heat, d[0], d[1], w, b.held);
+    MX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
 
+    /* Each step: wait for every rank (a barrier, there only to time the three parts apart: without it, a rank
+     * that finished its kernel first would count its wait for a neighbour's row as exchange time), exchange the
+     * halo rows, run the kernel and wait for it. */
     MPI_Barrier(MPI_COMM_WORLD);
     uint64_t t0 = ex_now_ns();
     for (uint32_t s = 0; s < o.steps; s++) {
         uint64_t a = ex_now_ns();
+        MPI_Barrier(MPI_COMM_WORLD);
+        uint64_t m0 = ex_now_ns();
         exchange(ctx, &b, d[s % 2], direct, stage);
-        uint64_t m = ex_now_ns();
+        uint64_t m1 = ex_now_ns();
         step(heat, d[s % 2], d[(s + 1) % 2], w, b.held);
         MX_CHECK(krt_queue_synchronize(krt_context_default_queue(ctx)));
         uint64_t e = ex_now_ns();
-        halo_ns[s] = m - a;
-        kernel_ns[s] = e - m;
+        wait_ns[s] = m0 - a;
+        halo_ns[s] = m1 - m0;
+        kernel_ns[s] = e - m1;
+        step_ns[s] = e - a;
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    double step_us = (double)(ex_now_ns() - t0) / 1e3 / o.steps;
-    double mine[2] = { median_us(kernel_ns, o.steps), median_us(halo_ns, o.steps) }, worst[2];
-    MPI_Reduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double mean_us = (double)(ex_now_ns() - t0) / 1e3 / o.steps;
+    double mine[4] = { median_us(kernel_ns, o.steps), median_us(halo_ns, o.steps), median_us(wait_ns, o.steps),
+                       median_us(step_ns, o.steps) };
+    double worst[4];
+    MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
     /* Gather the owned rows on rank 0; there, the same steps on the whole plate, alone, on rank 0's device. */
     float *mine_rows = malloc(own_cells * sizeof(float));
@@ -354,8 +368,9 @@ int main(int argc, char **argv)
     MPI_Gather(mine_rows, (int)own_cells, MPI_FLOAT, field, (int)own_cells, MPI_FLOAT, 0, MPI_COMM_WORLD);
     int status = 0;
     if (g_rank == 0) {
-        printf("per step (median, slowest rank): kernel %.1f us, halo exchange %.1f us (%.0f%% of the kernel); "
-               "%.1f us per step in all\n", worst[0], worst[1], 100.0 * worst[1] / worst[0], step_us);
+        printf("per step (median, slowest rank): kernel %.1f us, halo exchange %.1f us (%.0f%% of the kernel), "
+               "wait for the other ranks %.1f us; whole step %.1f us (mean %.1f us)\n", worst[0], worst[1],
+               100.0 * worst[1] / worst[0], worst[2], worst[3], mean_us);
         size_t cells = (size_t)w * h, bytes = cells * sizeof(float);
         float *whole = malloc(bytes), *r[2] = { NULL, NULL };
         if (!whole) {
@@ -392,6 +407,8 @@ int main(int argc, char **argv)
     free(start);
     free(kernel_ns);
     free(halo_ns);
+    free(wait_ns);
+    free(step_ns);
     free(mine_rows);
     free(field);
     MPI_Finalize();
