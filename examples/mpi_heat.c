@@ -112,7 +112,7 @@ static block block_of(int rank, int ranks, uint32_t w, uint32_t h)
 static float initial_cell(uint32_t x, uint32_t y, uint32_t w, uint32_t h)
 {
     float dx = (float)x - 0.3f * (float)w, dy = (float)y - 0.6f * (float)h;
-    int spot = dx * dx + dy * dy < 0.01f * (float)(w * h);
+    int spot = dx * dx + dy * dy < 0.01f * (float)((uint64_t)w * h);
     return (y == 0 || spot) ? 1.0f : 0.0f;
 }
 
@@ -247,7 +247,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(node, &local_ranks);
     MPI_Comm_free(&node);
 
-    /* Bad input: every rank finds the same fault, rank 0 says what it is, and all end normally with status 2. */
+    /* Bad input: every rank finds the same fault before anything is allocated, rank 0 says what it is, and all
+     * end normally (rank 0 with status 2). */
     options o;
     char why[256] = "";
     if (parse(argc, argv, &o, why, sizeof why) == 0 && o.h % (uint32_t)ranks != 0) {
@@ -256,6 +257,9 @@ int main(int argc, char **argv)
                  "%d ranks cannot split %u rows into equal blocks: run a rank count that divides %u, or give a "
                  "height that %d divides (%u or %u)",
                  ranks, o.h, o.h, ranks, below ? below : above, below ? above : 2 * above);
+    } else if (!why[0] && (uint64_t)o.w * o.h > INT_MAX) {
+        snprintf(why, sizeof why, "a %u x %u plate has more than 2^31 - 1 cells, the most one MPI message carries",
+                 o.w, o.h);
     }
     if (why[0]) {
         if (g_rank == 0)
@@ -299,7 +303,7 @@ int main(int argc, char **argv)
     rank_line *lines = g_rank == 0 ? malloc((size_t)ranks * sizeof *lines) : NULL;
     MPI_Gather(&me, (int)sizeof me, MPI_BYTE, lines, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (g_rank == 0) {
-        printf("mpi_heat: %d rank%s, %u x %u plate, %u rows each, %u steps\n", ranks, ranks == 1 ? "" : "s", w, h,
+        printf("mpi_heat: %d rank%s, %u x %u plate, %u rows per rank, %u steps\n", ranks, ranks == 1 ? "" : "s", w, h,
                b.rows, o.steps);
         for (int r = 0; r < ranks; r++)
             printf("rank %d (node rank %d of %d): %s (driver %s), halo %s\n", r, lines[r].local_rank,

@@ -119,7 +119,7 @@ for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT
 # checks itself against one rank on the whole plate, bit for bit. Open MPI 4's shared-memory transport copies
 # large messages with cross-memory attach, which containers often forbid: the variable turns that off.
 MPI_HEAT=$D/bin/mpi_heat
-MPIRUN="mpirun --oversubscribe"
+MPIRUN="mpirun --oversubscribe --bind-to none"
 [ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 mpi_build() {
