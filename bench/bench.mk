@@ -36,7 +36,7 @@ BENCH_LU_ARGS      ?= --n 250 --samples 5
 BENCH_HOST_ARGS    ?= --samples 5
 BENCH_PY_ARGS      ?= --calls 100000 --rounds 5
 BENCH_REPLAY_ARGS  ?= --kernels 1000 --repeats 7
-BENCH_MPI_ARGS     ?= --size 1024 1024 --steps 200 --repeats 3
+BENCH_MPI_ARGS     ?= --size 1024 1024 --steps 200 --repeats 5
 endif
 
 .PHONY: bench-build bench-only
