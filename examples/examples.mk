@@ -102,7 +102,9 @@ EXAMPLE_TESTS = $(EXAMPLE_PROGRAMS) $(EXAMPLE_SCRIPTS) $(EXAMPLE_INFO) $(EXAMPLE
 # with an MPI that is not device-aware), and on the host device; each run checks itself against one rank on the
 # whole plate, bit for bit. Then the bad input: 4 ranks cannot split 66 rows, and every rank must end with status
 # 2 and the message. The machine has 2 cores, so 4 ranks need --oversubscribe; Open MPI refuses to run as root
-# unless told. Left out of make sanitize (its programs are EXAMPLE_PROGRAMS): Open MPI's own allocations.
+# unless told. Left out of make sanitize (which runs EXAMPLE_PROGRAMS): LeakSanitizer reports what Open MPI's
+# libraries (libmpi, libopen-pal and the components they load) still hold at exit, and the suppressions may cover
+# only PoCL, LLVM and the OpenCL loader.
 MPIRUN_FLAGS := --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
 ifeq ($(HAVE_MPI),yes)
 EXAMPLE_MPI = \
