@@ -92,6 +92,6 @@ bench-only: bench-build
 	$(BENCH_ENV) $(BENCH_OUT)/replay --out $(BENCH_OUT) $(BENCH_REPLAY_ARGS) && \
 	$(BENCH_ENV) KRT_DEVICE=host $(BENCH_OUT)/replay --out $(BENCH_OUT)/host $(BENCH_REPLAY_ARGS) && \
 	$(if $(filter yes,$(HAVE_MPI)),$(BENCH_ENV) sh bench/mpi_heat.sh --bin $(BINDIR)/mpi_heat --out $(BENCH_OUT) \
-	    --mpirun "$(MPIRUN) $(MPIRUN_FLAGS) --bind-to none" $(BENCH_MPI_ARGS) &&,echo "bench: mpi_heat skipped: no MPI" &&) \
+	    --mpirun "$(MPIRUN) $(MPIRUN_FLAGS)" $(BENCH_MPI_ARGS) &&,echo "bench: mpi_heat skipped: no MPI" &&) \
 	sh bench/plot.sh $(BENCH_OUT) && \
 	echo "bench: done in $$(( $$(date +%s) - start )) s; CSV files and plots in $(BENCH_OUT)/"

@@ -6,9 +6,9 @@
 #   sh bench/mpi_heat.sh [--bin PATH] [--ranks "1 2 4"] [--halo "auto staged"] [--size W H] [--steps N]
 #                        [--repeats R] [--out DIR] [--mpirun "mpirun ..."]
 # Writes DIR/mpi_heat.md (the table, also on stdout) and DIR/mpi_heat.csv. Environment as for the example
-# (KRT_DEVICE, ZE_ENABLE_ALT_DRIVERS, KRT_KERNELS). The default mpirun binds nothing (--bind-to none): Open MPI
-# binds each rank to one core when there are at most 2 ranks, which would leave a lone rank's device (PoCL's
-# threads, the host device's pool) one core of the machine.
+# (KRT_DEVICE, ZE_ENABLE_ALT_DRIVERS, KRT_KERNELS). mpirun binds as Open MPI does by default: each rank to a core
+# when there are no more ranks than cores, none when oversubscribed (docs/performance.md, section 10, compares
+# --bind-to none).
 set -eu
 bin=build/bin/mpi_heat
 ranks="1 2 4"
@@ -18,7 +18,7 @@ h=1024
 steps=200
 repeats=3
 out=build/bench
-mpirun="mpirun --oversubscribe --bind-to none"
+mpirun="mpirun --oversubscribe"
 [ "$(id -u)" = 0 ] && mpirun="$mpirun --allow-run-as-root"
 while [ $# -gt 0 ]; do
     case $1 in

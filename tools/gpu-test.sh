@@ -117,7 +117,8 @@ for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT
 # the packed build (Debian 12's Open MPI 4.1, libmpi.so.40) runs against this machine's libmpi.so.40. One rank,
 # then two ranks sharing the one GPU (KRT_DEVICE=gpu: node rank i takes gpu:i modulo the GPU count); each run
 # checks itself against one rank on the whole plate, bit for bit. Open MPI 4's shared-memory transport copies
-# large messages with cross-memory attach, which containers often forbid: the variable turns that off.
+# large messages with cross-memory attach, which containers often forbid: the variable turns that off. No binding
+# (--bind-to none): a rank's ze_cuda helper threads then need not share its one core.
 MPI_HEAT=$D/bin/mpi_heat
 MPIRUN="mpirun --oversubscribe --bind-to none"
 [ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
@@ -186,8 +187,8 @@ if [ "${FIGURES:-1}" = 1 ]; then
         for size in "1024 1024 1000" "4096 4096 300"; do
             read -r mw mh ms <<<"$size"
             step "figures: mpi_heat $mw x $mh, 1 and 2 ranks on one GPU" 150 env -u ZE_ENABLE_ALT_DRIVERS KRT_DEVICE=gpu \
-                sh "$D/bench/mpi_heat.sh" --bin "$MPI_HEAT" --ranks "1 2" --halo "auto staged" --size "$mw" "$mh" \
-                --steps "$ms" --repeats 3 --out "/tmp/mpi_heat_$mw"
+                sh "$D/bench/mpi_heat.sh" --bin "$MPI_HEAT" --mpirun "$MPIRUN" --ranks "1 2" --halo "auto staged" \
+                --size "$mw" "$mh" --steps "$ms" --repeats 3 --out "/tmp/mpi_heat_$mw"
         done
     fi
 fi
