@@ -122,6 +122,8 @@ for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT
 MPI_HEAT=$D/bin/mpi_heat
 MPIRUN="mpirun --oversubscribe --bind-to none"
 [ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
+# Open MPI 4's mpirun will not start without ssh or rsh in PATH, even for local ranks, unless told to stay local.
+command -v ssh >/dev/null 2>&1 || command -v rsh >/dev/null 2>&1 || MPIRUN="$MPIRUN --mca plm isolated"
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 mpi_build() {
     mpirun --version | head -n 1
