@@ -28,7 +28,8 @@ like the source tree (build/bin, build/lib, build/kernels, build/test-kernels, b
 test, Makefile link to the real ones; anything a command writes lands in the scratch directory), with build/bin
 first on PATH, $KRT set to the tree, python3 being PY_SYS, and the variables make test sets for its own tests
 removed (ZE_ENABLE_ALT_DRIVERS, KRT_KERNELS, KRT_BUILD, KRT_TEST_*, KRT_DEVICE, the validation layer's): so krt's
-own default driver list applies, as for a reader with no setup. The blocks of a page run in order in the same
+own default driver list applies, as for a reader with no setup. Run as root (CI), Open MPI's two variables that
+allow mpirun as root are set, as tutorial-mpi.md tells a reader as root to do. The blocks of a page run in order in the same
 directory. The pasted outputs are those of a machine without an NVIDIA GPU; where krt sees a GPU by default the
 check says so and stops, passing (the pages would rightly show the GPU there).
 
@@ -201,6 +202,8 @@ def page_env(build, scratch):
                  "ZE_ENABLE_VALIDATION_LAYER", "ZE_ENABLE_PARAMETER_VALIDATION") or v.startswith("KRT_TEST_"):
             del env[v]
     env["KRT"] = KRT
+    if os.geteuid() == 0:
+        env["OMPI_ALLOW_RUN_AS_ROOT"] = env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     env["PATH"] = os.path.join(scratch, "build", "bin") + ":" + os.path.join(scratch, ".bin") + ":" + env["PATH"]
     return env
 

@@ -21,6 +21,12 @@ for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "
 mkdir -p "$D/libexec/krt" && cp "$B"/libexec/krt/krt_loops.py "$D/libexec/krt/"
 for f in "$B"/test/test_* "$B"/test/host_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
 for f in launch_overhead groupsize replay krt_vadd cuda_ref; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+# mpi_heat: its source and krt.h, which gpu-test.sh builds with the GPU machine's mpicc when it has one (the
+# packed bin/mpi_heat, built against Debian's Open MPI, runs there otherwise), and its figures' script.
+mkdir -p "$D/src" "$D/include"
+cp examples/mpi_heat.c examples/example.h "$D/src/"
+cp runtime/include/krt.h "$D/include/"
+cp bench/mpi_heat.sh "$D/bench/"
 cp "$B"/kernels/*.spv "$D/kernels/"
 cp "$B"/test-kernels/*.spv "$D/test-kernels/"
 cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"

@@ -167,7 +167,8 @@ static int list_devices(const char *device)
                d->driver_index, d->device_index, d->api_version_major, d->api_version_minor, d->driver_version);
         printf("  %-22s %s, vendor 0x%04x\n", "type", krt_device_type_name(d->type), d->vendor_id);
         printf("  %-22s %u at %u MHz\n", "compute units", d->compute_units, d->clock_mhz);
-        printf("  %-22s %llu MiB\n", "memory", (unsigned long long)(d->memory_bytes >> 20));
+        printf("  %-22s %llu MiB, %s\n", "memory", (unsigned long long)(d->memory_bytes >> 20),
+               d->device_memory_host_accessible ? "host-accessible" : "device only (stage through host memory)");
         printf("  %-22s %u\n", "max group size", d->max_group_size);
         print_triple("max group", d->max_group);
         print_triple("max group count", d->max_group_count);

@@ -176,6 +176,11 @@ typedef struct krt_device_info {
     uint32_t num_sub_group_sizes;
     uint64_t memory_bytes;        /* total of the device's memory properties */
     int fp16, fp64, int64_atomics;
+    /* 1 when memory of every krt_alloc kind, KRT_MEMORY_DEVICE included, is the host's own memory: host code
+     * (a memcpy, an MPI call) may read and write it directly once the queue that wrote it is idle. So on a CPU
+     * device (ze_pocl) and on the host device. 0 on a GPU: its device memory is reached only by kernels and
+     * krt_memcpy / krt_memfill; stage through KRT_MEMORY_HOST memory. */
+    int device_memory_host_accessible;
 } krt_device_info;
 
 /* Lists every device of every driver the loader found, in the order used by the decimal form of

@@ -54,6 +54,8 @@ def test_devices_and_context_choice():
     assert "CPU" in kinds and "host" in kinds
     for d in devs:
         assert isinstance(d.index, int) and d.name and d.max_group_size > 0
+        # krt_device_info.device_memory_host_accessible: a CPU's and the host device's memory is the host's.
+        assert d.device_memory_host_accessible is (d.type in ("CPU", "host"))
     cpu_index = next(d.index for d in devs if d.type == "CPU")
     for choice in ("cpu", cpu_index, devs[cpu_index], devs[cpu_index].name[:6]):
         with krt.Context(device=choice) as c:
