@@ -64,8 +64,8 @@ static void host_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns
 
 /* An allocation of HOST_HUGE_PAGE bytes or more is aligned to it and asks Linux for transparent huge pages
  * (MADV_HUGEPAGE: Debian's default THP mode, "madvise", gives them only to memory that asks): a kernel streaming
- * through 48 MiB then takes a TLB miss per 2 MiB instead of per 4 KiB. vadd over 4 M floats in one thread took
- * 1.3 ms instead of 2.3 ms (docs/performance.md section 7). Where the system refuses, the memory stays in small
+ * through 48 MiB then takes a TLB miss per 2 MiB instead of per 4 KiB. vadd over 4 M floats on one core took
+ * 1.1 ms instead of 1.7 ms (docs/performance.md section 7). Where the system refuses, the memory stays in small
  * pages, as before. */
 #define HOST_HUGE_PAGE ((size_t)2 << 20)
 
