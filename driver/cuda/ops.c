@@ -41,4 +41,6 @@ const zp_backend_ops zp_cuda_backend = {
     .capture_end = zc_capture_end,
     .graph_launch = zc_graph_launch,
     .graph_destroy = zc_graph_destroy,
+    .can_access_peer = zc_can_access_peer,
+    .copy_peer = zc_copy_peer,
 };
