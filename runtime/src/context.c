@@ -515,17 +515,6 @@ static void share_leave(krt_context *ctx)
     free(sh);
 }
 
-int krt__device_reaches(krt_context *ctx, ze_device_handle_t peer)
-{
-    if (peer == ctx->device)
-        return 1;
-    ze_bool_t can = 0;
-    if (!KRT__ZE(ctx->ddi, Device, CanAccessPeer) ||
-        KRT__ZE(ctx->ddi, Device, CanAccessPeer)(ctx->device, peer, &can) != ZE_RESULT_SUCCESS)
-        return 0;
-    return can != 0;
-}
-
 krt_result krt_context_can_access_peer(krt_context *ctx, krt_context *peer, int *out)
 {
     if (!ctx || !peer || !out)

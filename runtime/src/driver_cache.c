@@ -264,3 +264,14 @@ void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry
     out->fp64 = (dev->module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
     out->int64_atomics = (dev->module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0;
 }
+
+int krt__device_reaches(krt_context *ctx, ze_device_handle_t peer)
+{
+    if (peer == ctx->device)
+        return 1;
+    ze_bool_t can = 0;
+    if (!KRT__ZE(ctx->ddi, Device, CanAccessPeer) ||
+        KRT__ZE(ctx->ddi, Device, CanAccessPeer)(ctx->device, peer, &can) != ZE_RESULT_SUCCESS)
+        return 0;
+    return can != 0;
+}

@@ -219,7 +219,8 @@ struct krt_context {
     krt_queue *peer_queue;
 };
 
-/* context.c: whether ctx's device reaches peer's device memory (zeDeviceCanAccessPeer; 1 for the same device). */
+/* driver_cache.c: whether ctx's device reaches peer's device memory (zeDeviceCanAccessPeer; 1 for the same
+ * device). */
 int krt__device_reaches(krt_context *ctx, ze_device_handle_t peer);
 
 /* ---- memory.c -------------------------------------------------------------------------------------- */
