@@ -455,3 +455,72 @@ Test(multidev, sharing_is_refused_across_drivers_and_checked, .timeout = KT_TEST
     kt_assert_usable(c0);
     krt_context_destroy(c0);
 }
+
+/* Every GPU of the machine (ze_cuda lists them all), one context each in one Level Zero context: for every ordered
+ * pair, a kernel on the source GPU signals an event, the destination GPU's queue waits for it and copies the
+ * result over (peer where CUDA reports peer access, staged through host memory where not), then doubles it there.
+ * The same code runs on 2, 4 or 8 GPUs; with fewer than two it is skipped (make test has none). */
+Test(multidev, every_ordered_pair_of_gpus, .timeout = KT_TEST_TIMEOUT)
+{
+    unsetenv("KRT_DEVICE");
+    uint32_t count = 0;
+    KT_OK(krt_device_list(NULL, &count));
+    krt_device_info *infos = calloc(count ? count : 1, sizeof *infos);
+    cr_assert(infos);
+    KT_OK(krt_device_list(infos, &count));
+    uint32_t gpus = 0;
+    for (uint32_t i = 0; i < count; i++)
+        gpus += infos[i].type == KRT_DEVICE_TYPE_GPU;
+    free(infos);
+    if (gpus < 2)
+        cr_skip_test("%u GPU(s) here; this test needs two", gpus);
+    if (gpus > 16)
+        gpus = 16;
+    krt_context *c[16];
+    krt_module *m[16];
+    const uint32_t n = 1 << 20;
+    uint32_t *a[16], *b[16];
+    for (uint32_t i = 0; i < gpus; i++) {
+        char dev[16];
+        snprintf(dev, sizeof dev, "gpu:%u", i);
+        krt_context_desc d = { .device = dev, .share = i ? c[0] : NULL };
+        KT_OK(krt_context_create(&d, &c[i]));
+        m[i] = kt_module(c[i], "krt_basic");
+        a[i] = kt_alloc(c[i], n * 4, KRT_MEMORY_DEVICE);
+        b[i] = kt_alloc(c[i], n * 4, KRT_MEMORY_DEVICE);
+    }
+    for (uint32_t i = 0; i < gpus; i++) {
+        for (uint32_t j = 0; j < gpus; j++) {
+            if (i == j)
+                continue;
+            int can = -1;
+            KT_OK(krt_context_can_access_peer(c[j], c[i], &can));
+            cr_assert(can == 0 || can == 1);
+            krt_event *e = NULL;
+            KT_OK(krt_event_create(c[i], NULL, &e));
+            uint32_t base = 1000 * i + j;
+            krt_arg ia[] = { KRT_ARG(a[i]), KRT_ARG(n), KRT_ARG(base) };
+            krt_launch_desc id = kt_desc1(n, ia, 3);
+            id.signal = e;
+            KT_OK(krt_launch(kt_kernel(m[i], "krt_iota"), &id));
+            krt_barrier_desc bd = { .wait = &e, .num_wait = 1 };
+            KT_OK(krt_queue_barrier(krt_context_default_queue(c[j]), &bd));
+            KT_OK(krt_memcpy(c[j], NULL, b[j], a[i], n * 4));
+            int two = 2;
+            krt_arg sa[] = { KRT_ARG(b[j]), KRT_ARG(two), KRT_ARG(n) };
+            krt_launch_desc sd = kt_desc1(n, sa, 3);
+            KT_OK(krt_launch(kt_kernel(m[j], "krt_scale"), &sd));
+            uint32_t *host = malloc(n * 4);
+            cr_assert(host);
+            KT_OK(krt_memcpy_sync(c[j], NULL, host, b[j], n * 4));
+            for (uint32_t k = 0; k < n; k += 4099)
+                cr_assert_eq(host[k], 2 * (base + k), "gpu %u -> gpu %u (%s), element %u: %u", i, j,
+                             can ? "peer" : "staged", k, host[k]);
+            free(host);
+            KT_OK(krt_context_synchronize(c[i]));
+            krt_event_destroy(e);
+        }
+    }
+    for (uint32_t i = gpus; i-- > 0;)
+        krt_context_destroy(c[i]);
+}
