@@ -142,6 +142,9 @@ if [ "${FIGURES:-1}" = 1 ]; then
     step "figures: python_launch (Python call, C krt_launch, CuPy RawKernel, torch add_)" 150 \
         env -u ZE_ENABLE_ALT_DRIVERS PYTHONPATH="$D/python" python3 "$D/python/python_launch.py" --device gpu \
         --calls 100000 --rounds 3
+    # Copies between GPU allocations: krt_memcpy against cudaMemcpy (within each GPU) and cudaMemcpyPeer (every
+    # ordered pair of GPUs, peer or staged as CUDA reports peer access), in one process (bench/cuda/peer_copy.cu).
+    step "figures: peer_copy (krt_memcpy against cudaMemcpy)" 120 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/peer_copy"
     step "figures: spilling kernel" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$D/test-kernels/krt_spill.spv"
 fi
 echo "gpu-test: $passed passed, $failed failed, $skipped skipped" | tee -a "$SUM" >>"$LOG"
