@@ -325,6 +325,18 @@ static void warm_record(krt_kernel *k, const krt_arg *args, uint32_t n, uint32_t
     k->warm_valid = 1;
 }
 
+/* wait[i] (i < num_wait) when it is not of ctx: KRT_SUCCESS for an event of a context sharing ctx's Level Zero
+ * context, else the refusal; i == num_wait: the signal event's refusal. */
+__attribute__((cold, noinline)) static krt_result events_refused(krt_context *ctx, const krt_launch_desc *d,
+                                                                 uint32_t i)
+{
+    if (i < d->num_wait && d->wait[i] && d->wait[i]->ctx->ze == ctx->ze)
+        return KRT_SUCCESS;
+    if (i < d->num_wait)
+        return krt__events_check(ctx, "krt_launch", d->wait, d->num_wait, NULL);
+    return krt__events_check(ctx, "krt_launch", NULL, 0, d->signal);
+}
+
 krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
 {
     krt_context *ctx = k->ctx;
@@ -370,16 +382,17 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
             goto out;
         }
     }
-    /* An event of another context sharing this one's Level Zero context (another device's) may be waited on. */
+    /* An event of another context sharing this one's Level Zero context (another device's) may be waited on:
+     * events_refused says which may not, out of the way of the common case. */
     for (uint32_t i = 0; i < d->num_wait; i++) {
-        if (!d->wait[i] || (d->wait[i]->ctx != ctx && d->wait[i]->ctx->ze != ctx->ze)) {
-            r = krt__events_check(ctx, "krt_launch", d->wait, d->num_wait, NULL);
-            goto out;
+        if (!d->wait[i] || d->wait[i]->ctx != ctx) {
+            if ((r = events_refused(ctx, d, i)) != KRT_SUCCESS)
+                goto out;
         }
         wait[i] = d->wait[i]->ze;
     }
     if (d->signal && d->signal->ctx != ctx) {
-        r = krt__events_check(ctx, "krt_launch", NULL, 0, d->signal);
+        r = events_refused(ctx, d, d->num_wait);
         goto out;
     }
 
