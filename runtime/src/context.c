@@ -483,6 +483,7 @@ static krt_result share_join(krt_context *ctx, krt_context *share)
         return r;
     }
     pthread_mutex_init(&sh->lock, NULL);
+    pthread_mutex_init(&sh->staging_lock, NULL);
     sh->ddi = ctx->ddi;
     sh->driver = ctx->driver;
     sh->refs = 1;
@@ -512,6 +513,7 @@ static void share_leave(krt_context *ctx)
         return;
     KRT__ZE(sh->ddi, Context, Destroy)(sh->ze);
     pthread_mutex_destroy(&sh->lock);
+    pthread_mutex_destroy(&sh->staging_lock);
     free(sh);
 }
 
@@ -634,7 +636,9 @@ void krt_context_destroy(krt_context *ctx)
         return;
     }
     drain(ctx);
-    /* Out of its group first, so that no copy of another context finds its allocations or queues any more. */
+    /* Out of its group first, so that no copy of another context finds its allocations or queues any more (a
+     * staged copy using them finishes first). */
+    pthread_mutex_lock(&ctx->share->staging_lock);
     pthread_mutex_lock(&ctx->share->lock);
     for (krt_context **p = &ctx->share->members; *p; p = &(*p)->share_next)
         if (*p == ctx) {
@@ -642,9 +646,10 @@ void krt_context_destroy(krt_context *ctx)
             break;
         }
     ctx->share_next = NULL;
+    pthread_mutex_unlock(&ctx->share->lock);
     krt__staging_free_locked(ctx);
     ctx->peer_queue = NULL; /* one of ctx->queues, destroyed with them */
-    pthread_mutex_unlock(&ctx->share->lock);
+    pthread_mutex_unlock(&ctx->share->staging_lock);
     pthread_mutex_lock(&ctx->lock);
     while (ctx->recordings)
         krt__recording_free_locked(ctx->recordings);

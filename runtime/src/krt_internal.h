@@ -132,10 +132,13 @@ typedef struct krt__alloc_range {
 } krt__alloc_range;
 
 /* The Level Zero context that contexts created with krt_context_desc.share have in common (one per context that
- * shares none). Its lock guards the member list and the staged copies between its devices (memory.c), and is
- * taken before any member's ctx->lock, never after. */
+ * shares none). lock guards the member list; staging_lock the staged copies between its devices (memory.c), the
+ * members' staging memory and internal queues. Order: staging_lock, then lock, then a member's ctx->lock, never
+ * the other way round. A copy's lookup of the members' allocations takes lock alone, so that a host task holding
+ * it up cannot wait on a staged copy. */
 typedef struct krt__share {
     pthread_mutex_t lock;
+    pthread_mutex_t staging_lock;
     ze_context_handle_t ze;
     const ze_dditable_t *ddi;
     ze_driver_handle_t driver;
@@ -210,8 +213,9 @@ struct krt_context {
     int host;                /* the host device (KRT_DEVICE_TYPE_HOST) */
 
     /* Several devices (krt_context_desc.share): the Level Zero context ze belongs to, shared or not, and this
-     * context's place in its member list. Guarded by share->lock: the staging memory of copies between devices
-     * that cannot reach each other and the internal queue that runs the part of such a copy on this device. */
+     * context's place in its member list (share->lock). Guarded by share->staging_lock: the staging memory of
+     * copies between devices that cannot reach each other and the internal queue that runs the part of such a copy
+     * on this device. */
     krt__share *share;
     struct krt_context *share_next;
     size_t staging_bytes;
@@ -235,7 +239,7 @@ krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char
  * gets the device of device memory that ctx's device cannot reach (an allocation of another context of its
  * group), else NULL: the launch refuses such a pointer. */
 bool krt__pointer_known(krt_context *ctx, const void *ptr, ze_device_handle_t *unreachable);
-/* Frees the staging memory of a context (its destroy; the caller holds ctx->share->lock). */
+/* Frees the staging memory of a context (its destroy; the caller holds ctx->share->staging_lock). */
 void krt__staging_free_locked(krt_context *ctx);
 
 /* ---- the reflection (spirv/reflect.h, shared with the host driver) -------------------------------------- */

@@ -293,7 +293,7 @@ static krt_result append_copy(krt_queue *q, void *dst, const void *src, size_t s
     return krt__ze(zr, "zeCommandListAppendMemoryCopy");
 }
 
-/* The internal queue of o that runs the part of a staged copy on o's device. Caller holds o->share->lock. */
+/* The internal queue of o that runs the part of a staged copy on o's device. Caller holds o->share->staging_lock. */
 static krt_result peer_queue(krt_context *o, krt_queue **out)
 {
     krt_result r = KRT_SUCCESS;
@@ -309,7 +309,7 @@ static krt_result peer_queue(krt_context *o, krt_queue **out)
  * destination on a queue of a device that reaches the destination (q where ctx's device does, else the other
  * context's internal queue). Staging memory is host memory of the shared Level Zero context, which every
  * device reaches. The copy is synchronous: q's earlier commands first, and every piece waited for, so that the
- * one staging buffer serves them all; share->lock keeps two staged copies of the group apart. */
+ * one staging buffer serves them all; share->staging_lock keeps two staged copies of the group apart. */
 static krt_result staged_copy(krt_context *ctx, krt_queue *q, void *dst, krt_context *far_dst, const void *src,
                               krt_context *far_src, size_t size)
 {
@@ -330,13 +330,13 @@ static krt_result staged_copy(krt_context *ctx, krt_queue *q, void *dst, krt_con
     if (r != KRT_SUCCESS)
         return r;
     krt__share *sh = ctx->share;
-    pthread_mutex_lock(&sh->lock);
+    pthread_mutex_lock(&sh->staging_lock);
     if (!ctx->staging) {
         ze_host_mem_alloc_desc_t hd = { .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC };
         ze_result_t zr = KRT__ZE(ctx->ddi, Mem, AllocHost)(ctx->ze, &hd, ctx->staging_bytes, 64, &ctx->staging);
         if (zr != ZE_RESULT_SUCCESS) {
             ctx->staging = NULL;
-            pthread_mutex_unlock(&sh->lock);
+            pthread_mutex_unlock(&sh->staging_lock);
             return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY,
                              "krt_memcpy: no %zu bytes of staging memory for a copy with device memory of %s (%s): "
                              "nothing was copied",
@@ -358,7 +358,7 @@ static krt_result staged_copy(krt_context *ctx, krt_queue *q, void *dst, krt_con
         if (r == KRT_SUCCESS)
             r = krt__queue_sync(qd);
     }
-    pthread_mutex_unlock(&sh->lock);
+    pthread_mutex_unlock(&sh->staging_lock);
     return r;
 }
 
