@@ -4,6 +4,7 @@
  * ze_pocl exposes several devices through PoCL's POCL_DEVICES ("pthread pthread ..."); KRT_ZE_POCL_PEER says which
  * pairs reach each other's memory and KRT_ZE_POCL_MAX_GROUP gives a device a smaller work-group limit. Each test
  * sets them before its first krt call (Criterion runs every test in a process of its own). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -523,4 +524,52 @@ Test(multidev, every_ordered_pair_of_gpus, .timeout = KT_TEST_TIMEOUT)
     }
     for (uint32_t i = gpus; i-- > 0;)
         krt_context_destroy(c[i]);
+}
+
+/* Staged copies from two threads at once, in opposite directions, each on its own context's queue: they share the
+ * group's staging lock and each context's staging memory, and every copy must arrive whole. */
+typedef struct {
+    krt_context *ctx;
+    uint32_t *src, *dst;
+    uint32_t n, rounds, base;
+    int ok;
+} stage_job;
+
+static void *stage_thread(void *p)
+{
+    stage_job *j = p;
+    uint32_t *host = malloc(j->n * 4);
+    j->ok = host != NULL;
+    for (uint32_t r = 0; j->ok && r < j->rounds; r++) {
+        j->ok = krt_memfill(j->ctx, NULL, j->dst, &(uint32_t){ 0xdeadbeef }, 4, j->n * 4) == KRT_SUCCESS &&
+                krt_memcpy(j->ctx, NULL, j->dst, j->src, j->n * 4) == KRT_SUCCESS &&
+                krt_memcpy_sync(j->ctx, NULL, host, j->dst, j->n * 4) == KRT_SUCCESS;
+        for (uint32_t i = 0; j->ok && i < j->n; i++)
+            j->ok = host[i] == j->base + i;
+    }
+    free(host);
+    return NULL;
+}
+
+Test(multidev, staged_copies_from_two_threads_at_once, .timeout = KT_TEST_TIMEOUT)
+{
+    devices(2, "none", NULL);
+    krt_context *c0 = on(0, NULL, 0, 8192), *c1 = on(1, c0, 0, 8192);
+    const uint32_t n = 10000;
+    uint32_t *a0 = kt_alloc(c0, n * 4, KRT_MEMORY_DEVICE), *b0 = kt_alloc(c0, n * 4, KRT_MEMORY_DEVICE);
+    uint32_t *a1 = kt_alloc(c1, n * 4, KRT_MEMORY_DEVICE), *b1 = kt_alloc(c1, n * 4, KRT_MEMORY_DEVICE);
+    iota(kt_module(c0, "krt_basic"), a0, n, 11);
+    iota(kt_module(c1, "krt_basic"), a1, n, 77);
+    stage_job j0 = { c0, a1, b0, n, 20, 77, 0 }, j1 = { c1, a0, b1, n, 20, 11, 0 };
+    pthread_t t0, t1;
+    cr_assert_eq(pthread_create(&t0, NULL, stage_thread, &j0), 0);
+    cr_assert_eq(pthread_create(&t1, NULL, stage_thread, &j1), 0);
+    pthread_join(t0, NULL);
+    pthread_join(t1, NULL);
+    cr_assert(j0.ok, "device 1 -> device 0 on device 0's queue went wrong: %s", krt_last_error_message());
+    cr_assert(j1.ok, "device 0 -> device 1 on device 1's queue went wrong");
+    expect_iota(c0, b0, n, 77);
+    expect_iota(c1, b1, n, 11);
+    krt_context_destroy(c0);
+    krt_context_destroy(c1);
 }
