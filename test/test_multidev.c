@@ -127,8 +127,21 @@ Test(multidev, a_queue_waits_for_another_device_then_copies_peer, .timeout = KT_
     krt_context_destroy(c0);
 }
 
+typedef struct {
+    const int *buf; /* shared memory, readable from the host */
+    uint32_t n;
+    int value, seen;
+} seen_job;
+
+static void see_fill(void *p)
+{
+    seen_job *j = p;
+    for (uint32_t i = 0; i < j->n; i++)
+        j->seen += j->buf[i] == j->value;
+}
+
 /* A launch on device 1 waits directly on an event of device 0 (krt_launch_desc.wait) and reads device 0's shared
- * memory. */
+ * memory; a host task of device 1's queue waits on another. */
 Test(multidev, launches_wait_on_events_of_another_device, .timeout = KT_TEST_TIMEOUT)
 {
     devices(2, NULL, NULL);
@@ -155,6 +168,18 @@ Test(multidev, launches_wait_on_events_of_another_device, .timeout = KT_TEST_TIM
     KT_OK(krt_memcpy_sync(c1, NULL, host, b, sizeof host));
     for (uint32_t i = 0; i < n; i++)
         cr_assert_eq(host[i], 42, "element %u: %d", i, host[i]);
+    /* A host task of device 1's queue waits on an event of device 0 too: it sees device 0's slow fill done. */
+    krt_event *again = NULL;
+    KT_OK(krt_event_create(c0, NULL, &again));
+    value = 7;
+    sd.signal = again;
+    KT_OK(krt_launch(kt_kernel(m0, "krt_slow_fill"), &sd));
+    seen_job job = { a, n, 7, 0 };
+    krt_host_task_desc hd = { .fn = see_fill, .data = &job, .wait = &again, .num_wait = 1 };
+    KT_OK(krt_host_task(c1, &hd));
+    KT_OK(krt_context_synchronize(c1));
+    cr_assert_eq(job.seen, (int)n, "the host task saw %d of %u elements filled", job.seen, n);
+    krt_event_destroy(again);
     krt_event_destroy(filled);
     krt_context_destroy(c0);
     krt_context_destroy(c1);
