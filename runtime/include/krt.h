@@ -201,14 +201,14 @@ KRT_API krt_result krt_device_list(krt_device_info *infos, uint32_t *count);
  * ZE_ENABLE_ALT_DRIVERS is unset, krt first points the loader at the usual GPU driver names and at the
  * ze_pocl driver installed beside libkrt, so a machine without a GPU runs kernels on the CPU; an explicit
  * ZE_ENABLE_ALT_DRIVERS is used as it is, minus empty entries (on which the loader would crash).
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (out NULL, bad flags); KRT_ERROR_NO_DRIVER;
- * KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE); KRT_ERROR_OUT_OF_HOST_MEMORY;
- * KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (out NULL, bad flags; desc->share a context of another driver
+ * than the device chosen, the message names both: a context on share's own device is allowed);
+ * KRT_ERROR_NO_DRIVER; KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE);
+ * KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_create(const krt_context_desc *desc, krt_context **out);
-/* With desc->share: KRT_ERROR_INVALID_ARGUMENT also when the device chosen belongs to another driver than share's
- * device (the message names both); a context on the same device as share is allowed. */
 /* Waits for all queues, then releases everything created from the context, including krt_alloc memory.
- * Pending host tasks run first; from a host task of the context the call is ignored (see krt_host_task). */
+ * Pending host tasks run first; from a host task of the context the call is ignored (see krt_host_task). A context
+ * that shares its Level Zero context leaves it; the last one to leave destroys it, in whatever order they go. */
 KRT_API void krt_context_destroy(krt_context *ctx);
 /* Fills *out with the context's device. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
 KRT_API krt_result krt_context_device_info(krt_context *ctx, krt_device_info *out);
