@@ -106,6 +106,8 @@ static inline void zp_exact_desc(const zp_ndrange *r, uint64_t out[8]) {
 
 typedef void (*zp_token_fn)(zp_btoken *token, void *user);
 
+enum { ZP_PEER_ACCESS = 1u, ZP_PEER_ATOMICS = 2u };
+
 typedef struct zp_backend_ops {
     const char *name;
     /* Starts the backend once; later calls return the first result. */
@@ -199,6 +201,15 @@ typedef struct zp_backend_ops {
     /* Optional: after init, why the backend has no device (one line, for zeKrtDriverStatus), or "" when it has
      * devices or cannot say. */
     const char *(*no_device_reason)(void);
+    /* Optional: whether commands on dev may read and write device memory of peer (zeDeviceCanAccessPeer), as
+     * ZP_PEER_* bits: ZP_PEER_ACCESS, and ZP_PEER_ATOMICS when atomics work across too. NULL: every device reaches
+     * every other with atomics (ze_pocl's devices share the host's memory). A copy on dev's queues that touches
+     * device memory of a device it cannot reach is refused (cmdlist.c); the caller stages it through host memory. */
+    unsigned (*can_access_peer)(zp_bdev *dev, zp_bdev *peer);
+    /* Optional: a copy between device memory of two different devices (ze_cuda: cuMemcpyPeerAsync), used instead of
+     * copy for such a copy; NULL: copy takes it. */
+    ze_result_t (*copy_peer)(zp_bqueue *q, void *dst, zp_bdev *dst_dev, const void *src, zp_bdev *src_dev,
+                             size_t size, uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

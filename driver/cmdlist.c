@@ -232,6 +232,26 @@ static bool fits_allocation(const void *p, unsigned __int128 end) {
     return end <= (unsigned __int128)((uintptr_t)a.base + a.size - (uintptr_t)p);
 }
 
+/* The device whose memory p is, when it is device memory (host and shared memory every device reaches). */
+static ze_device_handle_t device_memory_of(const void *p) {
+    zp_alloc_info a;
+    if (!zp_mem_lookup(NULL, p, &a) || a.type != ZE_MEMORY_TYPE_DEVICE) return NULL;
+    return a.dev;
+}
+
+/* A copy on dev's list that touches device memory of a device dev cannot reach (zeDeviceCanAccessPeer) has no path
+ * in hardware: refused, so that the caller stages it through host memory. A copy between device memory of two
+ * devices notes them for the backend's peer copy (zp_backend_ops.copy_peer). */
+static ze_result_t peer_check(ze_device_handle_t dev, zp_cmd *c) {
+    ze_device_handle_t d = device_memory_of(c->dst), s = device_memory_of(c->src);
+    if ((d && !zp_device_reaches(dev, d)) || (s && !zp_device_reaches(dev, s))) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (d && s && d != s) {
+        c->dst_dev = d->bdev;
+        c->src_dev = s->bdev;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, void *dst, const void *src, size_t size,
                                              ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                              ze_event_handle_t *phWaitEvents) {
@@ -245,6 +265,10 @@ ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, voi
     if (size && d < s + size && s < d + size) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
     zp_cmd c = {.type = ZP_CMD_COPY, .signal = hSignalEvent, .num_waits = numWaitEvents, .waits = phWaitEvents,
                 .dst = dst, .src = src, .size = size};
+    if (zp_driver.num_devices > 1 && size) {
+        res = peer_check(hList->dev, &c);
+        if (res != ZE_RESULT_SUCCESS) return res;
+    }
     return submit(hList, &c);
 }
 

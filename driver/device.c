@@ -173,12 +173,26 @@ ze_result_t zp_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, z
     return ZE_RESULT_SUCCESS;
 }
 
+/* ZP_PEER_* bits of dev towards peer. */
+static unsigned peer_bits(ze_device_handle_t dev, ze_device_handle_t peer) {
+    if (dev == peer || !zp_be->can_access_peer) return ZP_PEER_ACCESS | ZP_PEER_ATOMICS;
+    return zp_be->can_access_peer(dev->bdev, peer->bdev);
+}
+
+bool zp_device_reaches(ze_device_handle_t dev, ze_device_handle_t peer) {
+    return (peer_bits(dev, peer) & ZP_PEER_ACCESS) != 0;
+}
+
 ze_result_t zp_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeer, ze_device_p2p_properties_t *p) {
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_HANDLE(hPeer, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(p);
-    /* All devices share one address space (SVM in one OpenCL context). */
-    p->flags = ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS | ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS;
+    /* ze_pocl's devices share one address space (SVM in one OpenCL context) unless ZE_POCL_PEER says otherwise;
+     * ze_cuda's answer is CUDA's (cuDeviceCanAccessPeer, and the native-atomics attribute of the pair). */
+    unsigned bits = peer_bits(hDevice, hPeer);
+    p->flags = 0;
+    if (bits & ZP_PEER_ACCESS) p->flags |= ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS;
+    if ((bits & ZP_PEER_ACCESS) && (bits & ZP_PEER_ATOMICS)) p->flags |= ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -186,7 +200,7 @@ ze_result_t zp_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handl
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_HANDLE(hPeer, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(value);
-    *value = 1;
+    *value = zp_device_reaches(hDevice, hPeer) ? 1 : 0;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -88,6 +88,8 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
      * any size. */
     if (c->type == ZP_CMD_FILL && c->size % c->pattern_size != 0 && !zp_be->copy_any) dev_ok = false;
     if (dev_ok) {
+        if (c->type == ZP_CMD_COPY && c->dst_dev && zp_be->copy_peer)
+            return zp_be->copy_peer(bq, c->dst, c->dst_dev, c->src, c->src_dev, c->size, nt, tokens, pdone);
         if (c->type == ZP_CMD_COPY) return zp_be->copy(bq, c->dst, c->src, c->size, nt, tokens, pdone);
         return zp_be->fill(bq, c->dst, c->pattern, c->pattern_size, c->size, nt, tokens, pdone);
     }

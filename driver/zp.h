@@ -211,6 +211,7 @@ typedef struct zp_cmd {
     ze_fence_handle_t fence;  /* ZP_CMD_FENCE, or NULL */
     zp_signal *mark;          /* ZP_CMD_FENCE: the queue's end-of-execute mark, or NULL; each copy holds a reference */
     void *graph;              /* ZP_CMD_GRAPH: the list's backend graph, owned by the list */
+    zp_bdev *dst_dev, *src_dev; /* ZP_CMD_COPY between device memory of two devices (zp_backend_ops.copy_peer) */
 } zp_cmd;
 
 /* An in-order stream of commands on one backend queue: what an immediate command list and a command
@@ -328,6 +329,9 @@ ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const 
 
 /* Kernels (kernel.c). */
 ZP_HIDDEN ze_result_t zp_kernel_apply_args(ze_kernel_handle_t k, const uint8_t *args);
+
+/* Whether commands on dev may touch device memory of peer (device.c): always for the same device. */
+ZP_HIDDEN bool zp_device_reaches(ze_device_handle_t dev, ze_device_handle_t peer);
 
 /* Helpers. */
 static inline bool zp_is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }

@@ -70,7 +70,10 @@ EXAMPLE_PROGRAMS = \
     '$(BINDIR)/devices' \
     '$(BINDIR)/errors >$(BUILD)/errors.txt && grep -qx "printf from the kernel: work-item 3 of 4 sees 40" $(BUILD)/errors.txt' \
     '$(BINDIR)/knobs 10007' \
-    '$(BINDIR)/memory 100003'
+    '$(BINDIR)/memory 100003' \
+    '$(BINDIR)/multidev 100003' \
+    'POCL_DEVICES="pthread pthread pthread" $(BINDIR)/multidev 100003' \
+    'POCL_DEVICES="pthread pthread pthread" KRT_ZE_POCL_PEER=0-1 $(BINDIR)/multidev 100003'
 # What runs under an interpreter (make sanitize leaves these out: their interpreters are not instrumented).
 # test/docs-outputs.py runs every command the tutorials show and compares the pages' pasted outputs
 # (docs/writing-docs.md); the line after it proves that it fails, naming the line, on a page whose pasted message

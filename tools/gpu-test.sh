@@ -114,7 +114,7 @@ step "test_cuda (driver part)" 60 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$D/te
 export KRT_DEVICE=NVIDIA
 for ex in "vadd 100003" "saxpy 1 7 1000 4093 65537" "reduce 100003" "matmul 100 75 130" "histogram 1000003" \
           "heat 67 50 /tmp/heat.png" "heat_replay 67 1000" "heat_replay 256 1000" "mandelbrot 160 120 /tmp/mandelbrot.png" "pipeline 100000 4" "tour" \
-          "devices" "errors" "knobs 10007" "memory 100003"; do
+          "devices" "errors" "knobs 10007" "memory 100003" "multidev 1000003"; do
     step "example $ex" 30 env -u ZE_ENABLE_ALT_DRIVERS $D/bin/$ex
 done
 for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$k"; done
@@ -189,6 +189,9 @@ if [ "${FIGURES:-1}" = 1 ]; then
     step "figures: python_launch (Python call, C krt_launch, CuPy RawKernel, torch add_)" 150 \
         env -u ZE_ENABLE_ALT_DRIVERS PYTHONPATH="$D/python" python3 "$D/python/python_launch.py" --device gpu \
         --calls 100000 --rounds 3
+    # Copies between GPU allocations: krt_memcpy against cudaMemcpy (within each GPU) and cudaMemcpyPeer (every
+    # ordered pair of GPUs, peer or staged as CUDA reports peer access), in one process (bench/cuda/peer_copy.cu).
+    step "figures: peer_copy (krt_memcpy against cudaMemcpy)" 120 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/peer_copy"
     step "figures: spilling kernel" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$D/test-kernels/krt_spill.spv"
     # mpi_heat: halo exchange against kernel per step, one rank and two ranks sharing the GPU (bench/mpi_heat.sh).
     if command -v mpirun >/dev/null 2>&1; then

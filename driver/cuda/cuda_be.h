@@ -26,7 +26,8 @@
     X(cuEventQuery) X(cuEventElapsedTime) X(cuLaunchHostFunc) X(cuLinkCreate) X(cuLinkAddData)             \
     X(cuLinkComplete) X(cuLinkDestroy) X(cuGetErrorString) X(cuPointerGetAttributes)                       \
     X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch)                   \
-    X(cuGraphExecDestroy) X(cuGraphDestroy)
+    X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuDeviceCanAccessPeer) X(cuDeviceGetP2PAttribute)                \
+    X(cuCtxEnablePeerAccess) X(cuMemcpyPeerAsync)
 
 #define ZC_CU_FIELD(f) __typeof__(&f) f;
 typedef struct zc_cuda_api {
@@ -113,6 +114,8 @@ ZC_HIDDEN const char *zc_no_device_reason(void);
 ZC_HIDDEN zp_bdev *zc_device(uint32_t i);
 /* A device's properties, from cuDeviceGetAttribute and the rest. */
 ZC_HIDDEN void zc_device_info(zp_bdev *d, zp_device_info *in);
+/* ZP_PEER_* bits of dev towards peer, as CUDA reported them at zeInit (cuDeviceCanAccessPeer, native atomics). */
+ZC_HIDDEN unsigned zc_can_access_peer(zp_bdev *dev, zp_bdev *peer);
 /* The host's and the device's clock now: both CLOCK_MONOTONIC nanoseconds. */
 ZC_HIDDEN void zc_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);
 
@@ -174,6 +177,9 @@ ZC_HIDDEN ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *ran
 /* Copies size bytes, any pointers, in stream order. */
 ZC_HIDDEN ze_result_t zc_copy(zp_bqueue *q, void *dst, const void *src, size_t size, uint32_t nw,
                               zp_btoken *const *waits, zp_btoken **done);
+/* Copies size bytes between device memory of two devices (cuMemcpyPeerAsync), in stream order. */
+ZC_HIDDEN ze_result_t zc_copy_peer(zp_bqueue *q, void *dst, zp_bdev *dst_dev, const void *src, zp_bdev *src_dev,
+                                   size_t size, uint32_t nw, zp_btoken *const *waits, zp_btoken **done);
 /* Fills size bytes with a pattern of psize bytes, in stream order. */
 ZC_HIDDEN ze_result_t zc_fill(zp_bqueue *q, void *dst, const void *pattern, size_t psize, size_t size, uint32_t nw,
                               zp_btoken *const *waits, zp_btoken **done);

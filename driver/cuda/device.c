@@ -14,6 +14,8 @@ zc_cuda_api zc_cu;
 #define ZC_MAX_DEVICES 16
 static struct zp_bdev devs[ZC_MAX_DEVICES];
 static uint32_t num_devs;
+/* ZP_PEER_* bits of device i towards device j (i != j), from CUDA at zeInit. */
+static unsigned char peer[ZC_MAX_DEVICES][ZC_MAX_DEVICES];
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static ze_result_t init_result;
 
@@ -121,6 +123,28 @@ static void do_init(void) {
         init_device(d);
         num_devs++;
     }
+    /* Peer access between every pair CUDA allows, enabled once for the process: Level Zero has no call to enable
+     * it, a device that can access a peer's memory simply may (zeDeviceCanAccessPeer). cuCtxEnablePeerAccess is one
+     * way (the current context may then access the peer's), so each direction is enabled from its own side. */
+    for (uint32_t i = 0; i < num_devs; i++) {
+        for (uint32_t j = 0; j < num_devs; j++) {
+            int can = 0, atomics = 0;
+            if (i == j || zc_cu.cuDeviceCanAccessPeer(&can, devs[i].dev, devs[j].dev) != CUDA_SUCCESS || !can) continue;
+            zc_bind(&devs[i]);
+            CUresult r = zc_cu.cuCtxEnablePeerAccess(devs[j].ctx, 0);
+            if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) continue;
+            if (zc_cu.cuDeviceGetP2PAttribute(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, devs[i].dev,
+                                              devs[j].dev) != CUDA_SUCCESS)
+                atomics = 0;
+            peer[i][j] = (unsigned char)(ZP_PEER_ACCESS | (atomics ? ZP_PEER_ATOMICS : 0));
+        }
+    }
+}
+
+unsigned zc_can_access_peer(zp_bdev *dev, zp_bdev *p) {
+    if (dev == p) return ZP_PEER_ACCESS | ZP_PEER_ATOMICS;
+    uint32_t i = (uint32_t)(dev - devs), j = (uint32_t)(p - devs);
+    return i < num_devs && j < num_devs ? peer[i][j] : 0;
 }
 
 ze_result_t zc_init(void) {

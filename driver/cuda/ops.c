@@ -42,4 +42,6 @@ const zp_backend_ops zp_cuda_backend = {
     .graph_launch = zc_graph_launch,
     .graph_destroy = zc_graph_destroy,
     .no_device_reason = zc_no_device_reason,
+    .can_access_peer = zc_can_access_peer,
+    .copy_peer = zc_copy_peer,
 };

@@ -124,6 +124,16 @@ ze_result_t zc_copy(zp_bqueue *q, void *dst, const void *src, size_t size, uint3
     return finish(q, r, t, done);
 }
 
+ze_result_t zc_copy_peer(zp_bqueue *q, void *dst, zp_bdev *dst_dev, const void *src, zp_bdev *src_dev, size_t size,
+                         uint32_t nw, zp_btoken *const *waits, zp_btoken **done) {
+    zp_btoken *t;
+    ze_result_t res = begin(q, nw, waits, done, &t);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    CUresult r = zc_cu.cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)dst, dst_dev->ctx, (CUdeviceptr)(uintptr_t)src,
+                                         src_dev->ctx, size, q->stream);
+    return finish(q, r, t, done);
+}
+
 ze_result_t zc_fill(zp_bqueue *q, void *dst, const void *pattern, size_t psize, size_t size, uint32_t nw,
                     zp_btoken *const *waits, zp_btoken **done) {
     zp_btoken *t;

@@ -101,6 +101,45 @@ ze_result_t zp_pocl_open(void) {
     return init_result;
 }
 
+/* Which pairs of devices reach each other's memory: every pair, unless KRT_ZE_POCL_PEER says otherwise ("none", or
+ * pairs "0-1,2-3", both ways). PoCL's devices all share the host's memory, so this only exists to test what a
+ * program does on hardware where some devices cannot reach others (copies staged through the host). Read once. */
+#define ZP_PEER_MAX 64
+static uint64_t peer_rows[ZP_PEER_MAX];
+static pthread_once_t peer_once = PTHREAD_ONCE_INIT;
+
+static void peer_parse(void) {
+    const char *v = getenv("KRT_ZE_POCL_PEER");
+    for (uint32_t i = 0; i < ZP_PEER_MAX; i++) peer_rows[i] = (!v || !*v || strcmp(v, "all") == 0) ? ~0ull : 1ull << i;
+    if (!v || !*v || strcmp(v, "all") == 0 || strcmp(v, "none") == 0) return;
+    for (const char *p = v; *p;) {
+        char *end;
+        unsigned long a = strtoul(p, &end, 10);
+        if (end != p && *end == '-') {
+            const char *q = end + 1;
+            unsigned long b = strtoul(q, &end, 10);
+            if (end != q && a < ZP_PEER_MAX && b < ZP_PEER_MAX) {
+                peer_rows[a] |= 1ull << b;
+                peer_rows[b] |= 1ull << a;
+            }
+        }
+        p = strchr(end, ',') ? strchr(end, ',') + 1 : end + strlen(end);
+    }
+}
+
+static uint32_t device_index(zp_bdev *d) {
+    for (uint32_t i = 0; i < num_devices; i++)
+        if ((zp_bdev *)devices[i] == d) return i;
+    return UINT32_MAX;
+}
+
+unsigned zp_pocl_can_access_peer(zp_bdev *dev, zp_bdev *peer) {
+    pthread_once(&peer_once, peer_parse);
+    uint32_t a = device_index(dev), b = device_index(peer);
+    if (a >= ZP_PEER_MAX || b >= ZP_PEER_MAX) return a == b ? ZP_PEER_ACCESS | ZP_PEER_ATOMICS : 0;
+    return (peer_rows[a] >> b) & 1u ? ZP_PEER_ACCESS | ZP_PEER_ATOMICS : 0;
+}
+
 uint32_t zp_pocl_device_count(void) { return num_devices; }
 
 zp_bdev *zp_pocl_device(uint32_t index) { return index < num_devices ? (zp_bdev *)devices[index] : NULL; }
@@ -153,6 +192,20 @@ void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info) {
         free(ext);
     }
     info->profiling = true;
+    /* KRT_ZE_POCL_MAX_GROUP="4096,256": a smaller work-group limit per device index (0 or missing: PoCL's), so
+     * that tests see devices with different limits where PoCL's devices are all alike. */
+    const char *caps = getenv("KRT_ZE_POCL_MAX_GROUP");
+    uint32_t idx = device_index(dev);
+    for (uint32_t i = 0; caps && *caps && i <= idx; i++) {
+        char *end;
+        unsigned long v = strtoul(caps, &end, 10);
+        if (i == idx && end != caps && v > 0 && v < info->max_group_total) {
+            info->max_group_total = (uint32_t)v;
+            for (int k = 0; k < 3; k++)
+                if (info->max_group[k] > v) info->max_group[k] = (uint32_t)v;
+        }
+        caps = strchr(caps, ',') ? strchr(caps, ',') + 1 : "";
+    }
 }
 
 /* PoCL 3.1 stamps profiled commands with CLOCK_MONOTONIC_RAW and has no clGetDeviceAndHostTimer, so the

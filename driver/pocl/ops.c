@@ -45,4 +45,5 @@ const zp_backend_ops zp_pocl_backend = {
     .token_release = zp_pocl_token_release,
     .token_on_complete = zp_pocl_token_on_complete,
     .token_times = zp_pocl_token_times,
+    .can_access_peer = zp_pocl_can_access_peer,
 };

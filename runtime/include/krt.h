@@ -126,6 +126,9 @@ enum {
      * driver's extension list and the kernel's properties and recomputes the configuration, as Level Zero
      * runtimes without a cache do. Never use it for real work. */
     KRT_CONTEXT_FLAG_NO_MEMO = 1u << 0,
+    /* No staging memory: a krt_memcpy between devices that cannot reach each other (krt_context_can_access_peer)
+     * is refused with KRT_ERROR_UNSUPPORTED_FEATURE instead of going through host memory. */
+    KRT_CONTEXT_FLAG_NO_STAGING = 1u << 1,
 };
 
 typedef struct krt_context_desc {
@@ -141,6 +144,14 @@ typedef struct krt_context_desc {
     uint32_t min_groups;
     uint32_t flags; /* KRT_CONTEXT_FLAG_* */
     krt_logger logger; /* func NULL: no logging, unless KRT_TRACE=1 (then stderr, up to KRT_LOG_TRACE) */
+    /* Several devices in one program (docs/api.md, "Several devices"): a context of the same driver whose Level
+     * Zero context this one joins. The contexts stay one per device, but each may then copy between the other's
+     * allocations and its own (krt_memcpy), wait on the other's events and pass the other's allocations to its
+     * kernels where the device can reach them. NULL: a context of its own. */
+    krt_context *share;
+    /* Host memory for copies between devices that cannot reach each other, in bytes: such a copy goes through it
+     * in pieces of this size. 0 = 4 MiB; allocated at the first such copy. See KRT_CONTEXT_FLAG_NO_STAGING. */
+    size_t staging_bytes;
 } krt_context_desc;
 
 typedef enum krt_device_type {
@@ -219,16 +230,19 @@ typedef struct krt_driver_info {
  * most. Two-call pattern as krt_device_list. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (count NULL). */
 KRT_API krt_result krt_driver_list(krt_driver_info *infos, uint32_t *count);
 
-/* Creates a context on one device, with its default queue. zeInit runs once per process. When
+/* Creates a context on one device, with its default queue (with desc->share: sharing that context's Level Zero
+ * context, for work on several devices). zeInit runs once per process. When
  * ZE_ENABLE_ALT_DRIVERS is unset, krt first points the loader at the usual GPU driver names and at the
  * ze_pocl driver installed beside libkrt, so a machine without a GPU runs kernels on the CPU; an explicit
  * ZE_ENABLE_ALT_DRIVERS is used as it is, minus empty entries (on which the loader would crash).
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (out NULL, bad flags); KRT_ERROR_NO_DRIVER;
- * KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE); KRT_ERROR_OUT_OF_HOST_MEMORY;
- * KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (out NULL, bad flags; desc->share a context of another driver
+ * than the device chosen, the message names both: a context on share's own device is allowed);
+ * KRT_ERROR_NO_DRIVER; KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE);
+ * KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_create(const krt_context_desc *desc, krt_context **out);
 /* Waits for all queues, then releases everything created from the context, including krt_alloc memory.
- * Pending host tasks run first; from a host task of the context the call is ignored (see krt_host_task). */
+ * Pending host tasks run first; from a host task of the context the call is ignored (see krt_host_task). A context
+ * that shares its Level Zero context leaves it; the last one to leave destroys it, in whatever order they go. */
 KRT_API void krt_context_destroy(krt_context *ctx);
 /* Fills *out with the context's device. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
 KRT_API krt_result krt_context_device_info(krt_context *ctx, krt_device_info *out);
@@ -238,6 +252,14 @@ KRT_API krt_result krt_context_extensions(krt_context *ctx, const char **names, 
 /* 1 if the context's driver advertises the extension, else 0 (also for NULL arguments). A lookup, never a
  * driver call after the first. */
 KRT_API int krt_context_has_extension(krt_context *ctx, const char *name);
+/* *out = 1 when the context's device can read and write the peer context's device memory directly, as the
+ * driver reports it (zeDeviceCanAccessPeer; on ze_cuda, cuDeviceCanAccessPeer): a krt_memcpy on a queue of ctx
+ * between the two is then one peer copy, and ctx's kernels may take peer's allocations as arguments. *out = 0:
+ * krt_memcpy stages such copies through host memory, and a launch refuses the peer's device memory. 1 for two
+ * contexts on the same device, and 1 for the host and shared memory of any context of the group (every device
+ * reaches it). Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (a NULL argument; contexts that do not share a
+ * Level Zero context, see krt_context_desc.share). */
+KRT_API krt_result krt_context_can_access_peer(krt_context *ctx, krt_context *peer, int *out);
 /* Waits until every queue of the context is idle. Other threads may create, use and destroy queues meanwhile: a
  * queue destroyed during the wait is freed when the wait is over.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
@@ -272,8 +294,17 @@ KRT_API krt_result krt_free(krt_context *ctx, void *ptr);
  * queue. Ordered after earlier commands of the queue; host memory must stay valid until the queue has run it.
  * A pointer into a krt_alloc allocation must have size bytes left in it (krt checks; it cannot check host
  * memory), and the two regions must not overlap.
+ * Between devices: either pointer may be an allocation of another context sharing ctx's Level Zero context
+ * (krt_context_desc.share). Where ctx's device reaches the other's memory (krt_context_can_access_peer) the copy
+ * is one queued peer copy like any other. Where it does not, krt stages the copy through host memory (the
+ * context's staging_bytes, in pieces), using the queue for the part on ctx's device and an internal queue of the
+ * other context for the rest: that copy waits for the queue's earlier commands and returns when it is complete
+ * (as krt_memcpy_sync), and it cannot be recorded.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (also a copy past the end of a krt_alloc allocation: the
- * message gives its size; or overlapping regions: the message gives the overlap); KRT_ERROR_DRIVER. */
+ * message gives its size; or overlapping regions: the message gives the overlap); KRT_ERROR_UNSUPPORTED_FEATURE
+ * (devices that cannot reach each other and a context with KRT_CONTEXT_FLAG_NO_STAGING: nothing is copied, the
+ * message names both devices); KRT_ERROR_INVALID_STATE (a staged copy on a recording queue, or from a host task
+ * of the queue); KRT_ERROR_OUT_OF_HOST_MEMORY (no staging memory could be allocated); KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size);
 /* Blocking copy: krt_memcpy, then waits until the queue has run it (and so every earlier command of the queue).
  * When it returns KRT_SUCCESS the bytes are at dst and src may go away: a stack variable can be the source or
@@ -332,8 +363,11 @@ typedef struct krt_event_desc {
     uint32_t flags; /* KRT_EVENT_FLAG_* */
 } krt_event_desc;
 
-/* An event starts unsignalled; a launch or copy signals it; a launch can wait on it, on any queue of the
- * context. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
+/* An event starts unsignalled; a command of the context's queues signals it (a launch, a host task, a replay,
+ * krt_queue_barrier); a command can wait on it, on any queue of the context or of another context sharing its
+ * Level Zero context (krt_context_desc.share): that is how a queue on one device waits for work on another. A
+ * command signals only events of its own queue's context.
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_event_create(krt_context *ctx, const krt_event_desc *desc, krt_event **out);
 KRT_API void krt_event_destroy(krt_event *event);
 /* Waits up to timeout_ns (UINT64_MAX: forever) for the event.
@@ -344,6 +378,22 @@ KRT_API krt_result krt_event_query(krt_event *event);
 /* Returns the event to unsignalled. The caller must make sure no queued command still signals or waits on it.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT. */
 KRT_API krt_result krt_event_reset(krt_event *event);
+typedef struct krt_barrier_desc {
+    krt_event *signal;            /* signalled when the barrier is passed; NULL = none; an event of the queue's context */
+    krt_event *const *wait;       /* the queue's later commands wait for these too: events of any context sharing
+                                   * the queue's Level Zero context */
+    uint32_t num_wait;
+} krt_barrier_desc;
+
+/* Appends a barrier to the queue: its later commands start after its earlier ones and after the wait events are
+ * signalled; then the signal event is signalled. With events of another device's context this orders a queue
+ * after work on another device (a copy from memory a kernel there writes, for example). desc NULL: a barrier with
+ * no events. On a recording queue the barrier is recorded (krt_recording_info.num_barriers).
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (queue NULL; wait NULL with num_wait > 0; a NULL wait event; a
+ * wait event of a context that shares no Level Zero context with the queue's; a signal event of another
+ * context); KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
+KRT_API krt_result krt_queue_barrier(krt_queue *queue, const krt_barrier_desc *desc);
+
 /* Start and end of the kernel that signalled a KRT_EVENT_FLAG_TIMESTAMP event, in device nanoseconds.
  * Results: KRT_SUCCESS; KRT_NOT_READY (not signalled yet); KRT_ERROR_INVALID_ARGUMENT (NULL, or the event
  * was created without KRT_EVENT_FLAG_TIMESTAMP); KRT_ERROR_UNSUPPORTED_FEATURE. */
@@ -681,7 +731,8 @@ typedef struct krt_launch_desc {
     uint32_t num_args;
     krt_queue *queue;             /* NULL = the context's default queue */
     krt_event *signal;            /* signalled when the kernel completes; NULL = none */
-    krt_event *const *wait;       /* the kernel starts after these are signalled */
+    krt_event *const *wait;       /* the kernel starts after these are signalled (events of any context sharing
+                                   * the queue's Level Zero context: krt_context_desc.share) */
     uint32_t num_wait;
 } krt_launch_desc;
 
@@ -756,7 +807,8 @@ typedef struct krt_recording_desc {
 } krt_recording_desc;
 
 /* Starts recording on a queue: until krt_recording_end, the launches (krt_launch, krt_launch_sync), copies
- * (krt_memcpy), fills (krt_memfill) and host tasks (krt_host_task) made on the queue are recorded into a regular
+ * (krt_memcpy), fills (krt_memfill), barriers (krt_queue_barrier) and host tasks (krt_host_task) made on the queue are
+ * recorded into a regular
  * (non-immediate) Level Zero command list instead of being run. Each command is checked as it would be when run,
  * and captures what it would capture: a launch's argument values and its group size (krt's choice, through the
  * memo, is made now and replayed as it is), a copy's and a fill's pointers and size, a fill's pattern, a host
@@ -805,7 +857,7 @@ typedef struct krt_recording_info {
     uint32_t num_copies;     /* krt_memcpy */
     uint32_t num_fills;      /* krt_memfill (a launch of krt's fill kernel, counted here and not as a launch) */
     uint32_t num_host_tasks; /* krt_host_task */
-    uint32_t num_barriers;   /* reserved: krt records no stand-alone barrier today; 0 */
+    uint32_t num_barriers;   /* krt_queue_barrier */
     uint64_t replays;        /* krt_replay calls that succeeded so far */
 } krt_recording_info;
 

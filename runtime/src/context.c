@@ -573,6 +573,88 @@ static void context_desc_defaults(const krt_context_desc *in, krt_context_desc *
         out->min_groups = 16;
     if (out->device == NULL || out->device[0] == '\0')
         out->device = getenv("KRT_DEVICE");
+    if (out->staging_bytes == 0)
+        out->staging_bytes = (size_t)4 << 20;
+}
+
+/* Joins the Level Zero context of share (krt_context_desc.share), or makes one of ctx's own. */
+static krt_result share_join(krt_context *ctx, krt_context *share)
+{
+    if (share) {
+        if (share->driver != ctx->driver || share->host != ctx->host)
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                             "krt_context_create: share is a context on %s (driver %s, driver index %u), but the "
+                             "device chosen, %s, belongs to driver %s (driver index %u): contexts share a Level Zero "
+                             "context only within one driver",
+                             share->info.name, share->info.driver_name, share->info.driver_index, ctx->info.name,
+                             ctx->info.driver_name, ctx->info.driver_index);
+        krt__share *sh = share->share;
+        pthread_mutex_lock(&sh->lock);
+        sh->refs++;
+        atomic_store(&sh->shared, 1);
+        ctx->share_next = sh->members;
+        sh->members = ctx;
+        pthread_mutex_unlock(&sh->lock);
+        ctx->share = sh;
+        ctx->ze = sh->ze;
+        return KRT_SUCCESS;
+    }
+    krt__share *sh = calloc(1, sizeof *sh);
+    if (!sh)
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a context");
+    ze_context_desc_t cd = { .stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC };
+    krt_result r = krt__ze(KRT__ZE(ctx->ddi, Context, Create)(ctx->driver, &cd, &sh->ze), "zeContextCreate");
+    if (r != KRT_SUCCESS) {
+        free(sh);
+        return r;
+    }
+    pthread_mutex_init(&sh->lock, NULL);
+    pthread_mutex_init(&sh->staging_lock, NULL);
+    sh->ddi = ctx->ddi;
+    sh->driver = ctx->driver;
+    sh->refs = 1;
+    atomic_init(&sh->shared, 0);
+    sh->members = ctx;
+    ctx->share = sh;
+    ctx->ze = sh->ze;
+    return KRT_SUCCESS;
+}
+
+/* Leaves the shared Level Zero context; the last context to leave destroys it. */
+static void share_leave(krt_context *ctx)
+{
+    krt__share *sh = ctx->share;
+    if (!sh)
+        return;
+    pthread_mutex_lock(&sh->lock);
+    for (krt_context **p = &sh->members; *p; p = &(*p)->share_next)
+        if (*p == ctx) {
+            *p = ctx->share_next;
+            break;
+        }
+    int last = --sh->refs == 0;
+    pthread_mutex_unlock(&sh->lock);
+    ctx->share = NULL;
+    if (!last)
+        return;
+    KRT__ZE(sh->ddi, Context, Destroy)(sh->ze);
+    pthread_mutex_destroy(&sh->lock);
+    pthread_mutex_destroy(&sh->staging_lock);
+    free(sh);
+}
+
+krt_result krt_context_can_access_peer(krt_context *ctx, krt_context *peer, int *out)
+{
+    if (!ctx || !peer || !out)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_can_access_peer: %s is NULL",
+                         !ctx ? "ctx" : !peer ? "peer" : "out");
+    if (ctx->ze != peer->ze)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "krt_context_can_access_peer: the contexts (on %s and %s) do not share a Level Zero context; "
+                         "create one with krt_context_desc.share set to the other",
+                         ctx->info.name, peer->info.name);
+    *out = krt__device_reaches(ctx, peer->device);
+    return KRT_SUCCESS;
 }
 
 krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
@@ -581,7 +663,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_create: out is NULL");
     krt_context_desc d;
     context_desc_defaults(desc, &d);
-    if (d.flags & ~(uint32_t)KRT_CONTEXT_FLAG_NO_MEMO)
+    if (d.flags & ~(uint32_t)(KRT_CONTEXT_FLAG_NO_MEMO | KRT_CONTEXT_FLAG_NO_STAGING))
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_create: unknown flags 0x%x", d.flags);
 
     /* krt initialises afresh when no context is alive: nothing learned from earlier drivers survives. */
@@ -606,6 +688,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
     ctx->min_groups = d.min_groups;
     ctx->min_groups_default = !desc || desc->min_groups == 0;
     ctx->flags = d.flags;
+    ctx->staging_bytes = d.staging_bytes;
 
     if ((r = choose_device(d.device, &ref)) != KRT_SUCCESS)
         goto fail;
@@ -619,8 +702,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
         goto fail;
     krt__device_info_fill(ctx->drv, ctx->dev, ref.driver_index, ref.device_index, &ctx->info);
 
-    ze_context_desc_t cd = { .stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC };
-    if ((r = krt__ze(KRT__ZE(ctx->ddi, Context, Create)(ctx->driver, &cd, &ctx->ze), "zeContextCreate")) != KRT_SUCCESS)
+    if ((r = share_join(ctx, d.share)) != KRT_SUCCESS)
         goto fail;
     if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS)
         goto fail;
@@ -633,8 +715,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
 
 fail:
     if (ctx) {
-        if (ctx->ze)
-            KRT__ZE(ctx->ddi, Context, Destroy)(ctx->ze);
+        share_leave(ctx);
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);
     }
@@ -681,6 +762,20 @@ void krt_context_destroy(krt_context *ctx)
         return;
     }
     drain(ctx);
+    /* Out of its group first, so that no copy of another context finds its allocations or queues any more (a
+     * staged copy using them finishes first). */
+    pthread_mutex_lock(&ctx->share->staging_lock);
+    pthread_mutex_lock(&ctx->share->lock);
+    for (krt_context **p = &ctx->share->members; *p; p = &(*p)->share_next)
+        if (*p == ctx) {
+            *p = ctx->share_next;
+            break;
+        }
+    ctx->share_next = NULL;
+    pthread_mutex_unlock(&ctx->share->lock);
+    krt__staging_free_locked(ctx);
+    ctx->peer_queue = NULL; /* one of ctx->queues, destroyed with them */
+    pthread_mutex_unlock(&ctx->share->staging_lock);
     pthread_mutex_lock(&ctx->lock);
     while (ctx->recordings)
         krt__recording_free_locked(ctx->recordings);
@@ -694,7 +789,7 @@ void krt_context_destroy(krt_context *ctx)
     krt__event_pools_destroy(ctx);
     krt__alloc_set_free_all(ctx);
     pthread_mutex_unlock(&ctx->lock);
-    KRT__ZE(ctx->ddi, Context, Destroy)(ctx->ze);
+    share_leave(ctx);
     krt__wisdom_fini(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);

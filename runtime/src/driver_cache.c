@@ -268,3 +268,14 @@ void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry
      * access at all. */
     out->device_memory_host_accessible = out->type == KRT_DEVICE_TYPE_CPU || out->type == KRT_DEVICE_TYPE_HOST;
 }
+
+int krt__device_reaches(krt_context *ctx, ze_device_handle_t peer)
+{
+    if (peer == ctx->device)
+        return 1;
+    ze_bool_t can = 0;
+    if (!KRT__ZE(ctx->ddi, Device, CanAccessPeer) ||
+        KRT__ZE(ctx->ddi, Device, CanAccessPeer)(ctx->device, peer, &can) != ZE_RESULT_SUCCESS)
+        return 0;
+    return can != 0;
+}

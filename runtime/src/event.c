@@ -19,7 +19,11 @@ static krt_result pool_add(krt_context *ctx, uint32_t timestamp, krt__event_pool
         .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | (timestamp ? ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP : 0),
         .count = POOL_SIZE,
     };
-    krt_result r = krt__ze(KRT__ZE(ctx->ddi, EventPool, Create)(ctx->ze, &pd, 1, &ctx->device, &p->pool), "zeEventPoolCreate");
+    /* A context sharing its Level Zero context with others' devices makes its pools visible to every device of it
+     * (no device list), so that their queues can wait on its events. */
+    uint32_t nd = atomic_load_explicit(&ctx->share->shared, memory_order_acquire) ? 0 : 1;
+    krt_result r = krt__ze(KRT__ZE(ctx->ddi, EventPool, Create)(ctx->ze, &pd, nd, nd ? &ctx->device : NULL, &p->pool),
+                           "zeEventPoolCreate");
     if (r != KRT_SUCCESS) {
         free(p);
         return r;
@@ -183,12 +187,21 @@ krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, uint64_t 
 krt_result krt__events_check(krt_context *ctx, const char *fn, krt_event *const *wait, uint32_t num_wait,
                              const krt_event *signal)
 {
-    for (uint32_t i = 0; i < num_wait; i++)
-        if (!wait[i] || wait[i]->ctx != ctx)
-            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "%s: wait[%u] is %s", fn, i,
-                             wait[i] ? "an event of another context" : "NULL");
+    /* Events of the contexts sharing ctx's Level Zero context (other devices') are visible to its queues. */
+    for (uint32_t i = 0; i < num_wait; i++) {
+        if (!wait[i])
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "%s: wait[%u] is NULL", fn, i);
+        if (wait[i]->ctx != ctx && wait[i]->ctx->ze != ctx->ze)
+            return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                             "%s: wait[%u] is an event of another context (on %s) that does not share this one's "
+                             "Level Zero context; create one of them with krt_context_desc.share set to the other",
+                             fn, i, wait[i]->ctx->info.name);
+    }
     if (signal && signal->ctx != ctx)
-        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "%s: the signal event belongs to another context", fn);
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "%s: the signal event belongs to another context (on %s): a command signals only events of "
+                         "its own queue's context; wait on that event from the other device instead",
+                         fn, signal->ctx->info.name);
     return KRT_SUCCESS;
 }
 

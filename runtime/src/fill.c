@@ -45,7 +45,7 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
     krt_result r = krt__alloc_check_range(ctx, "krt_memfill", "dst", dst, size, &found);
     if (r != KRT_SUCCESS)
         return r;
-    if (!found && !krt__pointer_known(ctx, dst))
+    if (!found && !krt__pointer_known(ctx, dst, NULL))
         return krt__fail(KRT_ERROR_INVALID_POINTER, "krt_memfill: dst %p is not an allocation known to the driver",
                          dst);
     if (size == 0)

@@ -128,7 +128,24 @@ typedef struct krt__alloc_set {
 typedef struct krt__alloc_range {
     uintptr_t base;
     size_t size;
+    krt_memory_kind kind;
 } krt__alloc_range;
+
+/* The Level Zero context that contexts created with krt_context_desc.share have in common (one per context that
+ * shares none). lock guards the member list; staging_lock the staged copies between its devices (memory.c), the
+ * members' staging memory and internal queues. Order: staging_lock, then lock, then a member's ctx->lock, never
+ * the other way round. A copy's lookup of the members' allocations takes lock alone, so that a host task holding
+ * it up cannot wait on a staged copy. */
+typedef struct krt__share {
+    pthread_mutex_t lock;
+    pthread_mutex_t staging_lock;
+    ze_context_handle_t ze;
+    const ze_dditable_t *ddi;
+    ze_driver_handle_t driver;
+    uint32_t refs;           /* contexts holding it, guarded by lock */
+    atomic_int shared;       /* a second context has joined: event pools are made for every device */
+    struct krt_context *members; /* linked through ctx->share_next */
+} krt__share;
 
 typedef struct krt__event_pool {
     ze_event_pool_handle_t pool;
@@ -194,7 +211,21 @@ struct krt_context {
     /* The entry points this context calls (ze_dispatch.c): the loader's, or the in-process host driver's. */
     const ze_dditable_t *ddi;
     int host;                /* the host device (KRT_DEVICE_TYPE_HOST) */
+
+    /* Several devices (krt_context_desc.share): the Level Zero context ze belongs to, shared or not, and this
+     * context's place in its member list (share->lock). Guarded by share->staging_lock: the staging memory of
+     * copies between devices that cannot reach each other and the internal queue that runs the part of such a copy
+     * on this device. */
+    krt__share *share;
+    struct krt_context *share_next;
+    size_t staging_bytes;
+    void *staging;
+    krt_queue *peer_queue;
 };
+
+/* driver_cache.c: whether ctx's device reaches peer's device memory (zeDeviceCanAccessPeer; 1 for the same
+ * device). */
+int krt__device_reaches(krt_context *ctx, ze_device_handle_t peer);
 
 /* ---- memory.c -------------------------------------------------------------------------------------- */
 
@@ -204,8 +235,12 @@ void krt__alloc_set_free_all(krt_context *ctx);
  * size; what is "dst" or "src" in the message, call the function's name. */
 krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char *what, const void *ptr,
                                   size_t size, int *found);
-/* Whether ptr is an allocation the driver knows (zeMemGetAllocProperties type not UNKNOWN). */
-bool krt__pointer_known(krt_context *ctx, const void *ptr);
+/* Whether ptr is an allocation the driver knows (zeMemGetAllocProperties type not UNKNOWN). *dev (may be NULL)
+ * gets the device of device memory that ctx's device cannot reach (an allocation of another context of its
+ * group), else NULL: the launch refuses such a pointer. */
+bool krt__pointer_known(krt_context *ctx, const void *ptr, ze_device_handle_t *unreachable);
+/* Frees the staging memory of a context (its destroy; the caller holds ctx->share->staging_lock). */
+void krt__staging_free_locked(krt_context *ctx);
 
 /* ---- the reflection (spirv/reflect.h, shared with the host driver) -------------------------------------- */
 
@@ -484,7 +519,7 @@ struct krt_recording {
     krt_recording *next;           /* ctx->recordings, under ctx->lock, once ended */
 };
 
-enum { KRT__REC_LAUNCH, KRT__REC_COPY, KRT__REC_FILL, KRT__REC_HOST_TASK };
+enum { KRT__REC_LAUNCH, KRT__REC_COPY, KRT__REC_FILL, KRT__REC_HOST_TASK, KRT__REC_BARRIER };
 
 /* The list an append goes to: the recording's while the queue records. Caller holds q->lock. */
 static inline ze_command_list_handle_t krt__queue_target(krt_queue *q)
@@ -505,6 +540,8 @@ static inline void krt__queue_count(krt_queue *q, int kind)
         rec->info.num_copies++;
     else if (kind == KRT__REC_FILL)
         rec->info.num_fills++;
+    else if (kind == KRT__REC_BARRIER)
+        rec->info.num_barriers++;
     else
         rec->info.num_host_tasks++;
 }

@@ -23,6 +23,19 @@ static void arg_label(const krt_kernel *k, uint32_t i, char *buf, size_t size)
         snprintf(buf, size, "argument %u of %s", i, k->refl->name);
 }
 
+/* A pointer argument into device memory of another device that the kernel's device cannot reach. */
+static krt_result far_pointer(const krt_kernel *k, uint32_t i, const void *p, ze_device_handle_t far)
+{
+    char label[160];
+    arg_label(k, i, label, sizeof label);
+    krt__device_entry *e = NULL;
+    const char *name = krt__device_entry_get(far, &e) == KRT_SUCCESS ? e->props.name : "another device";
+    return krt__fail(KRT_ERROR_INVALID_POINTER,
+                     "%s = %p is device memory of %s, which the kernel's device, %s, cannot reach "
+                     "(krt_context_can_access_peer): copy it over with krt_memcpy first",
+                     label, p, name, k->ctx->info.name);
+}
+
 static const char *const arg_type_names[] = { "untyped", "int8_t",  "uint8_t",  "int16_t", "uint16_t", "int32_t",
                                               "uint32_t", "int64_t", "uint64_t", "float",   "double",   "pointer" };
 _Static_assert(sizeof arg_type_names / sizeof arg_type_names[0] == KRT_ARG_TYPE_POINTER + 1,
@@ -191,13 +204,16 @@ static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force
         if (!same || slot->generation != gen) {
             void *p;
             memcpy(&p, a->value, sizeof p);
-            if (p != NULL && !krt__pointer_known(k->ctx, p)) {
+            ze_device_handle_t far = NULL;
+            if (p != NULL && !krt__pointer_known(k->ctx, p, &far)) {
                 char label[160];
                 arg_label(k, i, label, sizeof label);
                 return krt__fail(KRT_ERROR_INVALID_POINTER,
                                  "%s = %p is not an allocation known to the driver (freed, or not from krt_alloc)",
                                  label, p);
             }
+            if (far)
+                return far_pointer(k, i, p, far);
             slot->generation = gen;
         }
     }
@@ -309,6 +325,18 @@ static void warm_record(krt_kernel *k, const krt_arg *args, uint32_t n, uint32_t
     k->warm_valid = 1;
 }
 
+/* wait[i] (i < num_wait) when it is not of ctx: KRT_SUCCESS for an event of a context sharing ctx's Level Zero
+ * context, else the refusal; i == num_wait: the signal event's refusal. */
+__attribute__((cold, noinline)) static krt_result events_refused(krt_context *ctx, const krt_launch_desc *d,
+                                                                 uint32_t i)
+{
+    if (i < d->num_wait && d->wait[i] && d->wait[i]->ctx->ze == ctx->ze)
+        return KRT_SUCCESS;
+    if (i < d->num_wait)
+        return krt__events_check(ctx, "krt_launch", d->wait, d->num_wait, NULL);
+    return krt__events_check(ctx, "krt_launch", NULL, 0, d->signal);
+}
+
 krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
 {
     krt_context *ctx = k->ctx;
@@ -354,16 +382,17 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
             goto out;
         }
     }
+    /* An event of another context sharing this one's Level Zero context (another device's) may be waited on:
+     * events_refused says which may not, out of the way of the common case. */
     for (uint32_t i = 0; i < d->num_wait; i++) {
         if (!d->wait[i] || d->wait[i]->ctx != ctx) {
-            r = krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: wait[%u] is %s", i,
-                          d->wait[i] ? "an event of another context" : "NULL");
-            goto out;
+            if ((r = events_refused(ctx, d, i)) != KRT_SUCCESS)
+                goto out;
         }
         wait[i] = d->wait[i]->ze;
     }
     if (d->signal && d->signal->ctx != ctx) {
-        r = krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: the signal event belongs to another context");
+        r = events_refused(ctx, d, d->num_wait);
         goto out;
     }
 

@@ -88,7 +88,7 @@ static size_t range_find(const krt_context *ctx, uintptr_t addr)
 }
 
 /* Caller holds ctx->lock. */
-static int range_insert(krt_context *ctx, void *p, size_t size)
+static int range_insert(krt_context *ctx, void *p, size_t size, krt_memory_kind kind)
 {
     if (ctx->num_ranges == ctx->cap_ranges) {
         size_t nc = ctx->cap_ranges ? ctx->cap_ranges * 2 : 64;
@@ -101,7 +101,7 @@ static int range_insert(krt_context *ctx, void *p, size_t size)
     size_t i = range_find(ctx, (uintptr_t)p);
     i = i == SIZE_MAX ? 0 : i + 1;
     memmove(&ctx->ranges[i + 1], &ctx->ranges[i], (ctx->num_ranges - i) * sizeof *ctx->ranges);
-    ctx->ranges[i] = (krt__alloc_range){ (uintptr_t)p, size };
+    ctx->ranges[i] = (krt__alloc_range){ (uintptr_t)p, size, kind };
     ctx->num_ranges++;
     return 1;
 }
@@ -116,20 +116,37 @@ static void range_remove(krt_context *ctx, void *p)
     ctx->num_ranges--;
 }
 
-krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char *what, const void *ptr,
-                                  size_t size, int *found)
+/* The allocation of ctx that addr falls in, if any. */
+static int range_of(krt_context *ctx, uintptr_t addr, krt__alloc_range *out)
 {
-    uintptr_t addr = (uintptr_t)ptr;
     pthread_mutex_lock(&ctx->lock);
     size_t i = range_find(ctx, addr);
-    krt__alloc_range a = { 0, 0 };
     int in = i != SIZE_MAX && addr - ctx->ranges[i].base < ctx->ranges[i].size;
     if (in)
-        a = ctx->ranges[i];
+        *out = ctx->ranges[i];
     pthread_mutex_unlock(&ctx->lock);
-    if (found)
-        *found = in;
-    if (!in)
+    return in;
+}
+
+/* The allocation ptr falls in, among ctx's and then, when ctx shares its Level Zero context, those of the other
+ * contexts that share it; *owner (NULL when none holds it: host memory, or memory krt did not allocate) and
+ * *kind say whose and what. The size is checked against it as krt__alloc_check_range says. */
+static krt_result locate(krt_context *ctx, const char *call, const char *what, const void *ptr, size_t size,
+                         krt_context **owner, krt_memory_kind *kind)
+{
+    uintptr_t addr = (uintptr_t)ptr;
+    krt__alloc_range a = { 0, 0, KRT_MEMORY_DEVICE };
+    krt_context *o = range_of(ctx, addr, &a) ? ctx : NULL;
+    if (!o && atomic_load_explicit(&ctx->share->shared, memory_order_acquire)) {
+        pthread_mutex_lock(&ctx->share->lock);
+        for (krt_context *m = ctx->share->members; m && !o; m = m->share_next)
+            if (m != ctx && range_of(m, addr, &a))
+                o = m;
+        pthread_mutex_unlock(&ctx->share->lock);
+    }
+    *owner = o;
+    *kind = a.kind;
+    if (!o)
         return KRT_SUCCESS;
     size_t offset = (size_t)(addr - a.base);
     if (size > a.size - offset)
@@ -138,6 +155,17 @@ krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char
                          "%zu-byte allocation at %p, which has %zu bytes left",
                          call, size, what, ptr, what, offset, a.size, (void *)a.base, a.size - offset);
     return KRT_SUCCESS;
+}
+
+krt_result krt__alloc_check_range(krt_context *ctx, const char *call, const char *what, const void *ptr,
+                                  size_t size, int *found)
+{
+    krt_context *owner;
+    krt_memory_kind kind;
+    krt_result r = locate(ctx, call, what, ptr, size, &owner, &kind);
+    if (found)
+        *found = owner != NULL;
+    return r;
 }
 
 void krt__alloc_set_free_all(krt_context *ctx)
@@ -153,13 +181,25 @@ void krt__alloc_set_free_all(krt_context *ctx)
     ctx->num_ranges = ctx->cap_ranges = 0;
 }
 
-bool krt__pointer_known(krt_context *ctx, const void *ptr)
+bool krt__pointer_known(krt_context *ctx, const void *ptr, ze_device_handle_t *unreachable)
 {
     ze_memory_allocation_properties_t props = { .stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES };
     ze_device_handle_t dev = NULL;
+    if (unreachable)
+        *unreachable = NULL;
     if (KRT__ZE(ctx->ddi, Mem, GetAllocProperties)(ctx->ze, ptr, &props, &dev) != ZE_RESULT_SUCCESS)
         return false;
+    if (unreachable && props.type == ZE_MEMORY_TYPE_DEVICE && dev && dev != ctx->device &&
+        !krt__device_reaches(ctx, dev))
+        *unreachable = dev;
     return props.type != ZE_MEMORY_TYPE_UNKNOWN;
+}
+
+void krt__staging_free_locked(krt_context *ctx)
+{
+    if (ctx->staging)
+        KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, ctx->staging);
+    ctx->staging = NULL;
 }
 
 krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, void **out)
@@ -202,7 +242,7 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
                          (int)d.kind, d.alignment, krt__ze_name(zr));
     pthread_mutex_lock(&ctx->lock);
     int ok = set_insert(&ctx->allocs, p);
-    if (ok && !range_insert(ctx, p, size)) {
+    if (ok && !range_insert(ctx, p, size, d.kind)) {
         set_remove(&ctx->allocs, p);
         ok = 0;
     }
@@ -231,7 +271,95 @@ krt_result krt_free(krt_context *ctx, void *ptr)
     pthread_mutex_unlock(&ctx->lock);
     if (!found)
         return krt__fail(KRT_ERROR_INVALID_POINTER, "krt_free: %p is not an allocation of this context", ptr);
+    /* The other contexts of a shared Level Zero context may have checked the pointer for their own launches. */
+    if (atomic_load_explicit(&ctx->share->shared, memory_order_acquire)) {
+        pthread_mutex_lock(&ctx->share->lock);
+        for (krt_context *m = ctx->share->members; m; m = m->share_next)
+            if (m != ctx)
+                atomic_fetch_add(&m->free_generation, 1);
+        pthread_mutex_unlock(&ctx->share->lock);
+    }
     return krt__ze(KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, ptr), "zeMemFree");
+}
+
+static krt_result append_copy(krt_queue *q, void *dst, const void *src, size_t size)
+{
+    pthread_mutex_lock(&q->lock);
+    ze_result_t zr = KRT__ZE(q->ctx->ddi, CommandList, AppendMemoryCopy)(krt__queue_target(q), dst, src, size, NULL, 0, NULL);
+    q->appended++;
+    if (q->rec && zr == ZE_RESULT_SUCCESS)
+        krt__queue_count(q, KRT__REC_COPY);
+    pthread_mutex_unlock(&q->lock);
+    return krt__ze(zr, "zeCommandListAppendMemoryCopy");
+}
+
+/* The internal queue of o that runs the part of a staged copy on o's device. Caller holds o->share->staging_lock. */
+static krt_result peer_queue(krt_context *o, krt_queue **out)
+{
+    krt_result r = KRT_SUCCESS;
+    if (!o->peer_queue)
+        r = krt__queue_create(o, NULL, 0, &o->peer_queue);
+    *out = o->peer_queue;
+    return r;
+}
+
+/* A copy between ctx's device and the device memory of another context's device (far_dst: dst's owner, far_src:
+ * src's; NULL where ctx's device reaches the memory) that ctx's device cannot reach: each piece goes from the
+ * source into ctx's staging memory on a queue of a device that reaches the source, then from there to the
+ * destination on a queue of a device that reaches the destination (q where ctx's device does, else the other
+ * context's internal queue). Staging memory is host memory of the shared Level Zero context, which every
+ * device reaches. The copy is synchronous: q's earlier commands first, and every piece waited for, so that the
+ * one staging buffer serves them all; share->staging_lock keeps two staged copies of the group apart. */
+static krt_result staged_copy(krt_context *ctx, krt_queue *q, void *dst, krt_context *far_dst, const void *src,
+                              krt_context *far_src, size_t size)
+{
+    krt_context *far = far_dst ? far_dst : far_src;
+    if (ctx->flags & KRT_CONTEXT_FLAG_NO_STAGING)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                         "krt_memcpy: %s %p is device memory of %s (device %u of driver %u), which this context's "
+                         "device, %s (device %u), cannot reach (zeDeviceCanAccessPeer), and the context has no "
+                         "staging memory (KRT_CONTEXT_FLAG_NO_STAGING): nothing was copied",
+                         far_dst ? "dst" : "src", far_dst ? dst : src, far->info.name, far->info.device_index,
+                         far->info.driver_index, ctx->info.name, ctx->info.device_index);
+    if (q->rec)
+        return krt__fail(KRT_ERROR_INVALID_STATE,
+                         "krt_memcpy: a copy with device memory of %s, which this context's device cannot reach, is "
+                         "staged through host memory and waited for, so it cannot be recorded",
+                         far->info.name);
+    krt_result r = krt__queue_sync(q);
+    if (r != KRT_SUCCESS)
+        return r;
+    krt__share *sh = ctx->share;
+    pthread_mutex_lock(&sh->staging_lock);
+    if (!ctx->staging) {
+        ze_host_mem_alloc_desc_t hd = { .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC };
+        ze_result_t zr = KRT__ZE(ctx->ddi, Mem, AllocHost)(ctx->ze, &hd, ctx->staging_bytes, 64, &ctx->staging);
+        if (zr != ZE_RESULT_SUCCESS) {
+            ctx->staging = NULL;
+            pthread_mutex_unlock(&sh->staging_lock);
+            return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY,
+                             "krt_memcpy: no %zu bytes of staging memory for a copy with device memory of %s (%s): "
+                             "nothing was copied",
+                             ctx->staging_bytes, far->info.name, krt__ze_name(zr));
+        }
+    }
+    krt_queue *qs = q, *qd = q;
+    if (far_src)
+        r = peer_queue(far_src, &qs);
+    if (r == KRT_SUCCESS && far_dst)
+        r = peer_queue(far_dst, &qd);
+    for (size_t off = 0; r == KRT_SUCCESS && off < size; off += ctx->staging_bytes) {
+        size_t n = size - off < ctx->staging_bytes ? size - off : ctx->staging_bytes;
+        r = append_copy(qs, ctx->staging, (const unsigned char *)src + off, n);
+        if (r == KRT_SUCCESS)
+            r = krt__queue_sync(qs);
+        if (r == KRT_SUCCESS)
+            r = append_copy(qd, (unsigned char *)dst + off, ctx->staging, n);
+        if (r == KRT_SUCCESS)
+            r = krt__queue_sync(qd);
+    }
+    pthread_mutex_unlock(&sh->staging_lock);
+    return r;
 }
 
 krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size)
@@ -248,11 +376,14 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
      * the range arithmetic below from wrapping). */
     if (size > (size_t)PTRDIFF_MAX || size > UINTPTR_MAX - (uintptr_t)dst || size > UINTPTR_MAX - (uintptr_t)src)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: size %zu is larger than any object can be", size);
-    /* krt knows the size of its allocations: a copy past the end of one is refused here rather than left to
-     * the driver (ze_pocl's host copy would overrun the heap). */
-    krt_result r = krt__alloc_check_range(ctx, "krt_memcpy", "dst", dst, size, NULL);
+    /* krt knows the size of its allocations (and those of the contexts sharing its Level Zero context): a copy
+     * past the end of one is refused here rather than left to the driver (ze_pocl's host copy would overrun the
+     * heap). */
+    krt_context *od, *os;
+    krt_memory_kind kd, ks;
+    krt_result r = locate(ctx, "krt_memcpy", "dst", dst, size, &od, &kd);
     if (r == KRT_SUCCESS)
-        r = krt__alloc_check_range(ctx, "krt_memcpy", "src", src, size, NULL);
+        r = locate(ctx, "krt_memcpy", "src", src, size, &os, &ks);
     if (r != KRT_SUCCESS)
         return r;
     /* memcpy's contract: the regions must not overlap. Level Zero leaves overlapping copies undefined (its
@@ -266,13 +397,12 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
                          dst, src, (size_t)(hi - lo), size);
     }
     krt_queue *q = queue ? queue : ctx->default_queue;
-    pthread_mutex_lock(&q->lock);
-    ze_result_t zr = KRT__ZE(ctx->ddi, CommandList, AppendMemoryCopy)(krt__queue_target(q), dst, src, size, NULL, 0, NULL);
-    q->appended++;
-    if (q->rec && zr == ZE_RESULT_SUCCESS)
-        krt__queue_count(q, KRT__REC_COPY);
-    pthread_mutex_unlock(&q->lock);
-    return krt__ze(zr, "zeCommandListAppendMemoryCopy");
+    /* Device memory of another context's device that this one cannot reach: through host memory. */
+    int far_d = od && od != ctx && kd == KRT_MEMORY_DEVICE && !krt__device_reaches(ctx, od->device);
+    int far_s = os && os != ctx && ks == KRT_MEMORY_DEVICE && !krt__device_reaches(ctx, os->device);
+    if (far_d || far_s)
+        return staged_copy(ctx, q, dst, far_d ? od : NULL, src, far_s ? os : NULL, size);
+    return append_copy(q, dst, src, size);
 }
 
 krt_result krt_memcpy_sync(krt_context *ctx, krt_queue *queue, void *dst, const void *src, size_t size)

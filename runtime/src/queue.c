@@ -274,6 +274,32 @@ krt_result krt_context_synchronize(krt_context *ctx)
     return r;
 }
 
+krt_result krt_queue_barrier(krt_queue *queue, const krt_barrier_desc *desc)
+{
+    if (!queue)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_barrier: queue is NULL");
+    krt_barrier_desc d = desc ? *desc : (krt_barrier_desc){ 0 };
+    if (d.num_wait > 0 && !d.wait)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_barrier: wait is NULL with num_wait %u", d.num_wait);
+    krt_result r = krt__events_check(queue->ctx, "krt_queue_barrier", d.wait, d.num_wait, d.signal);
+    ze_event_handle_t stack[16], *wait = stack;
+    if (r == KRT_SUCCESS)
+        r = krt__event_handles(d.wait, d.num_wait, stack, &wait);
+    if (r != KRT_SUCCESS)
+        return r;
+    pthread_mutex_lock(&queue->lock);
+    ze_result_t zr = KRT__ZE(queue->ctx->ddi, CommandList, AppendBarrier)(krt__queue_target(queue),
+                                                                          d.signal ? d.signal->ze : NULL, d.num_wait,
+                                                                          d.num_wait ? wait : NULL);
+    queue->appended++;
+    if (queue->rec && zr == ZE_RESULT_SUCCESS)
+        krt__queue_count(queue, KRT__REC_BARRIER);
+    pthread_mutex_unlock(&queue->lock);
+    if (wait != stack)
+        free(wait);
+    return krt__ze(zr, "zeCommandListAppendBarrier");
+}
+
 krt_result krt_queue_native(krt_queue *queue, void **out)
 {
     if (!queue || !out)
