@@ -30,6 +30,8 @@ typedef struct zp_kernel_meta {
     uint32_t num_args;
     zp_arg_meta *args;
     uint32_t reqd[3];        /* required work-group size, zeros when none */
+    char *attrs;             /* the source attributes zeKernelGetSourceAttributes gives (space-separated, as
+                              * OpenCL C writes them: "work_group_size_hint(1,1,1)"); NULL for none */
     uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */
     uint64_t private_size;   /* bytes of private memory per work-item (all stack objects, callees included) */
     uint64_t spill_size;     /* bytes of that held in arrays and aggregates, which cannot live in registers */
