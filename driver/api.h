@@ -98,5 +98,14 @@ ZP_HIDDEN ze_result_t zp_zeModuleGetProperties(ze_module_handle_t hModule, ze_mo
 ZP_HIDDEN ze_result_t zp_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary);
 ZP_HIDDEN ze_result_t zp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr);
 ZP_HIDDEN ze_result_t zp_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory);
+ZP_HIDDEN ze_result_t zp_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize);
 
 #endif

@@ -87,6 +87,9 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
      * host. A copy_any backend's memory may not be host-visible (ze_cuda's device memory): its own fill takes
      * any size. */
     if (c->type == ZP_CMD_FILL && c->size % c->pattern_size != 0 && !zp_be->copy_any) dev_ok = false;
+    /* Mapped virtual memory (virtual.c) is the backend's own: on ze_cuda device memory, which only its fill can
+     * write. On ze_pocl it is host memory, which stays with the host. */
+    if (!dev_ok && zp_be->copy_any && c->type == ZP_CMD_FILL && zp_vm_mapped(c->dst, c->size)) dev_ok = true;
     if (dev_ok) {
         if (c->type == ZP_CMD_COPY) return zp_be->copy(bq, c->dst, c->src, c->size, nt, tokens, pdone);
         return zp_be->fill(bq, c->dst, c->pattern, c->pattern_size, c->size, nt, tokens, pdone);

@@ -50,6 +50,7 @@ enum {
     ZP_MAGIC_POOL = 0x7a70506c,
     ZP_MAGIC_EVENT = 0x7a704576,
     ZP_MAGIC_FENCE = 0x7a704663,
+    ZP_MAGIC_PHYSMEM = 0x7a70504d,
 };
 
 /* A handle is usable when it is not NULL, looks like a heap pointer and carries the right magic word.
@@ -271,6 +272,9 @@ typedef struct zp_alloc_info {
 } zp_alloc_info;
 ZP_HIDDEN bool zp_mem_lookup(ze_context_handle_t ctx, const void *ptr, zp_alloc_info *out);
 ZP_HIDDEN ze_result_t zp_mem_free_context(ze_context_handle_t ctx);
+
+/* Virtual memory (virtual.c): whether [p, p + size) lies in mapped virtual memory. */
+ZP_HIDDEN bool zp_vm_mapped(const void *p, size_t size);
 
 /* Signals (event.c). */
 ZP_HIDDEN void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *));

@@ -41,4 +41,12 @@ const zp_backend_ops zp_cuda_backend = {
     .capture_end = zc_capture_end,
     .graph_launch = zc_graph_launch,
     .graph_destroy = zc_graph_destroy,
+    .vm_page_size = zc_vm_page_size,
+    .vm_reserve = zc_vm_reserve,
+    .vm_release = zc_vm_release,
+    .phys_create = zc_phys_create,
+    .phys_destroy = zc_phys_destroy,
+    .vm_map = zc_vm_map,
+    .vm_unmap = zc_vm_unmap,
+    .vm_protect = zc_vm_protect,
 };

@@ -105,6 +105,16 @@ ZP_HIDDEN ze_result_t zp_pocl_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoke
                                       zp_btoken **done);
 ZP_HIDDEN ze_result_t zp_pocl_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                                         zp_btoken *const *waits, zp_btoken **done);
+/* Virtual memory (vm.c): address space and memory-file mappings. */
+ZP_HIDDEN size_t zp_pocl_vm_page_size(zp_bdev *dev, size_t size);
+ZP_HIDDEN ze_result_t zp_pocl_vm_reserve(const void *hint, size_t size, void **out);
+ZP_HIDDEN void zp_pocl_vm_release(void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_pocl_phys_create(zp_bdev *dev, bool on_host, size_t size, void **out);
+ZP_HIDDEN void zp_pocl_phys_destroy(void *phys);
+ZP_HIDDEN ze_result_t zp_pocl_vm_map(void *ptr, size_t size, void *phys, size_t offset,
+                                     ze_memory_access_attribute_t access);
+ZP_HIDDEN ze_result_t zp_pocl_vm_unmap(void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_pocl_vm_protect(void *ptr, size_t size, ze_memory_access_attribute_t access);
 ZP_HIDDEN void zp_pocl_token_retain(zp_btoken *t);
 ZP_HIDDEN void zp_pocl_token_release(zp_btoken *t);
 ZP_HIDDEN ze_result_t zp_pocl_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);
