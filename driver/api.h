@@ -11,6 +11,7 @@ ZP_HIDDEN ze_result_t zp_zeCommandListDestroy(ze_command_list_handle_t hList);
 ZP_HIDDEN ze_result_t zp_zeCommandListClose(ze_command_list_handle_t hList);
 ZP_HIDDEN ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, ze_kernel_handle_t hKernel, const ze_group_count_t *gc, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, void *dst, const void *src, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendBarrier(ze_command_list_handle_t hList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);

@@ -222,6 +222,29 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     return submit(hList, &c);
 }
 
+/* The group count is read from pLaunchArgumentsBuffer when the launch's turn comes, after the commands before it
+ * and its waits have completed (stream.c, "Indirect launches"): the buffer may be written after the append. The
+ * kernel's arguments, group size and offset are taken at the append, as for any launch. */
+ze_result_t zp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hList, ze_kernel_handle_t hKernel,
+                                                       const ze_group_count_t *pLaunchArgumentsBuffer,
+                                                       ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                                       ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(pLaunchArgumentsBuffer);
+    ze_kernel_handle_t k = hKernel;
+    if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    zp_cmd c = {.type = ZP_CMD_LAUNCH_INDIRECT, .kernel = k, .src = pLaunchArgumentsBuffer, .signal = hSignalEvent,
+                .num_waits = numWaitEvents, .waits = phWaitEvents};
+    for (int d = 0; d < 3; d++) {
+        c.range.local[d] = c.range.enq[d] = k->group[d];
+        c.range.offset[d] = k->has_offset ? k->offset[d] : 0;
+    }
+    return submit(hList, &c);
+}
+
 /* A range that starts in a ze_pocl allocation must end in it, as Level Zero's validation layer requires:
  * a copy or fill past the allocation's end would write over whatever follows it. `end` is the offset from p
  * one past the last byte touched (128 bits: region extents are products of 32-bit values). Memory that

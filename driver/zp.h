@@ -188,7 +188,10 @@ enum zp_cmd_type {
     ZP_CMD_COPY_REGION,
     ZP_CMD_FENCE,          /* arm fence and/or mark after everything before it */
     ZP_CMD_GRAPH,          /* a whole closed list as one backend graph (zp_backend_ops.capture_begin) */
+    ZP_CMD_LAUNCH_INDIRECT, /* a launch whose group count is read from src when its turn comes (stream.c) */
 };
+
+struct zp_indirect;
 
 typedef struct zp_cmd {
     uint32_t type;
@@ -211,6 +214,7 @@ typedef struct zp_cmd {
     ze_fence_handle_t fence;  /* ZP_CMD_FENCE, or NULL */
     zp_signal *mark;          /* ZP_CMD_FENCE: the queue's end-of-execute mark, or NULL; each copy holds a reference */
     void *graph;              /* ZP_CMD_GRAPH: the list's backend graph, owned by the list */
+    struct zp_indirect *ind;  /* ZP_CMD_LAUNCH_INDIRECT held back in a stream: its gate (stream.c), or NULL */
 } zp_cmd;
 
 /* An in-order stream of commands on one backend queue: what an immediate command list and a command
@@ -315,6 +319,8 @@ ZP_HIDDEN ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_bt
                                     zp_btoken ***out, uint32_t *num_out, ze_event_handle_t *blocked);
 ZP_HIDDEN void zp_exec_release_waits(zp_btoken **tokens, uint32_t n, zp_btoken **buf);
 ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, ze_event_handle_t *blocked);
+/* A backend barrier after the command's waits (and everything before it on bq); *gate its completion token. */
+ZP_HIDDEN ze_result_t zp_exec_gate(zp_bqueue *bq, const zp_cmd *c, zp_btoken **gate, ze_event_handle_t *blocked);
 /* True when a command signalling this event must run on a queue that records command times. */
 static inline bool zp_event_wants_times(ze_event_handle_t e) {
     return e && (e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);

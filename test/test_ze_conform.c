@@ -336,3 +336,134 @@ Test(ze_conform, virtual_memory_refusals)
     ZT_OK(zePhysicalMemDestroy(env.context, phys));
     zt_fini(&env);
 }
+
+/* Checks what the groups kernel wrote for a launch of (gx, gy, gz) groups of (lx, ly, 1) items: every item saw
+ * that count, the groups ids cover it exactly once per item, and nothing past the launch was written. */
+static void expect_groups(const uint32_t *out, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx, uint32_t ly,
+                          size_t words)
+{
+    size_t items = (size_t)gx * gy * gz * lx * ly;
+    size_t seen[4][4][4] = {{{0}}};
+    for (size_t i = 0; i < items; i++) {
+        cr_assert_eq(out[4 * i + 0], gx, "item %zu: %u groups in x, expected %u", i, out[4 * i + 0], gx);
+        cr_assert_eq(out[4 * i + 1], gy);
+        cr_assert_eq(out[4 * i + 2], gz);
+        uint32_t id = out[4 * i + 3];
+        cr_assert(id % 100 < gx && id / 100 % 100 < gy && id / 10000 < gz, "item %zu: group id %u", i, id);
+        seen[id % 100][id / 100 % 100][id / 10000]++;
+    }
+    for (uint32_t z = 0; z < gz; z++)
+        for (uint32_t y = 0; y < gy; y++)
+            for (uint32_t x = 0; x < gx; x++) cr_assert_eq(seen[x][y][z], (size_t)lx * ly);
+    for (size_t w = 4 * items; w < words; w++) cr_assert_eq(out[w], 0xdeadbeefu, "word %zu past the launch written", w);
+}
+
+/* An indirect launch reads its group count when its turn comes: here the host writes the count after the append,
+ * before it signals the event the launch waits for. */
+Test(ze_conform, indirect_launch_reads_the_count_when_it_runs, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_conform");
+    ze_kernel_handle_t k = zt_kernel_create(m, "groups");
+    enum { WORDS = 4 * 4 * 4 * 4 * 4 };
+    uint32_t *out = zt_alloc_shared(&env, WORDS * sizeof *out);
+    for (size_t w = 0; w < WORDS; w++) out[w] = 0xdeadbeefu;
+    ze_group_count_t *count = zt_alloc_shared(&env, sizeof *count);
+    *count = (ze_group_count_t){1, 1, 1};
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(k, 2, 2, 1));
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
+    ze_event_handle_t go = zt_event_create(pool, 0), done = zt_event_create(pool, 1);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ZT_OK(zeCommandListAppendLaunchKernelIndirect(l, k, count, done, 1, &go));
+    *count = (ze_group_count_t){3, 2, 2};
+    ZT_EXPECT(zeEventQueryStatus(done), ZE_RESULT_NOT_READY);
+    ZT_OK(zeEventHostSignal(go));
+    ZT_OK(zeEventHostSynchronize(done, ZT_TIMEOUT_NS));
+    expect_groups(out, 3, 2, 2, 2, 2, WORDS);
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeEventDestroy(go));
+    ZT_OK(zeEventDestroy(done));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, count));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* In a regular list the count is read at each execution, after the commands before the launch: here a copy into
+ * device memory writes it, from host memory that changes between executions. A zero count launches nothing and
+ * still signals. */
+Test(ze_conform, indirect_launch_in_a_regular_list, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_conform");
+    ze_kernel_handle_t k = zt_kernel_create(m, "groups");
+    enum { WORDS = 4 * 4 * 4 * 4 * 4 };
+    uint32_t *out = zt_alloc_shared(&env, WORDS * sizeof *out);
+    ze_group_count_t *source = zt_alloc_host(&env, sizeof *source);
+    ze_group_count_t *count = zt_alloc_device(&env, sizeof *count);
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(k, 1, 2, 1));
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, false);
+    ze_event_handle_t done = zt_event_create(pool, 0);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendMemoryCopy(l, count, source, sizeof *count, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendLaunchKernelIndirect(l, k, count, done, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    const ze_group_count_t runs[] = {{2, 1, 3}, {4, 2, 1}, {0, 1, 1}};
+    for (int i = 0; i < 3; i++) {
+        for (size_t w = 0; w < WORDS; w++) out[w] = 0xdeadbeefu;
+        *source = runs[i];
+        ZT_OK(zeEventHostReset(done));
+        ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+        ZT_OK(zeCommandQueueSynchronize(q, UINT64_MAX));
+        ZT_OK(zeEventQueryStatus(done));
+        expect_groups(out, runs[i].groupCountX, runs[i].groupCountY, runs[i].groupCountZ, 1, 2, WORDS);
+    }
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeEventDestroy(done));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, count));
+    ZT_OK(zeMemFree(env.context, source));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* A list destroyed while its indirect launch still waits for an event drops the launch; the event signalled
+ * afterwards finds nothing to run, and the kernel never ran. */
+Test(ze_conform, indirect_launch_dropped_with_its_list, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_conform");
+    ze_kernel_handle_t k = zt_kernel_create(m, "groups");
+    uint32_t *out = zt_alloc_shared(&env, 64 * sizeof *out);
+    for (size_t w = 0; w < 64; w++) out[w] = 0xdeadbeefu;
+    ze_group_count_t *count = zt_alloc_shared(&env, sizeof *count);
+    *count = (ze_group_count_t){2, 1, 1};
+    zt_set_args(k, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(k, 1, 1, 1));
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, false);
+    ze_event_handle_t go = zt_event_create(pool, 0);
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ZT_OK(zeCommandListAppendLaunchKernelIndirect(l, k, count, NULL, 1, &go));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeEventHostSignal(go));
+    for (size_t w = 0; w < 64; w++) cr_assert_eq(out[w], 0xdeadbeefu);
+    ZT_OK(zeEventDestroy(go));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, count));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}

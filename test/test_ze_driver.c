@@ -427,9 +427,6 @@ Test(ze_driver, unsupported_entry_points)
     ZT_OK(zeKernelSetGroupSize(k, 1, 1, 1));
     ze_group_count_t gc = {1, 1, 1};
     ZT_EXPECT(zeCommandListAppendLaunchCooperativeKernel(l, k, &gc, NULL, 0, NULL), U);
-    ze_group_count_t *gcp = zt_alloc_shared(&env, sizeof *gcp);
-    *gcp = gc;
-    ZT_EXPECT(zeCommandListAppendLaunchKernelIndirect(l, k, gcp, NULL, 0, NULL), U);
     ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, false);
     ze_ipc_event_pool_handle_t iph;
     ZT_EXPECT(zeEventPoolGetIpcHandle(pool, &iph), U);
@@ -438,7 +435,6 @@ Test(ze_driver, unsupported_entry_points)
     zt_launch_sync(&env, l, k, 1, 1, 1, 1, 1, 1);
     cr_assert_eq(out[0], 0);
     ZT_OK(zeEventPoolDestroy(pool));
-    ZT_OK(zeMemFree(env.context, gcp));
     ZT_OK(zeMemFree(env.context, out));
     ZT_OK(zeMemFree(env.context, p));
     ZT_OK(zeCommandListDestroy(l));
