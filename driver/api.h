@@ -32,6 +32,8 @@ ZP_HIDDEN ze_result_t zp_zeContextCreate(ze_driver_handle_t hDriver, const ze_co
 ZP_HIDDEN ze_result_t zp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext);
 ZP_HIDDEN ze_result_t zp_zeContextDestroy(ze_context_handle_t hContext);
 ZP_HIDDEN ze_result_t zp_zeContextGetStatus(ze_context_handle_t hContext);
+ZP_HIDDEN ze_result_t zp_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size);
 ZP_HIDDEN ze_result_t zp_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size);
 ZP_HIDDEN ze_result_t zp_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices);

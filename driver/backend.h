@@ -216,6 +216,10 @@ typedef struct zp_backend_ops {
     ze_result_t (*vm_map)(void *ptr, size_t size, void *phys, size_t offset, ze_memory_access_attribute_t access);
     ze_result_t (*vm_unmap)(void *ptr, size_t size);
     ze_result_t (*vm_protect)(void *ptr, size_t size, ze_memory_access_attribute_t access);
+    /* Optional: zeContextSystemBarrier, making writes into dev's memory from outside (another device, a NIC)
+     * visible to it; blocks until they are. Without it, a host memory fence: the memory of a backend without it is
+     * host memory. */
+    ze_result_t (*system_barrier)(zp_bdev *dev);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

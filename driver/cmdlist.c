@@ -271,6 +271,18 @@ ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, voi
     return submit(hList, &c);
 }
 
+/* Every context of a driver shares one address space and one allocation table (memory.c), so memory of another
+ * context of the same driver is copied like any memory: the source context is checked and the copy is the plain
+ * one, with its checks. */
+ze_result_t zp_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hList, void *dstptr,
+                                                       ze_context_handle_t hContextSrc, const void *srcptr,
+                                                       size_t size, ze_event_handle_t hSignalEvent,
+                                                       uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hContextSrc, ZP_MAGIC_CONTEXT);
+    return zp_zeCommandListAppendMemoryCopy(hList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+}
+
 ze_result_t zp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hList, void *ptr, const void *pattern,
                                              size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent,
                                              uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {

@@ -99,7 +99,7 @@ ze_result_t zp_zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dd
     t->pfnCreate = zp_zeContextCreate;
     t->pfnDestroy = zp_zeContextDestroy;
     t->pfnGetStatus = zp_zeContextGetStatus;
-    t->pfnSystemBarrier = ZP_UNSUPPORTED(ze_pfnContextSystemBarrier_t);
+    t->pfnSystemBarrier = zp_zeContextSystemBarrier;
     t->pfnMakeMemoryResident = zp_zeContextMakeMemoryResident;
     t->pfnEvictMemory = zp_zeContextEvictMemory;
     t->pfnMakeImageResident = ZP_UNSUPPORTED(ze_pfnContextMakeImageResident_t);
@@ -132,7 +132,7 @@ ze_result_t zp_zeGetCommandListProcAddrTable(ze_api_version_t version, ze_comman
     t->pfnAppendMemoryCopy = zp_zeCommandListAppendMemoryCopy;
     t->pfnAppendMemoryFill = zp_zeCommandListAppendMemoryFill;
     t->pfnAppendMemoryCopyRegion = zp_zeCommandListAppendMemoryCopyRegion;
-    t->pfnAppendMemoryCopyFromContext = ZP_UNSUPPORTED(ze_pfnCommandListAppendMemoryCopyFromContext_t);
+    t->pfnAppendMemoryCopyFromContext = zp_zeCommandListAppendMemoryCopyFromContext;
     t->pfnAppendImageCopy = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopy_t);
     t->pfnAppendImageCopyRegion = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyRegion_t);
     t->pfnAppendImageCopyToMemory = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyToMemory_t);

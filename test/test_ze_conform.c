@@ -467,3 +467,80 @@ Test(ze_conform, indirect_launch_dropped_with_its_list, .timeout = ZT_TEST_TIMEO
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
+
+/* Memory of two contexts of the driver, copied through both with zeCommandListAppendMemoryCopyFromContext, chained
+ * by events, on an immediate list and on a regular one. */
+static void copy_between_contexts(zt_env *env, bool immediate)
+{
+    enum { N = 4096 };
+    ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ze_context_handle_t other = NULL;
+    ZT_OK(zeContextCreate(env->driver, &cd, &other));
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    uint8_t *src_other = NULL, *dev_other = NULL;
+    ZT_OK(zeMemAllocHost(other, &hd, N, 1, (void **)&src_other));
+    ZT_OK(zeMemAllocDevice(other, &dd, N, 1, env->device, (void **)&dev_other));
+    uint8_t *dev_here = zt_alloc_device(env, N);
+    uint8_t *back = zt_alloc_host(env, N);
+    for (int i = 0; i < N; i++) src_other[i] = (uint8_t)(i * 7 + 3);
+    memset(back, 0, N);
+    ze_event_pool_handle_t pool = zt_event_pool_create(env, 2, false);
+    ze_event_handle_t e1 = zt_event_create(pool, 0), e2 = zt_event_create(pool, 1);
+    ze_command_list_handle_t l = immediate ? zt_immediate_create(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS)
+                                           : zt_list_create(env);
+    ZT_OK(zeCommandListAppendMemoryCopyFromContext(l, dev_here, other, src_other, N, e1, 0, NULL));
+    ZT_OK(zeCommandListAppendMemoryCopyFromContext(l, dev_other, env->context, dev_here, N, e2, 1, &e1));
+    ZT_OK(zeCommandListAppendMemoryCopyFromContext(l, back, other, dev_other, N, NULL, 1, &e2));
+    if (immediate) {
+        zt_immediate_sync(env, l);
+    } else {
+        ze_command_queue_handle_t q = zt_queue_create(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+        zt_execute_and_wait(q, l);
+        ZT_OK(zeCommandQueueDestroy(q));
+    }
+    for (int i = 0; i < N; i++) cr_assert_eq(back[i], (uint8_t)(i * 7 + 3), "byte %d", i);
+    /* The source context must be a context. */
+    ZT_EXPECT(zeCommandListAppendMemoryCopyFromContext(l, back, NULL, dev_other, N, NULL, 0, NULL),
+              ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeEventDestroy(e1));
+    ZT_OK(zeEventDestroy(e2));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env->context, back));
+    ZT_OK(zeMemFree(env->context, dev_here));
+    ZT_OK(zeMemFree(other, dev_other));
+    ZT_OK(zeMemFree(other, src_other));
+    ZT_OK(zeContextDestroy(other));
+}
+
+Test(ze_conform, copy_from_another_context, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    copy_between_contexts(&env, true);
+    copy_between_contexts(&env, false);
+    zt_fini(&env);
+}
+
+/* zeContextSystemBarrier blocks until outside writes are visible and returns; commands still work after it. */
+Test(ze_conform, system_barrier)
+{
+    zt_env env;
+    zt_init(&env);
+    ZT_OK(zeContextSystemBarrier(env.context, env.device));
+    ZT_EXPECT(zeContextSystemBarrier(env.context, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ZT_EXPECT(zeContextSystemBarrier(NULL, env.device), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    uint32_t *p = zt_alloc_shared(&env, 64 * sizeof *p);
+    ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
+    ze_kernel_handle_t k = zt_kernel_create(m, "iota");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    run_iota(&env, l, k, p, 64);
+    ZT_OK(zeContextSystemBarrier(env.context, env.device));
+    for (uint32_t i = 0; i < 64; i++) cr_assert_eq(p[i], i);
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    ZT_OK(zeMemFree(env.context, p));
+    zt_fini(&env);
+}

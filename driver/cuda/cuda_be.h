@@ -34,7 +34,7 @@
 #define ZC_CU_OPTIONAL(X)                                                                                    \
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap)    \
     X(cuMemSetAccess) X(cuMemGetAllocationGranularity) X(cuMemHostRegister) X(cuMemHostUnregister)          \
-    X(cuModuleGetGlobal)
+    X(cuModuleGetGlobal) X(cuFlushGPUDirectRDMAWrites)
 
 #define ZC_CU_FIELD(f) __typeof__(&f) f;
 typedef struct zc_cuda_api {
@@ -139,6 +139,8 @@ ZC_HIDDEN void zc_phys_destroy(void *phys);
 ZC_HIDDEN ze_result_t zc_vm_map(void *ptr, size_t size, void *phys, size_t offset, ze_memory_access_attribute_t access);
 ZC_HIDDEN ze_result_t zc_vm_unmap(void *ptr, size_t size);
 ZC_HIDDEN ze_result_t zc_vm_protect(void *ptr, size_t size, ze_memory_access_attribute_t access);
+/* zeContextSystemBarrier (memory.c): GPUDirect RDMA writes into the device made visible to it. */
+ZC_HIDDEN ze_result_t zc_system_barrier(zp_bdev *dev);
 /* The untyped allocation: host memory. */
 ZC_HIDDEN void *zc_mem_alloc(size_t size, size_t alignment, void **raw);
 /* Frees what zc_mem_alloc allocated. */

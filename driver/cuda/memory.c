@@ -307,6 +307,26 @@ ze_result_t zc_vm_protect(void *ptr, size_t size, ze_memory_access_attribute_t a
     return ZE_RESULT_SUCCESS;
 }
 
+/* Writes from outside the GPU (a NIC's GPUDirect RDMA writes, the only writes into device memory that CUDA does not
+ * order itself) are flushed where the device supports it. A device without that option offers no such writes to
+ * flush: a host fence is all there is to do. */
+ze_result_t zc_system_barrier(zp_bdev *dev) {
+    struct zp_bdev *d = dev ? dev : zc_device(0);
+    if (!d) return ZE_RESULT_SUCCESS;
+    zc_bind(d);
+    int options = 0;
+    if (zc_cu.cuFlushGPUDirectRDMAWrites &&
+        zc_cu.cuDeviceGetAttribute(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, d->dev) ==
+            CUDA_SUCCESS &&
+        (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST)) {
+        CUresult r = zc_cu.cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                                      CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES);
+        if (r != CUDA_SUCCESS) return zc_result(r);
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return ZE_RESULT_SUCCESS;
+}
+
 /* The untyped form (the object model uses the typed one when a backend has it): host memory. */
 void *zc_mem_alloc(size_t size, size_t alignment, void **raw) {
     return zc_mem_alloc_typed(NULL, ZE_MEMORY_TYPE_HOST, size, alignment, raw);
