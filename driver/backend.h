@@ -220,6 +220,9 @@ typedef struct zp_backend_ops {
      * visible to it; blocks until they are. Without it, a host memory fence: the memory of a backend without it is
      * host memory. */
     ze_result_t (*system_barrier)(zp_bdev *dev);
+    /* Optional: the device address of the module's program-scope variable number index of its meta's globals (named
+     * name), for zeModuleGetGlobalPointer; without it, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. */
+    ze_result_t (*global_pointer)(zp_bmod *mod, uint32_t index, const char *name, void **ptr);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

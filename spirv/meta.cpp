@@ -255,4 +255,11 @@ extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
     std::free(meta->kernels);
     meta->kernels = nullptr;
     meta->count = 0;
+    for (uint32_t i = 0; i < meta->num_globals; i++) {
+        std::free(meta->globals[i].name);
+        std::free(meta->globals[i].init);
+    }
+    std::free(meta->globals);
+    meta->globals = nullptr;
+    meta->num_globals = 0;
 }

@@ -544,3 +544,132 @@ Test(ze_conform, system_barrier)
     ZT_OK(zeMemFree(env.context, p));
     zt_fini(&env);
 }
+
+/* Copies size bytes on an immediate list and waits. */
+static void copy_sync(zt_env *env, ze_command_list_handle_t l, void *dst, const void *src, size_t size)
+{
+    ZT_OK(zeCommandListAppendMemoryCopy(l, dst, src, size, NULL, 0, NULL));
+    zt_immediate_sync(env, l);
+}
+
+/* Program-scope variables: zeModuleGetGlobalPointer gives each one's size and an address that copies and the
+ * module's kernels share; the values last between launches; each module has its own; unknown names are refused. */
+Test(ze_conform, global_pointer, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_globals");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    int *host = zt_alloc_shared(&env, 16 * sizeof *host);
+    void *counter = NULL, *again = NULL, *table = NULL, *fixed = NULL;
+    size_t size = 0;
+    ZT_OK(zeModuleGetGlobalPointer(m, "counter", &size, &counter));
+    cr_assert_not_null(counter);
+    cr_assert_eq(size, sizeof(int));
+    ZT_OK(zeModuleGetGlobalPointer(m, "counter", NULL, &again));
+    cr_assert_eq(again, counter);
+    ZT_OK(zeModuleGetGlobalPointer(m, "table", &size, &table));
+    cr_assert_eq(size, 4 * sizeof(int));
+    ZT_OK(zeModuleGetGlobalPointer(m, "fixed", &size, &fixed));
+    cr_assert_eq(size, 2 * sizeof(int));
+    ZT_OK(zeModuleGetGlobalPointer(m, "fixed", NULL, NULL));
+    ZT_EXPECT(zeModuleGetGlobalPointer(m, "no_such_global", &size, &again), ZE_RESULT_ERROR_INVALID_GLOBAL_NAME);
+    ZT_EXPECT(zeModuleGetGlobalPointer(m, "bump", &size, &again), ZE_RESULT_ERROR_INVALID_GLOBAL_NAME);
+
+    /* Initial values, read with copies. */
+    copy_sync(&env, l, host, counter, sizeof(int));
+    cr_assert_eq(host[0], 5);
+    copy_sync(&env, l, host, fixed, 2 * sizeof(int));
+    cr_assert_eq(host[0], 7);
+    cr_assert_eq(host[1], 9);
+    /* A kernel updates the variable, which keeps its value between launches. */
+    ze_kernel_handle_t bump = zt_kernel_create(m, "bump");
+    int *out = zt_alloc_shared(&env, 4 * sizeof *out);
+    zt_set_args(bump, 1, sizeof out, &out);
+    zt_launch_sync(&env, l, bump, 1, 1, 1, 1, 1, 1);
+    cr_assert_eq(out[0], 6);
+    cr_assert_eq(out[1], 16);
+    zt_launch_sync(&env, l, bump, 1, 1, 1, 1, 1, 1);
+    cr_assert_eq(out[0], 7);
+    copy_sync(&env, l, host, counter, sizeof(int));
+    cr_assert_eq(host[0], 7);
+    /* The host writes it; the kernel sees what was written. */
+    host[0] = 100;
+    copy_sync(&env, l, counter, host, sizeof(int));
+    zt_launch_sync(&env, l, bump, 1, 1, 1, 1, 1, 1);
+    cr_assert_eq(out[0], 101);
+    /* Another kernel of the module reads the same table the host wrote. */
+    for (int i = 0; i < 4; i++) host[i] = 1000 + i;
+    copy_sync(&env, l, table, host, 4 * sizeof(int));
+    ze_kernel_handle_t rt = zt_kernel_create(m, "read_table");
+    zt_set_args(rt, 1, sizeof out, &out);
+    zt_launch_sync(&env, l, rt, 1, 1, 1, 1, 1, 1);
+    for (int i = 0; i < 4; i++) cr_assert_eq(out[i], 1000 + i);
+
+    /* A second module of the same SPIR-V has variables of its own, at their initial values. */
+    ze_module_handle_t m2 = zt_module_load(&env, "ze_globals");
+    void *counter2 = NULL;
+    ZT_OK(zeModuleGetGlobalPointer(m2, "counter", NULL, &counter2));
+    cr_assert_neq(counter2, counter);
+    copy_sync(&env, l, host, counter2, sizeof(int));
+    cr_assert_eq(host[0], 5);
+    copy_sync(&env, l, host, counter, sizeof(int));
+    cr_assert_eq(host[0], 101);
+    ZT_OK(zeModuleDestroy(m2));
+
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeMemFree(env.context, host));
+    ZT_OK(zeKernelDestroy(rt));
+    ZT_OK(zeKernelDestroy(bump));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* The kernel that finds the variables is the driver's own: it is not among the module's kernels. */
+Test(ze_conform, global_pointer_kernel_not_listed)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_globals");
+    uint32_t n = 0;
+    ZT_OK(zeModuleGetKernelNames(m, &n, NULL));
+    cr_assert_eq(n, 2);
+    const char *names[2] = {NULL, NULL};
+    ZT_OK(zeModuleGetKernelNames(m, &n, names));
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert(strcmp(names[i], "bump") == 0 || strcmp(names[i], "read_table") == 0, "kernel %s", names[i]);
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* OpenCL C 1.2's program-scope constant tables are exported variables too: their values, read with copies. */
+Test(ze_conform, global_pointer_of_constants, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_constant");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    void *squares = NULL, *weights = NULL;
+    size_t size = 0;
+    ZT_OK(zeModuleGetGlobalPointer(m, "squares", &size, &squares));
+    cr_assert_eq(size, 8 * sizeof(int));
+    ZT_OK(zeModuleGetGlobalPointer(m, "weights", &size, &weights));
+    cr_assert_eq(size, 4 * sizeof(float));
+    int *ints = zt_alloc_shared(&env, 8 * sizeof *ints);
+    float *floats = zt_alloc_shared(&env, 4 * sizeof *floats);
+    copy_sync(&env, l, ints, squares, 8 * sizeof *ints);
+    for (int i = 0; i < 8; i++) cr_assert_eq(ints[i], i * i);
+    copy_sync(&env, l, floats, weights, 4 * sizeof *floats);
+    cr_assert_eq(floats[0], 0.5f);
+    cr_assert_eq(floats[1], 0.25f);
+    cr_assert_eq(floats[3], 0.125f);
+    uint32_t n = 0;
+    ZT_OK(zeModuleGetKernelNames(m, &n, NULL));
+    cr_assert_eq(n, 1);
+    ZT_OK(zeMemFree(env.context, floats));
+    ZT_OK(zeMemFree(env.context, ints));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}

@@ -415,9 +415,6 @@ Test(ze_driver, unsupported_entry_points)
     ze_ipc_mem_handle_t ih;
     ZT_EXPECT(zeMemGetIpcHandle(env.context, p, &ih), U);
     ze_module_handle_t m = zt_module_load(&env, "ze_vadd");
-    size_t size = 0;
-    void *gp = NULL;
-    ZT_EXPECT(zeModuleGetGlobalPointer(m, "no_such_global", &size, &gp), U);
     void *fp = NULL;
     ZT_EXPECT(zeModuleGetFunctionPointer(m, "vadd", &fp), U);
     ze_kernel_handle_t k = zt_kernel_create(m, "iota");

@@ -152,6 +152,8 @@ ZC_HIDDEN ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp
                                       char **log);
 /* Unloads a module and frees its kernels' facts. */
 ZC_HIDDEN void zc_module_destroy(zp_bmod *m);
+/* A program-scope variable's device address (cuModuleGetGlobal). */
+ZC_HIDDEN ze_result_t zc_global_pointer(zp_bmod *m, uint32_t index, const char *name, void **ptr);
 /* Frees the metadata zc_module_build filled. */
 ZC_HIDDEN void zc_module_meta_free(zp_module_meta *meta);
 /* A kernel by name: its function and exact-range variant, argument slots and limits. */

@@ -50,4 +50,5 @@ const zp_backend_ops zp_cuda_backend = {
     .vm_unmap = zc_vm_unmap,
     .vm_protect = zc_vm_protect,
     .system_barrier = zc_system_barrier,
+    .global_pointer = zc_global_pointer,
 };

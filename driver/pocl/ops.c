@@ -52,4 +52,5 @@ const zp_backend_ops zp_pocl_backend = {
     .vm_map = zp_pocl_vm_map,
     .vm_unmap = zp_pocl_vm_unmap,
     .vm_protect = zp_pocl_vm_protect,
+    .global_pointer = zp_pocl_global_pointer,
 };

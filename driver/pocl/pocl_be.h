@@ -20,6 +20,10 @@
 
 struct zp_bmod {
     cl_program program;
+    void *storage;     /* the program-scope variables (zp_module_meta.globals_size bytes, SVM), or NULL */
+    uint64_t *offsets; /* each exported variable's offset in storage (UINT64_MAX: not there), or NULL */
+    void **copies;     /* each exported constant's copy (from zp_global_meta.init), else NULL */
+    uint32_t num_globals;
 };
 
 struct zp_bkern {
@@ -85,6 +89,7 @@ ZP_HIDDEN void zp_pocl_mem_free(void *ptr);
 ZP_HIDDEN ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out,
                                            zp_module_meta *meta, char **log);
 ZP_HIDDEN void zp_pocl_module_destroy(zp_bmod *mod);
+ZP_HIDDEN ze_result_t zp_pocl_global_pointer(zp_bmod *mod, uint32_t index, const char *name, void **ptr);
 ZP_HIDDEN void zp_pocl_module_meta_free(zp_module_meta *meta);
 ZP_HIDDEN ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out,
                                             zp_kernel_limits *limits);
