@@ -1,6 +1,8 @@
 // Program-scope variables: the ones a module exports (OpenCL C 2.0's `global` and `constant` variables at program
 // scope, SPIR-V CrossWorkgroup and UniformConstant variables with Export linkage), listed for
-// zeModuleGetGlobalPointer; and, for a backend that places them itself, a kernel that reports where they are.
+// zeModuleGetGlobalPointer with a constant's value; and, for a backend whose compiler gives each kernel its own copy
+// of them (PoCL 3.1), the global ones moved into one storage that the kernels take as a hidden argument, with the
+// kernel that initialises it (ZP_GLOBALS_KERNEL, spirv/module.h).
 #include "steps.h"
 
 #include <algorithm>

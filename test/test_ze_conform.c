@@ -218,8 +218,9 @@ Test(ze_conform, virtual_memory_maps_physical_memory, .timeout = ZT_TEST_TIMEOUT
     ZT_OK(zeVirtualMemQueryPageSize(env.context, env.device, 1, &page));
     cr_assert_gt(page, 0);
     cr_assert_eq(page & (page - 1), 0, "page size %zu is not a power of two", page);
-    size_t size = page > 64 * 4096 ? page : 64 * 4096; /* a whole number of pages, at least 256 KiB */
-    size = (size + page - 1) / page * page;
+    /* An even number of pages (halves are set apart below), at least 256 KiB. */
+    size_t size = 2 * page > 64 * 4096 ? 2 * page : 64 * 4096;
+    size = (size + 2 * page - 1) / (2 * page) * (2 * page);
     void *va = NULL;
     ZT_OK(zeVirtualMemReserve(env.context, reserve_hint(), 2 * size, &va));
     cr_assert_not_null(va);
