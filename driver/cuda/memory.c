@@ -222,6 +222,8 @@ ze_result_t zc_vm_reserve(const void *hint, size_t size, void **out) {
     zc_bind(zc_device(0));
     CUdeviceptr p = 0;
     CUresult r = zc_cu.cuMemAddressReserve(&p, size, 0, (CUdeviceptr)(uintptr_t)hint, 0);
+    /* The start is a hint: where it cannot be had, anywhere. */
+    if (r != CUDA_SUCCESS && hint) r = zc_cu.cuMemAddressReserve(&p, size, 0, 0, 0);
     if (r != CUDA_SUCCESS) return r == CUDA_ERROR_OUT_OF_MEMORY ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : zc_result(r);
     *out = (void *)(uintptr_t)p;
     return ZE_RESULT_SUCCESS;
