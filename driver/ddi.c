@@ -146,7 +146,7 @@ ze_result_t zp_zeGetCommandListProcAddrTable(ze_api_version_t version, ze_comman
     t->pfnAppendLaunchKernel = zp_zeCommandListAppendLaunchKernel;
     t->pfnAppendLaunchCooperativeKernel = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchCooperativeKernel_t);
     t->pfnAppendLaunchKernelIndirect = zp_zeCommandListAppendLaunchKernelIndirect;
-    t->pfnAppendLaunchMultipleKernelsIndirect = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchMultipleKernelsIndirect_t);
+    t->pfnAppendLaunchMultipleKernelsIndirect = zp_zeCommandListAppendLaunchMultipleKernelsIndirect;
     if (ZP_HAS(3)) t->pfnAppendImageCopyToMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyToMemoryExt_t);
     if (ZP_HAS(3)) t->pfnAppendImageCopyFromMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyFromMemoryExt_t);
     return ZE_RESULT_SUCCESS;

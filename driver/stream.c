@@ -243,21 +243,26 @@ static ze_result_t indirect_step(zp_stream *st, zp_cmd *c, ze_event_handle_t *bl
     }
     if (!atomic_load(&c->ind->done)) return ZE_RESULT_NOT_READY;
     ze_group_count_t gc;
+    uint32_t count = 1;
     if (zp_be->copy_any) {
         ze_result_t r = zp_be->copy(st->bq, &gc, c->src, sizeof gc, 0, NULL, NULL);
+        if (r == ZE_RESULT_SUCCESS && c->count_src) r = zp_be->copy(st->bq, &count, c->count_src, sizeof count, 0, NULL, NULL);
         if (r == ZE_RESULT_SUCCESS) r = zp_be->queue_finish(st->bq);
         if (r != ZE_RESULT_SUCCESS) return r;
     } else {
         memcpy(&gc, c->src, sizeof gc);
+        if (c->count_src) memcpy(&count, c->count_src, sizeof count);
     }
+    /* One of several kernels past the count the buffer gives runs nothing (its signal, if any, is still set). */
+    if (c->index >= count) gc = (ze_group_count_t){0, 0, 0};
     zp_cmd launch = *c;
     launch.type = ZP_CMD_LAUNCH;
     launch.num_waits = 0; /* the gate waited for them */
     launch.waits = NULL;
     launch.ind = NULL;
-    uint32_t count[3] = {gc.groupCountX, gc.groupCountY, gc.groupCountZ};
+    uint32_t groups[3] = {gc.groupCountX, gc.groupCountY, gc.groupCountZ};
     for (int d = 0; d < 3; d++) {
-        launch.range.global[d] = (size_t)count[d] * launch.range.local[d];
+        launch.range.global[d] = (size_t)groups[d] * launch.range.local[d];
         launch.range.range[d] = launch.range.global[d];
     }
     zp_ndrange *r = &launch.range;

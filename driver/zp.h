@@ -215,6 +215,9 @@ typedef struct zp_cmd {
     zp_signal *mark;          /* ZP_CMD_FENCE: the queue's end-of-execute mark, or NULL; each copy holds a reference */
     void *graph;              /* ZP_CMD_GRAPH: the list's backend graph, owned by the list */
     struct zp_indirect *ind;  /* ZP_CMD_LAUNCH_INDIRECT held back in a stream: its gate (stream.c), or NULL */
+    const uint32_t *count_src; /* ZP_CMD_LAUNCH_INDIRECT of several kernels: how many run, read with the group count;
+                                * this command's kernel runs when `index` is below it. NULL for one kernel */
+    uint32_t index;
 } zp_cmd;
 
 /* An in-order stream of commands on one backend queue: what an immediate command list and a command

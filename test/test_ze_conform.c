@@ -674,3 +674,58 @@ Test(ze_conform, global_pointer_of_constants, .timeout = ZT_TEST_TIMEOUT)
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);
 }
+
+/* Several kernels launched indirectly: the number that run and each one's group count are read at each execution;
+ * a kernel past the number runs nothing, and the signal event is set either way. */
+Test(ze_conform, indirect_launch_of_several_kernels, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_conform");
+    enum { WORDS = 4 * 4 * 4 * 4 * 4 };
+    ze_kernel_handle_t k[2];
+    uint32_t *out[2];
+    for (int i = 0; i < 2; i++) {
+        k[i] = zt_kernel_create(m, "groups");
+        out[i] = zt_alloc_shared(&env, WORDS * sizeof *out[i]);
+        zt_set_args(k[i], 1, sizeof out[i], &out[i]);
+        ZT_OK(zeKernelSetGroupSize(k[i], 2, 1, 1));
+    }
+    uint32_t *count = zt_alloc_host(&env, sizeof *count);
+    ze_group_count_t *args = zt_alloc_host(&env, 2 * sizeof *args);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 1, false);
+    ze_event_handle_t done = zt_event_create(pool, 0);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendLaunchMultipleKernelsIndirect(l, 2, k, count, args, done, 0, NULL));
+    ZT_OK(zeCommandListClose(l));
+    const struct { uint32_t n; ze_group_count_t a, b; } runs[] = {{1, {3, 1, 1}, {2, 2, 1}}, {2, {1, 2, 1}, {4, 1, 2}}};
+    for (int r = 0; r < 2; r++) {
+        for (int i = 0; i < 2; i++)
+            for (size_t w = 0; w < WORDS; w++) out[i][w] = 0xdeadbeefu;
+        *count = runs[r].n;
+        args[0] = runs[r].a;
+        args[1] = runs[r].b;
+        ZT_OK(zeEventHostReset(done));
+        ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+        ZT_OK(zeCommandQueueSynchronize(q, UINT64_MAX));
+        ZT_OK(zeEventQueryStatus(done));
+        expect_groups(out[0], runs[r].a.groupCountX, runs[r].a.groupCountY, runs[r].a.groupCountZ, 2, 1, WORDS);
+        if (runs[r].n > 1)
+            expect_groups(out[1], runs[r].b.groupCountX, runs[r].b.groupCountY, runs[r].b.groupCountZ, 2, 1, WORDS);
+        else
+            expect_groups(out[1], 0, 0, 0, 2, 1, WORDS); /* nothing written */
+    }
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeEventDestroy(done));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, args));
+    ZT_OK(zeMemFree(env.context, count));
+    for (int i = 0; i < 2; i++) {
+        ZT_OK(zeMemFree(env.context, out[i]));
+        ZT_OK(zeKernelDestroy(k[i]));
+    }
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
