@@ -50,12 +50,13 @@ help:
 	@echo "make sanitize deps + build build-asan/ (ASan+UBSan) and build-tsan/ (TSan) + run the suite over both"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, libze_cuda, krt-info"
 
-# Debian 12 packages; `make deps` installs only what is missing.
+# Debian 12 packages; `make deps` installs only what is missing. openssh-client is only recommended by openmpi-bin,
+# but Open MPI 4.1's mpirun refuses to start without ssh or rsh in PATH, even for ranks on this one machine.
 DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
                 libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15 \
                 libclang-common-15-dev python3-dev python3-numpy python3-pytest python3-venv python3-setuptools \
-                python3-wheel
+                python3-wheel libopenmpi-dev openmpi-bin openssh-client
 
 deps:
 	@sh tools/install-deps.sh $(DEB_PACKAGES)

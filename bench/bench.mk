@@ -26,6 +26,7 @@ BENCH_LU_ARGS      ?= --n 100 --samples 1
 BENCH_HOST_ARGS    ?= --samples 1 --n 65536 --matrix 64 --items 100000
 BENCH_PY_ARGS      ?= --calls 10000 --rounds 3
 BENCH_REPLAY_ARGS  ?= --kernels 200 --repeats 3
+BENCH_MPI_ARGS     ?= --size 256 256 --steps 50 --repeats 1
 else
 BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
 BENCH_GROUP_ARGS   ?= --samples 3 --final 15
@@ -35,6 +36,7 @@ BENCH_LU_ARGS      ?= --n 250 --samples 5
 BENCH_HOST_ARGS    ?= --samples 5
 BENCH_PY_ARGS      ?= --calls 100000 --rounds 5
 BENCH_REPLAY_ARGS  ?= --kernels 1000 --repeats 7
+BENCH_MPI_ARGS     ?= --size 1024 1024 --steps 200 --repeats 5
 endif
 
 .PHONY: bench-build bench-only
@@ -89,5 +91,7 @@ bench-only: bench-build
 	    >$(BENCH_OUT)/python_launch.md && cat $(BENCH_OUT)/python_launch.md && \
 	$(BENCH_ENV) $(BENCH_OUT)/replay --out $(BENCH_OUT) $(BENCH_REPLAY_ARGS) && \
 	$(BENCH_ENV) KRT_DEVICE=host $(BENCH_OUT)/replay --out $(BENCH_OUT)/host $(BENCH_REPLAY_ARGS) && \
+	$(if $(filter yes,$(HAVE_MPI)),$(BENCH_ENV) sh bench/mpi_heat.sh --bin $(BINDIR)/mpi_heat --out $(BENCH_OUT) \
+	    --mpirun "$(MPIRUN) $(MPIRUN_FLAGS)" $(BENCH_MPI_ARGS) &&,echo "bench: mpi_heat skipped: no MPI" &&) \
 	sh bench/plot.sh $(BENCH_OUT) && \
 	echo "bench: done in $$(( $$(date +%s) - start )) s; CSV files and plots in $(BENCH_OUT)/"

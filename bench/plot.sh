@@ -80,4 +80,21 @@ plot "< grep ',ndranges,' $dir/scaling.csv" using 4:7 with linespoints lw 2 pt 7
 unset multiplot
 GP
 fi
+if [ -f "$dir/mpi_heat.csv" ]; then
+gnuplot <<GP
+$common
+set output "$dir/mpi_heat.png"
+set title "mpi_heat: per step, each the median over the steps of the slowest rank (ranks, halo path)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel "us"
+set yrange [0:*]
+set key top left
+plot "$dir/mpi_heat.csv" skip 1 using 3:xtic(sprintf("%d %s", column(1), strcol(2))) title "kernel" lc rgb "#4060a0", \\
+     '' skip 1 using 4 title "halo exchange" lc rgb "#c04040", \\
+     '' skip 1 using 5 title "wait for the other ranks" lc rgb "#a0a0a0", \\
+     '' skip 1 using 6 title "whole step" lc rgb "#303030"
+GP
+fi
 echo "plot.sh: plots written to $dir"

@@ -223,6 +223,9 @@ typedef struct zp_backend_ops {
     /* Optional: the device address of the module's program-scope variable number index of its meta's globals (named
      * name), for zeModuleGetGlobalPointer; without it, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. */
     ze_result_t (*global_pointer)(zp_bmod *mod, uint32_t index, const char *name, void **ptr);
+    /* Optional: after init, why the backend has no device (one line, for zeKrtDriverStatus), or "" when it has
+     * devices or cannot say. */
+    const char *(*no_device_reason)(void);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

@@ -2,6 +2,13 @@
  * looks up by name, each the object model's getter (driver/ddi.c) under its Level Zero name. libkrt's
  * in-process host driver is built without this file, so it never clashes with the loader's exports. */
 #include "ddi.h"
+#include "zp.h"
+
+/* Not a Level Zero entry point: libkrt finds it with dlsym to learn why a driver has no device
+ * (include/ze_krt_driver_status.h). */
+ZE_DLLEXPORT ze_result_t ZE_APICALL zeKrtDriverStatus(ze_krt_driver_status_t *status) {
+    return zp_driver_status(status);
+}
 
 ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditable_t *t) {
     return zp_zeGetGlobalProcAddrTable(version, t);

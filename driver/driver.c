@@ -62,6 +62,23 @@ ze_result_t zp_zeInit(ze_init_flags_t flags) {
     return r;
 }
 
+ze_result_t zp_driver_status(ze_krt_driver_status_t *out) {
+    if (!out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "ze_%s", zp_be->name);
+    ze_result_t r = zp_zeInit(0);
+    out->numDevices = r == ZE_RESULT_SUCCESS ? zp_driver.num_devices : 0;
+    if (out->numDevices > 0) return ZE_RESULT_SUCCESS;
+    const char *why = zp_be->no_device_reason ? zp_be->no_device_reason() : "";
+    if (why && why[0])
+        snprintf(out->reason, sizeof out->reason, "%s", why);
+    else if (r != ZE_RESULT_SUCCESS)
+        snprintf(out->reason, sizeof out->reason, "its zeInit failed (0x%x)", (unsigned)r);
+    else
+        snprintf(out->reason, sizeof out->reason, "it found no device");
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers) {
     ZP_CHECK_INIT();
     ZP_CHECK_PTR(pCount);

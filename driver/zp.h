@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "include/ze_krt_build_log.h"
+#include "include/ze_krt_driver_status.h"
 #include "include/ze_krt_exact_range.h"
 #include "include/ze_krt_host.h"
 #include "include/ze_krt_native_queue.h"
@@ -266,6 +267,8 @@ struct _ze_command_list_handle_t {
 extern const zp_backend_ops *zp_be;
 extern struct _ze_driver_handle_t zp_driver;
 extern atomic_bool zp_initialized;
+/* zeKrtDriverStatus's body (driver.c); exported by ddi_export.c. */
+ze_result_t zp_driver_status(ze_krt_driver_status_t *out);
 
 /* Memory tracking (memory.c). */
 typedef struct zp_alloc_info {

@@ -57,10 +57,14 @@ int main(void)
     static const char not_spirv[] = "this is not a SPIR-V module";
     expect("krt_module_create with 24 bytes of text as code",
            krt_module_create(ctx, &(krt_module_desc){ .code = not_spirv, .size = 24 }, &m), KRT_ERROR_INVALID_MODULE);
-    expect("krt_module_create with OpenCL C that uses an undeclared name",
-           krt_module_create(ctx,
-                             &(krt_module_desc){ .source = "__kernel void f(__global int *x) { x[0] = y; }\n" }, &m),
-           KRT_ERROR_MODULE_BUILD_FAILURE);
+    /* Source needs an OpenCL C compiler (clang-15); where none is installed, krt says so with
+     * KRT_ERROR_UNSUPPORTED_FEATURE, naming the package, instead of the compiler's diagnostic. */
+    krt_result r = krt_module_create(
+        ctx, &(krt_module_desc){ .source = "__kernel void f(__global int *x) { x[0] = y; }\n" }, &m);
+    expect("krt_module_create with OpenCL C that uses an undeclared name", r,
+           r == KRT_ERROR_UNSUPPORTED_FEATURE && strstr(krt_last_error_message(), " not found")
+               ? KRT_ERROR_UNSUPPORTED_FEATURE
+               : KRT_ERROR_MODULE_BUILD_FAILURE);
 
     /* A kernel name with a typo: the message lists the module's kernels. */
     krt_module *module = ex_module(ctx, "saxpy.spv");

@@ -21,6 +21,7 @@
  * installed with Debian's SPIRV-Tools, and these values are frozen by the specification. */
 enum {
     OP_NAME = 5,
+    OP_STRING = 7,
     OP_MEMORY_MODEL = 14,
     OP_ENTRY_POINT = 15,
     OP_EXECUTION_MODE = 16,
@@ -117,6 +118,10 @@ typedef struct parse_state {
     uint32_t current_entry;                   /* index + 1 of the entry whose OpFunction is open; 0 = none */
     uint32_t current_function;                /* id of the open OpFunction (any function); 0 = none */
     uint32_t *calls, num_calls, cap_calls;    /* (caller, callee) pairs of OpFunctionCall */
+    /* OpStrings "kernel_arg_type.KERNEL.T0,T1,...,": the OpenCL C types as declared, which llvm-spirv keeps when
+     * asked (krt-cc does); the integers' sign lives only there. */
+    char **arg_types;
+    uint32_t num_arg_types, cap_arg_types;
     uint32_t pointer_size;
     int fp16, fp64, int64_atomics;
     int oom;
@@ -407,6 +412,23 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         }
         break;
     }
+    case OP_STRING: {
+        const char *str = literal_string(inst, 1);
+        if (strncmp(str, "kernel_arg_type.", 16) != 0)
+            break;
+        if (s->num_arg_types == s->cap_arg_types) {
+            uint32_t nc = s->cap_arg_types ? s->cap_arg_types * 2 : 8;
+            char **p = realloc(s->arg_types, nc * sizeof *p);
+            if (!p)
+                goto oom;
+            s->arg_types = p;
+            s->cap_arg_types = nc;
+        }
+        if (!(s->arg_types[s->num_arg_types] = strdup(str + 16)))
+            goto oom;
+        s->num_arg_types++;
+        break;
+    }
     case OP_MEMORY_MODEL:
         s->pointer_size = word(inst, 0) == ADDRESSING_PHYSICAL32 ? 4 : 8;
         break;
@@ -652,6 +674,9 @@ static void state_free(parse_state *s)
             free(s->ids[i].name);
     for (uint32_t i = 0; i < s->num_entries; i++)
         free(s->entries[i].name);
+    for (uint32_t i = 0; i < s->num_arg_types; i++)
+        free(s->arg_types[i]);
+    free(s->arg_types);
     free(s->ids);
     free(s->entries);
     free(s->members);
@@ -672,6 +697,25 @@ static krt_result fail(char *err, size_t err_size, krt_result code, const char *
         va_end(ap);
     }
     return code;
+}
+
+/* The declared types of entry e's parameters: "T0,T1,...," from its kernel_arg_type string when the module has
+ * one with exactly a type per parameter, else NULL. */
+static const char *declared_types(const parse_state *s, const entry *e)
+{
+    size_t n = strlen(e->name);
+    for (uint32_t i = 0; i < s->num_arg_types; i++) {
+        const char *t = s->arg_types[i];
+        if (strncmp(t, e->name, n) != 0 || t[n] != '.')
+            continue;
+        t += n + 1;
+        uint32_t commas = 0;
+        for (const char *c = t; *c; c++)
+            commas += *c == ',';
+        size_t len = strlen(t);
+        return commas == e->num_params && (len == 0 || t[len - 1] == ',') ? t : NULL;
+    }
+    return NULL;
 }
 
 /* Everything the reflection keeps goes into one allocation of strings plus the arrays, so that the module
@@ -695,6 +739,8 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
             const char *n = id_find(s, s->params[e->first_param + i])->name;
             strings += (n ? strlen(n) : 0) + 1;
         }
+        const char *types = declared_types(s, e);
+        strings += (types ? strlen(types) : 0) + 1; /* the list, its commas becoming NULs, and one "" */
     }
     memset(out, 0, sizeof *out);
     out->kernels = calloc(s->num_entries ? s->num_entries : 1, sizeof *out->kernels);
@@ -725,7 +771,23 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
         memcpy(kr->group_hint, e->hint, sizeof e->hint);
         kr->uses_barrier = (id_find(s, e->function)->flags & ID_FN_BARRIER) != 0;
         kr->uses_static_local = (id_find(s, e->function)->flags & ID_FN_LOCAL) != 0;
+        /* The declared types: the list copied, each comma ending one type; "" for all when the module has none. */
+        const char *types = declared_types(s, e);
+        char *type = str;
+        len = types ? strlen(types) : 0;
+        memcpy(str, types ? types : "", len);
+        str[len] = '\0';
+        const char *none = str + len;
+        str += len + 1;
         for (uint32_t i = 0; i < e->num_params; i++) {
+            if (types) {
+                char *comma = strchr(type, ',');
+                *comma = '\0';
+                next_arg[i].type_name = type;
+                type = comma + 1;
+            } else {
+                next_arg[i].type_name = none;
+            }
             uint32_t pid = s->params[e->first_param + i];
             describe_arg(s, pid, &next_arg[i]);
             kr->local_args += next_arg[i].kind == KRT_ARG_LOCAL_POINTER;

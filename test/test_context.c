@@ -50,6 +50,7 @@ Test(context, device_list_describes_the_ze_pocl_cpu)
             cr_assert_gt(d->compute_units, 0);
             cr_assert_gt(d->memory_bytes, 0);
             cr_assert_gt(d->max_shared_local_memory, 0);
+            cr_assert_eq(d->device_memory_host_accessible, 1, "ze_pocl's memory is the host's");
         }
     }
     cr_assert(found, "no ze_pocl device among %u", count);

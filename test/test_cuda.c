@@ -292,3 +292,140 @@ Test(cuda_driver, native_queue_and_cuda_memory) {
     cfree(c);
     dlclose(cu);
 }
+
+/* krt_driver_list: each driver krt tried and why one has no device (zeKrtDriverStatus, docs/design.md). Each test
+ * runs in its own process, so the environment it sets is what zeInit and ze_cuda's start see. */
+static const char *lib_path(const char *name, char *buf, size_t size) {
+    snprintf(buf, size, "%s/lib/%s", env_or("KRT_BUILD", "build"), name);
+    return buf;
+}
+
+/* Lists the drivers with ZE_ENABLE_ALT_DRIVERS set to ze_cuda, then ze_pocl; returns ze_cuda's entry. */
+static krt_driver_info cuda_and_pocl(void) {
+    char cuda[512], pocl[512], list[1100];
+    snprintf(list, sizeof list, "%s,%s", lib_path("libze_cuda.so", cuda, sizeof cuda),
+             lib_path("libze_pocl.so", pocl, sizeof pocl));
+    setenv("ZE_ENABLE_ALT_DRIVERS", list, 1);
+    uint32_t n = 0;
+    KT_OK(krt_driver_list(NULL, &n));
+    cr_assert_eq(n, 3u, "ze_cuda, ze_pocl and the host driver: %u entries", n);
+    krt_driver_info d[3];
+    memset(d, 0x5a, sizeof d);
+    KT_OK(krt_driver_list(d, &n));
+    cr_assert_eq(n, 3u);
+    cr_assert_str_eq(d[0].name, "ze_cuda");
+    cr_assert_str_eq(d[0].path, cuda);
+    cr_assert_str_eq(d[1].name, "ze_pocl");
+    cr_assert_str_eq(d[1].path, pocl);
+    cr_assert_eq(d[1].status, KRT_DRIVER_STATUS_DEVICES);
+    cr_assert_eq(d[1].num_devices, 1u);
+    cr_assert_str_eq(d[1].reason, "");
+    cr_assert_str_eq(d[2].name, "host");
+    cr_assert_str_eq(d[2].path, "");
+    cr_assert_eq(d[2].status, KRT_DRIVER_STATUS_DEVICES);
+    cr_assert_eq(d[2].num_devices, 1u);
+    return d[0];
+}
+
+static void assert_no_device(const krt_driver_info *d, const char *reason) {
+    cr_assert_eq(d->status, KRT_DRIVER_STATUS_NO_DEVICE, "ze_cuda: status %s", krt_driver_status_name(d->status));
+    cr_assert_eq(d->num_devices, 0u);
+    cr_assert_str_eq(d->reason, reason);
+}
+
+/* A device request no device meets ends its message with the drivers that have none, and why. */
+static void assert_request_says(const char *device, const char *tail) {
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(&(krt_context_desc){ .device = device }, &ctx), KRT_ERROR_NO_DEVICE);
+    cr_assert_null(ctx);
+    const char *m = krt_last_error_message();
+    size_t lm = strlen(m), lt = strlen(tail);
+    cr_assert(lm >= lt && strcmp(m + lm - lt, tail) == 0, "message for \"%s\" does not end in \"%s\": %s", device,
+              tail, m);
+}
+
+Test(driver_list, cuda_disabled_says_so) {
+    setenv("ZE_CUDA_DISABLE", "1", 1);
+    krt_driver_info cuda = cuda_and_pocl();
+    assert_no_device(&cuda, "ZE_CUDA_DISABLE=1 is set");
+    assert_request_says("nvidia", "; drivers with no device: ze_cuda (ZE_CUDA_DISABLE=1 is set)");
+    assert_request_says("gpu", "; drivers with no device: ze_cuda (ZE_CUDA_DISABLE=1 is set)");
+    /* and the context stays usable on what there is */
+    krt_context *ctx = kt_context(&(krt_context_desc){ .device = "cpu" });
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* ZE_CUDA_LIBCUDA names a library that is not there, so this holds on a machine with a GPU too. */
+Test(driver_list, libcuda_missing_says_so) {
+    unsetenv("ZE_CUDA_DISABLE");
+    setenv("ZE_CUDA_LIBCUDA", "/nonexistent/krt-test/libcuda.so.1", 1);
+    krt_driver_info cuda = cuda_and_pocl();
+    assert_no_device(&cuda, "/nonexistent/krt-test/libcuda.so.1 not found: no NVIDIA driver is installed");
+    assert_request_says("nvidia", "; drivers with no device: ze_cuda (/nonexistent/krt-test/libcuda.so.1 not found: "
+                                  "no NVIDIA driver is installed)");
+}
+
+/* With the real libcuda.so.1: its absence is the reason where it is missing (make test), the GPU where it is not. */
+Test(driver_list, default_libcuda) {
+    unsetenv("ZE_CUDA_DISABLE");
+    unsetenv("ZE_CUDA_LIBCUDA");
+    krt_driver_info cuda = cuda_and_pocl();
+    if (have_nvidia_driver()) {
+        cr_assert_eq(cuda.status, KRT_DRIVER_STATUS_DEVICES, "libcuda.so.1 is here: %s", cuda.reason);
+        cr_assert_geq(cuda.num_devices, 1u);
+        cr_assert_str_eq(cuda.reason, "");
+    } else {
+        assert_no_device(&cuda, "libcuda.so.1 not found: no NVIDIA driver is installed");
+    }
+}
+
+/* A library that is not there is NOT_FOUND with the dynamic linker's words; the two-call pattern; no driver at all
+ * still gives the list, which is when it helps most. */
+Test(driver_list, missing_library_and_two_calls) {
+    setenv("ZE_ENABLE_ALT_DRIVERS", "/nonexistent/krt-test/libze_nothing.so", 1);
+    KT_EXPECT(krt_driver_list(NULL, NULL), KRT_ERROR_INVALID_ARGUMENT);
+    uint32_t n = 0;
+    KT_OK(krt_driver_list(NULL, &n));
+    cr_assert_eq(n, 2u);
+    krt_driver_info d[2];
+    n = 1;
+    KT_OK(krt_driver_list(d, &n));
+    cr_assert_eq(n, 1u, "asked for one entry, got %u", n);
+    cr_assert_str_eq(d[0].name, "libze_nothing.so");
+    cr_assert_str_eq(d[0].path, "/nonexistent/krt-test/libze_nothing.so");
+    cr_assert_eq(d[0].status, KRT_DRIVER_STATUS_NOT_FOUND);
+    cr_assert_eq(d[0].num_devices, 0u);
+    cr_assert(strstr(d[0].reason, "/nonexistent/krt-test/libze_nothing.so") &&
+                  strstr(d[0].reason, "No such file or directory"),
+              "%s", d[0].reason);
+    n = 2;
+    KT_OK(krt_driver_list(d, &n));
+    cr_assert_eq(n, 2u);
+    cr_assert_str_eq(d[1].name, "host");
+    cr_assert_eq(d[1].status, KRT_DRIVER_STATUS_DEVICES);
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(NULL, &ctx), KRT_ERROR_NO_DRIVER);
+}
+
+/* krt's default list (the variable unset): the loader's GPU driver names, then ze_cuda and ze_pocl beside libkrt. */
+Test(driver_list, default_list) {
+    unsetenv("ZE_ENABLE_ALT_DRIVERS");
+    setenv("ZE_CUDA_DISABLE", "1", 1);
+    uint32_t n = 0;
+    KT_OK(krt_driver_list(NULL, &n));
+    cr_assert_eq(n, 5u, "%u entries", n);
+    krt_driver_info d[5];
+    KT_OK(krt_driver_list(d, &n));
+    cr_assert_str_eq(d[0].name, "libze_intel_gpu.so.1");
+    cr_assert_str_eq(d[1].name, "libze_intel_vpu.so.1");
+    cr_assert_str_eq(d[2].name, "ze_cuda");
+    assert_no_device(&d[2], "ZE_CUDA_DISABLE=1 is set");
+    cr_assert_str_eq(d[3].name, "ze_pocl");
+    cr_assert_eq(d[3].status, KRT_DRIVER_STATUS_DEVICES);
+    const char *base = strrchr(d[3].path, '/');
+    cr_assert(base && strcmp(base, "/libze_pocl.so") == 0, "%s", d[3].path);
+    cr_assert_str_eq(d[4].name, "host");
+    cr_assert_str_eq(krt_driver_status_name(KRT_DRIVER_STATUS_NO_DEVICE), "no device");
+    cr_assert_str_eq(krt_driver_status_name((krt_driver_status)99), "unknown");
+}

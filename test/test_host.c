@@ -451,6 +451,7 @@ Test(host, modules_without_a_native_library_are_refused_clearly)
  * gone once loaded), with the compile options; a compile error is the compiler's diagnostic. */
 Test(host, opencl_c_modules_compile_for_the_host_device)
 {
+    kt_skip_without_clang();
     krt_context *ctx = host_context();
     const char *src = "__kernel void f(__global int *x, int n)\n"
                       "{ int i = get_global_id(0); if (i < n) x[i] = SCALE * i + 1; }"; /* no newline at the end */

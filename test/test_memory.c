@@ -353,3 +353,44 @@ Test(memory, copies_and_fills_on_the_basic_pocl_device, .timeout = 60)
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }
+
+/* krt_device_info.device_memory_host_accessible: where it says 1 (a CPU device, the host device), the host writes
+ * device memory in place, a kernel scales it, and the host reads the kernel's result in place after the queue is
+ * idle, with no krt_memcpy. Every listed device says 1 exactly when it is a CPU or the host device. */
+Test(memory, device_memory_host_access_is_as_the_device_info_says)
+{
+    uint32_t count = 0;
+    KT_OK(krt_device_list(NULL, &count));
+    krt_device_info *infos = calloc(count, sizeof *infos);
+    cr_assert(infos);
+    KT_OK(krt_device_list(infos, &count));
+    for (uint32_t i = 0; i < count; i++) {
+        int host = infos[i].type == KRT_DEVICE_TYPE_CPU || infos[i].type == KRT_DEVICE_TYPE_HOST;
+        cr_assert_eq(infos[i].device_memory_host_accessible, host, "device %u (%s, %s): %d", i, infos[i].name,
+                     krt_device_type_name(infos[i].type), infos[i].device_memory_host_accessible);
+    }
+    free(infos);
+
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    if (!info.device_memory_host_accessible) {
+        cr_assert_eq(info.type, KRT_DEVICE_TYPE_GPU, "%s says its device memory is not host memory", info.name);
+        krt_context_destroy(ctx);
+        return;
+    }
+    enum { N = 10007 };
+    int *p = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    for (int i = 0; i < N; i++)
+        p[i] = i - 5000;
+    krt_kernel *scale = kt_kernel(kt_module(ctx, "krt_basic"), "krt_scale");
+    int factor = -3;
+    uint32_t n = N;
+    krt_arg args[] = {KRT_ARG(p), KRT_ARG(factor), KRT_ARG(n)};
+    krt_launch_desc d = kt_desc1(N, args, 3);
+    KT_OK(krt_launch(scale, &d));
+    KT_OK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(p[i], (i - 5000) * -3, "p[%d] = %d", i, p[i]);
+    krt_context_destroy(ctx);
+}

@@ -1,5 +1,6 @@
-/* Tests of the enum name functions of krt.h: krt_limit_name, krt_device_type_name, krt_arg_kind_name and
- * krt_scalar_type_name. Every value has its documented, distinct name; anything else gets "unknown". */
+/* Tests of the enum name functions of krt.h: krt_limit_name, krt_device_type_name, krt_arg_kind_name,
+ * krt_scalar_type_name and krt_driver_status_name. Every value has its documented, distinct name; anything else
+ * gets "unknown". */
 #include <string.h>
 
 #include "krt_test.h"
@@ -30,6 +31,10 @@ static const char *device_type_of(int v)
 {
     return krt_device_type_name((krt_device_type)v);
 }
+static const char *driver_status_of(int v)
+{
+    return krt_driver_status_name((krt_driver_status)v);
+}
 static const char *arg_kind_of(int v)
 {
     return krt_arg_kind_name((krt_arg_kind)v);
@@ -53,6 +58,13 @@ Test(names, device_types)
     static const char *const expected[] = { "other", "GPU", "CPU", "FPGA", "accelerator", "host" };
     cr_assert_eq(sizeof expected / sizeof expected[0], (size_t)KRT_DEVICE_TYPE_HOST + 1);
     assert_names("krt_device_type", device_type_of, expected, (int)(sizeof expected / sizeof expected[0]));
+}
+
+Test(names, driver_statuses)
+{
+    static const char *const expected[] = { "devices", "no device", "not found", "loaded" };
+    cr_assert_eq(sizeof expected / sizeof expected[0], (size_t)KRT_DRIVER_STATUS_LOADED + 1);
+    assert_names("krt_driver_status", driver_status_of, expected, (int)(sizeof expected / sizeof expected[0]));
 }
 
 Test(names, arg_kinds)

@@ -46,6 +46,7 @@ static void check_scale(krt_context *ctx, krt_module *m, int factor)
 
 Test(source, source_text_compiles_and_runs)
 {
+    kt_skip_without_clang();
     krt_context *ctx = kt_context(NULL);
     krt_module *m = NULL;
     KT_OK(krt_module_create(ctx, &(krt_module_desc){.source = scale_source}, &m));
@@ -59,6 +60,7 @@ Test(source, source_text_compiles_and_runs)
 
 Test(source, compile_options_reach_the_compiler)
 {
+    kt_skip_without_clang();
     krt_context *ctx = kt_context(NULL);
     krt_module *m = NULL;
     KT_OK(krt_module_create(ctx, &(krt_module_desc){.source = scale_source, .compile_options = " -DFACTOR=5  "}, &m));
@@ -69,6 +71,7 @@ Test(source, compile_options_reach_the_compiler)
 /* A .cl path is compiled, and a quoted include resolves beside the file. */
 Test(source, cl_path_compiles_with_its_own_includes)
 {
+    kt_skip_without_clang();
     char dir[] = "/tmp/krt-test-source.XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char header[sizeof dir + 16], cl[sizeof dir + 16];
@@ -97,6 +100,7 @@ Test(source, cl_path_compiles_with_its_own_includes)
  * stays usable. */
 Test(source, compile_error_carries_the_diagnostic)
 {
+    kt_skip_without_clang();
     krt_context *ctx = kt_context(NULL);
     krt_module *m = NULL;
     KT_EXPECT(krt_module_create(ctx,
@@ -209,6 +213,7 @@ static void *compile_thread(void *arg)
 
 Test(source, threads_compile_at_once)
 {
+    kt_skip_without_clang();
     krt_context *ctx = kt_context(NULL);
     enum { T = 3 };
     compile_job jobs[T];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <level_zero/ze_ddi.h>
+#include "../driver/include/ze_krt_driver_status.h" /* the exported status call, as libkrt uses it */
 
 static uint64_t max_alloc_size(zt_env *env)
 {
@@ -751,5 +752,29 @@ Test(ze_spec, malformed_aliasing_ids_are_refused_not_translated, .timeout = ZT_T
     }
     ze_module_handle_t m = zt_module_load(&env, "asm/ze_alias_domain");
     ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* zeKrtDriverStatus (driver/include/ze_krt_driver_status.h), found as libkrt finds it: ze_pocl names itself and its
+ * one device, with no reason; it starts the driver itself when nothing did, and refuses NULL. */
+Test(ze_spec, driver_status_export)
+{
+    void *lib = driver_lib();
+    ze_pfnKrtDriverStatus_t status;
+    *(void **)&status = dlsym(lib, ZE_KRT_DRIVER_STATUS_SYMBOL);
+    cr_assert_not_null(status, "%s not exported", ZE_KRT_DRIVER_STATUS_SYMBOL);
+    ze_krt_driver_status_t s;
+    memset(&s, 0x5a, sizeof s);
+    cr_assert_eq(status(&s), ZE_RESULT_SUCCESS);
+    cr_assert_str_eq(s.name, "ze_pocl");
+    cr_assert_eq(s.numDevices, 1u);
+    cr_assert_str_eq(s.reason, "");
+    cr_assert_eq(status(NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    /* the loader's view agrees: one driver, one device */
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDeviceGet(env.driver, &n, NULL));
+    cr_assert_eq(n, s.numDevices);
     zt_fini(&env);
 }

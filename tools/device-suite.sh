@@ -81,7 +81,13 @@ say "== suite (every test binary plain and under the validation layer) and examp
 export VALIDATION_ENV="ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1"
 export CRITERION_ARGS="${CRITERION_ARGS:---jobs 8}"
 mapfile -t tests <"$dir/tests.txt"
-mapfile -t examples <"$dir/examples.txt"
+# mpi_heat's runs need an mpirun on that machine; without one they are left out, and the summary says so.
+if command -v mpirun >/dev/null 2>&1; then
+    mapfile -t examples <"$dir/examples.txt"
+else
+    say "no mpirun here: $(grep -c mpirun "$dir/examples.txt") mpi_heat runs left out"
+    mapfile -t examples < <(grep -v mpirun "$dir/examples.txt")
+fi
 start=$(date +%s)
 sh "$dir/run.sh" "${tests[@]}" -- "${examples[@]}" >"$out/suite.log" 2>&1
 rc=$?

@@ -21,6 +21,12 @@ for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "
 mkdir -p "$D/libexec/krt" && cp "$B"/libexec/krt/krt_loops.py "$D/libexec/krt/"
 for f in "$B"/test/test_* "$B"/test/host_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
 for f in launch_overhead groupsize replay krt_vadd cuda_ref; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+# mpi_heat: its source and krt.h, which gpu-test.sh builds with the GPU machine's mpicc when it has one (the
+# packed bin/mpi_heat, built against Debian's Open MPI, runs there otherwise), and its figures' script.
+mkdir -p "$D/src" "$D/include"
+cp examples/mpi_heat.c examples/example.h "$D/src/"
+cp runtime/include/krt.h "$D/include/"
+cp bench/mpi_heat.sh "$D/bench/"
 cp "$B"/kernels/*.spv "$D/kernels/"
 cp "$B"/test-kernels/*.spv "$D/test-kernels/"
 cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"
@@ -44,5 +50,17 @@ awk '$0 == "<!-- file: torch_saxpy.py -->" { want = 1; next }
      want == 2 && /^```/ { exit }
      want == 2 { print }' docs/tutorial-python.md >"$D/python/torch_saxpy.py"
 xz -9 -c "$CLC" > "$D/clc/nvptx64--nvidiacl.bc.xz"
+# An OpenCL C compiler for krt-cc, which the GPU machine lacks (its tests of source modules would skip): clang-15 with
+# the OpenCL headers of its resource directory (found from bin/ as ../lib/clang/VERSION), libclang-cpp, llvm-spirv-15
+# and spirv-val, about 10 MB as xz; libLLVM and libLLVMSPIRVLib come with the .debs. gpu-test.sh points KRT_CLANG,
+# KRT_LLVM_SPIRV and KRT_SPIRV_VAL at them.
+T=$(mktemp -d)
+R=$(cd /usr/lib/llvm-15/lib/clang && ls -d [0-9]*.*.* | head -1)
+mkdir -p "$T/bin" "$T/lib/clang/$R/include"
+cp /usr/lib/llvm-15/bin/clang /usr/bin/llvm-spirv-15 /usr/bin/spirv-val "$T/bin/"
+cp /usr/lib/llvm-15/lib/libclang-cpp.so.15 "$T/lib/"
+cp /usr/lib/llvm-15/lib/clang/"$R"/include/opencl-c*.h "$T/lib/clang/$R/include/"
+tar -C "$T" -cJf "$D/clang-15.tar.xz" .
+rm -rf "$T"
 cp tools/gpu-test.sh "$D/"
 du -sh "$D"

@@ -9,7 +9,8 @@
 #   5. the figures: hand-written CUDA (raw cuLaunchKernel, vadd per block size, a 64 MiB copy, a CUDA graph of
 #      1,000 kernels against bench/replay's recorded launches), krt's vadd, launch_overhead's Level Zero and krt
 #      cases, the group-size benchmark, a Python call's cost against C, CuPy and torch, a spilling kernel's
-#      properties.
+#      properties, and mpi_heat's halo exchange against its kernel on one rank and on two ranks sharing the GPU.
+#   4 and 5 run mpi_heat under this machine's mpirun, built with its mpicc when it has one (see below).
 # Everything goes to OUT/gpu-test.log; OUT/summary.txt has one line per step and the totals.
 #   bash DIR/gpu-test.sh DIR OUT [DEBS]        (DEBS defaults to .debs; env BUDGET, JOBS, FIGURES=0|1, ONLY)
 D=$(cd "$1" && pwd)
@@ -26,6 +27,12 @@ export LD_LIBRARY_PATH=$D/lib:/tmp/deb/usr/lib/x86_64-linux-gnu:/tmp/deb/usr/lib
 python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1]).read())' \
     "$D/clc/nvptx64--nvidiacl.bc.xz" /tmp/nvptx64--nvidiacl.bc
 export ZE_CUDA_LIBCLC=/tmp/nvptx64--nvidiacl.bc
+# krt-cc's OpenCL C compiler (gpu-pack.sh packs it: the image has none), for source modules and krt-cc --host.
+if [ -f "$D/clang-15.tar.xz" ]; then
+    python3 -c 'import tarfile,sys; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$D/clang-15.tar.xz" /tmp/clang-15
+    export KRT_CLANG=/tmp/clang-15/bin/clang KRT_LLVM_SPIRV=/tmp/clang-15/bin/llvm-spirv-15 \
+        KRT_SPIRV_VAL=/tmp/clang-15/bin/spirv-val
+fi
 export ZE_CUDA_CACHE_DIR=/tmp/ze_cuda_cache
 export KRT_BUILD=$D KRT_KERNELS=$D/kernels KRT_TEST_KERNELS=$D/test-kernels KRT_BENCH_KERNELS=$D/bench/kernels
 # The reproducer corpus and fuzz findings travel as tracked files of the checkout the script runs from.
@@ -111,6 +118,46 @@ for ex in "vadd 100003" "saxpy 1 7 1000 4093 65537" "reduce 100003" "matmul 100 
     step "example $ex" 30 env -u ZE_ENABLE_ALT_DRIVERS $D/bin/$ex
 done
 for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$k"; done
+# MPI (examples/mpi_heat.c, docs/tutorial-mpi.md). The program is built here with this machine's mpicc when there
+# is one, so that it sees this MPI's own mpi-ext.h (whether it is CUDA-aware) and links its libmpi; without mpicc,
+# the packed build (Debian 12's Open MPI 4.1, libmpi.so.40) runs against this machine's libmpi.so.40. One rank,
+# then two ranks sharing the one GPU (KRT_DEVICE=gpu: node rank i takes gpu:i modulo the GPU count); each run
+# checks itself against one rank on the whole plate, bit for bit. Open MPI 4's shared-memory transport copies
+# large messages with cross-memory attach, which containers often forbid: the variable turns that off. No binding
+# (--bind-to none): a rank's ze_cuda helper threads then need not share its one core.
+MPI_HEAT=$D/bin/mpi_heat
+MPIRUN="mpirun --oversubscribe --bind-to none"
+[ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
+# Open MPI 4's mpirun will not start without ssh or rsh in PATH, even for local ranks, unless told to stay local.
+command -v ssh >/dev/null 2>&1 || command -v rsh >/dev/null 2>&1 || MPIRUN="$MPIRUN --mca plm isolated"
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi_build() {
+    mpirun --version | head -n 1
+    ompi_info --parsable --all 2>/dev/null | grep "mpi_built_with_cuda_support:value"
+    if command -v mpicc >/dev/null 2>&1; then
+        mpicc -std=c11 -O2 -D_GNU_SOURCE -I"$D/include" "$D/src/mpi_heat.c" -o /tmp/mpi_heat -L"$D/lib" \
+            -Wl,-rpath,"$D/lib" -lkrt -lm || return 1
+        echo "built with $(command -v mpicc) ($(mpicc --showme:command 2>/dev/null))"
+    else
+        cp "$MPI_HEAT" /tmp/mpi_heat && echo "no mpicc here: the packed build"
+    fi
+    ldd /tmp/mpi_heat | grep -E "libmpi|libkrt"
+}
+export -f mpi_build
+export D MPI_HEAT
+if command -v mpirun >/dev/null 2>&1; then
+    rm -f /tmp/mpi_heat
+    step "mpi_heat: build or take the packed one" 60 bash -c mpi_build
+    [ -x /tmp/mpi_heat ] && MPI_HEAT=/tmp/mpi_heat
+    for np in 1 2; do
+        step "example mpirun -np $np mpi_heat 515 514 200 (one GPU)" 60 env -u ZE_ENABLE_ALT_DRIVERS KRT_DEVICE=gpu \
+            $MPIRUN -np $np "$MPI_HEAT" 515 514 200
+    done
+    step "example mpirun -np 2 mpi_heat --halo=staged 4096 4096 100 (one GPU)" 60 env -u ZE_ENABLE_ALT_DRIVERS \
+        KRT_DEVICE=gpu $MPIRUN -np 2 "$MPI_HEAT" --halo=staged 4096 4096 100
+else
+    printf '%-50s skipped: no mpirun on this machine\n' "mpi_heat" >>"$SUM"
+fi
 # The Python package (abi3, built on Debian's 3.11) under the image's Python: the example, then torch and CuPy
 # tensors through kernels with no copy, and the tutorial's torch block (test/python/gpu_interop.py).
 step "python saxpy.py" 60 env -u ZE_ENABLE_ALT_DRIVERS PYTHONPATH="$D/python" python3 "$D/python/saxpy.py"
@@ -143,6 +190,15 @@ if [ "${FIGURES:-1}" = 1 ]; then
         env -u ZE_ENABLE_ALT_DRIVERS PYTHONPATH="$D/python" python3 "$D/python/python_launch.py" --device gpu \
         --calls 100000 --rounds 3
     step "figures: spilling kernel" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$D/test-kernels/krt_spill.spv"
+    # mpi_heat: halo exchange against kernel per step, one rank and two ranks sharing the GPU (bench/mpi_heat.sh).
+    if command -v mpirun >/dev/null 2>&1; then
+        for size in "1024 1024 1000" "4096 4096 300"; do
+            read -r mw mh ms <<<"$size"
+            step "figures: mpi_heat $mw x $mh, 1 and 2 ranks on one GPU" 150 env -u ZE_ENABLE_ALT_DRIVERS KRT_DEVICE=gpu \
+                sh "$D/bench/mpi_heat.sh" --bin "$MPI_HEAT" --mpirun "$MPIRUN" --ranks "1 2" --halo "auto staged" \
+                --size "$mw" "$mh" --steps "$ms" --repeats 3 --out "/tmp/mpi_heat_$mw"
+        done
+    fi
 fi
 echo "gpu-test: $passed passed, $failed failed, $skipped skipped" | tee -a "$SUM" >>"$LOG"
 cat "$SUM"

@@ -1,7 +1,8 @@
 /*
  * krt-info: what krt sees, like clinfo for krt.
  *
- *   krt-info                          every driver and device: limits and the driver's extension list
+ *   krt-info                          the drivers krt tried (with why one has no device), then every device:
+ *                                     limits and the driver's extension list
  *   krt-info [options] file.spv       the module's kernels: each argument's kind and type, the kernel's
  *                                     properties, and the launch configuration krt would choose
  * options:
@@ -91,6 +92,48 @@ static int chosen_index(const char *device, const krt_device_info *infos, uint32
     return -1;
 }
 
+/* The drivers krt tried and what became of each (krt_driver_list): a driver with no device is in no device list,
+ * so this is where a missing GPU says why. */
+static void list_drivers(void)
+{
+    uint32_t count = 0;
+    krt_driver_info *d = NULL;
+    if (krt_driver_list(NULL, &count) != KRT_SUCCESS || !(d = calloc(count ? count : 1, sizeof *d)) ||
+        krt_driver_list(d, &count) != KRT_SUCCESS) {
+        free(d);
+        return;
+    }
+    printf("drivers krt tried\n");
+    for (uint32_t i = 0; i < count; i++) {
+        char what[32];
+        const char *detail = d[i].reason;
+        switch (d[i].status) {
+        case KRT_DRIVER_STATUS_DEVICES:
+            snprintf(what, sizeof what, "%u device%s", d[i].num_devices, d[i].num_devices == 1 ? "" : "s");
+            detail = d[i].path[0] ? d[i].path : "in libkrt";
+            break;
+        case KRT_DRIVER_STATUS_NOT_FOUND:
+            snprintf(what, sizeof what, "not found");
+            if (strstr(detail, "No such file"))
+                detail = "";
+            break;
+        case KRT_DRIVER_STATUS_LOADED:
+            snprintf(what, sizeof what, "loaded");
+            detail = "not one of krt's drivers: its devices are listed below";
+            break;
+        default:
+            snprintf(what, sizeof what, "%s", krt_driver_status_name(d[i].status));
+            break;
+        }
+        if (detail[0])
+            printf("  %-22s %-10s %s\n", d[i].name, what, detail);
+        else
+            printf("  %-22s %s\n", d[i].name, what);
+    }
+    printf("\n");
+    free(d);
+}
+
 static int list_devices(const char *device)
 {
     uint32_t count = 0;
@@ -110,8 +153,10 @@ static int list_devices(const char *device)
         free(infos);
         return 1;
     }
-    if (only < 0)
+    if (only < 0) {
+        list_drivers();
         printf("%u device%s\n", count, count == 1 ? "" : "s");
+    }
     int status = count ? 0 : 1;
     for (uint32_t i = 0; i < count; i++) {
         if (only >= 0 && i != (uint32_t)only)
@@ -122,7 +167,8 @@ static int list_devices(const char *device)
                d->driver_index, d->device_index, d->api_version_major, d->api_version_minor, d->driver_version);
         printf("  %-22s %s, vendor 0x%04x\n", "type", krt_device_type_name(d->type), d->vendor_id);
         printf("  %-22s %u at %u MHz\n", "compute units", d->compute_units, d->clock_mhz);
-        printf("  %-22s %llu MiB\n", "memory", (unsigned long long)(d->memory_bytes >> 20));
+        printf("  %-22s %llu MiB, %s\n", "memory", (unsigned long long)(d->memory_bytes >> 20),
+               d->device_memory_host_accessible ? "host-accessible" : "device only (stage through host memory)");
         printf("  %-22s %u\n", "max group size", d->max_group_size);
         print_triple("max group", d->max_group);
         print_triple("max group count", d->max_group_count);
@@ -182,8 +228,11 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
             else
                 snprintf(type, sizeof type, "%s", krt_scalar_type_name(a.type));
         }
-        printf("  %u %-10s %-18s %-12s %u bytes\n", i, a.name && a.name[0] ? a.name : "-", krt_arg_kind_name(a.kind),
-               type[0] ? type : "-", a.size);
+        /* The last column: the type as the kernel declares it, when the module keeps it (krt-cc's modules do);
+         * SPIR-V's own types say int32 for int and uint alike. */
+        printf("  %u %-10s %-18s %-12s %2u bytes%s%s\n", i, a.name && a.name[0] ? a.name : "-",
+               krt_arg_kind_name(a.kind), type[0] ? type : "-", a.size, a.type_name && a.type_name[0] ? "   " : "",
+               a.type_name ? a.type_name : "");
     }
     print_triple("required group size", info.required_group);
     print_triple("group size hint", info.group_hint);

@@ -116,6 +116,8 @@ ZC_HIDDEN uint64_t zc_now_ns(void);
 ZC_HIDDEN ze_result_t zc_init(void);
 /* How many devices zc_init found. */
 ZC_HIDDEN uint32_t zc_device_count(void);
+/* Why zc_init found no device ("" when it found some), for zeKrtDriverStatus. */
+ZC_HIDDEN const char *zc_no_device_reason(void);
 /* Device i, or NULL past the last. */
 ZC_HIDDEN zp_bdev *zc_device(uint32_t i);
 /* A device's properties, from cuDeviceGetAttribute and the rest. */

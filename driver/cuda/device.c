@@ -49,15 +49,18 @@ void zc_bind(struct zp_bdev *d) {
 
 #define ZC_STR2(x) #x
 #define ZC_STR(x) ZC_STR2(x)
-#define ZC_CU_LOAD(f) if (!(zc_cu.f = (__typeof__(zc_cu.f))dlsym(lib, ZC_STR(f)))) return false;
+#define ZC_CU_LOAD(f) if (!(zc_cu.f = (__typeof__(zc_cu.f))dlsym(lib, ZC_STR(f)))) { *missing = ZC_STR(f); return false; }
 
 #define ZC_CU_LOAD_OPTIONAL(f) zc_cu.f = (__typeof__(zc_cu.f))dlsym(lib, ZC_STR(f));
 
-static bool load_api(void *lib) {
+static bool load_api(void *lib, const char **missing) {
     ZC_CU_FUNCS(ZC_CU_LOAD)
     ZC_CU_OPTIONAL(ZC_CU_LOAD_OPTIONAL)
     return true;
 }
+
+/* Why do_init found no device, for zeKrtDriverStatus; "" when it found some. */
+static char no_device_why[256];
 
 static void init_device(struct zp_bdev *d) {
     zc_bind(d);
@@ -74,18 +77,46 @@ static void init_device(struct zp_bdev *d) {
     d->base_ns = zc_now_ns();
 }
 
+/* ZE_CUDA_LIBCUDA names the CUDA driver library to open instead of libcuda.so.1 (a path, or a name the dynamic
+ * linker looks up); tests name a missing one to see the no-driver case on a machine with a GPU. */
 static void do_init(void) {
     init_result = ZE_RESULT_SUCCESS;
     const char *off = getenv("ZE_CUDA_DISABLE");
-    if (off && strcmp(off, "1") == 0) return;
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return;
-    if (!load_api(lib) || zc_cu.cuInit(0) != CUDA_SUCCESS) {
+    if (off && strcmp(off, "1") == 0) {
+        snprintf(no_device_why, sizeof no_device_why, "ZE_CUDA_DISABLE=1 is set");
+        return;
+    }
+    const char *name = getenv("ZE_CUDA_LIBCUDA");
+    if (!name || !name[0]) name = "libcuda.so.1";
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *err = dlerror();
+        if (err && strstr(err, "No such file"))
+            snprintf(no_device_why, sizeof no_device_why, "%s not found: no NVIDIA driver is installed", name);
+        else
+            snprintf(no_device_why, sizeof no_device_why, "%s could not be loaded: %s", name, err ? err : "?");
+        return;
+    }
+    const char *missing = NULL;
+    if (!load_api(lib, &missing)) {
+        snprintf(no_device_why, sizeof no_device_why, "%s lacks %s: the NVIDIA driver is too old", name, missing);
+        dlclose(lib);
+        return;
+    }
+    CUresult cr = zc_cu.cuInit(0);
+    if (cr != CUDA_SUCCESS) {
+        const char *s = NULL;
+        if (zc_cu.cuGetErrorString(cr, &s) != CUDA_SUCCESS || !s) s = "unknown error";
+        snprintf(no_device_why, sizeof no_device_why, "cuInit failed (CUDA error %d: %s)%s", (int)cr, s,
+                 cr == CUDA_ERROR_NO_DEVICE ? ": no NVIDIA GPU" : "");
         dlclose(lib);
         return;
     }
     int n = 0;
-    if (zc_cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) return;
+    if (zc_cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n <= 0) {
+        snprintf(no_device_why, sizeof no_device_why, "CUDA lists no GPU");
+        return;
+    }
     for (int i = 0; i < n && num_devs < ZC_MAX_DEVICES; i++) {
         struct zp_bdev *d = &devs[num_devs];
         if (zc_cu.cuDeviceGet(&d->dev, i) != CUDA_SUCCESS) continue;
@@ -101,6 +132,11 @@ ze_result_t zc_init(void) {
 }
 
 uint32_t zc_device_count(void) { return num_devs; }
+const char *zc_no_device_reason(void) {
+    if (num_devs == 0 && !no_device_why[0])
+        snprintf(no_device_why, sizeof no_device_why, "no GPU could be opened (cuDevicePrimaryCtxRetain failed)");
+    return num_devs ? "" : no_device_why;
+}
 zp_bdev *zc_device(uint32_t i) { return i < num_devs ? &devs[i] : NULL; }
 
 static int attr(struct zp_bdev *d, CUdevice_attribute a) {

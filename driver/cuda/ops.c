@@ -51,4 +51,5 @@ const zp_backend_ops zp_cuda_backend = {
     .vm_protect = zc_vm_protect,
     .system_barrier = zc_system_barrier,
     .global_pointer = zc_global_pointer,
+    .no_device_reason = zc_no_device_reason,
 };

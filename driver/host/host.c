@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "host_be.h"
@@ -61,10 +62,21 @@ static void host_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns
     *host_ns = *device_ns = host_now_ns();
 }
 
+/* An allocation of HOST_HUGE_PAGE bytes or more is aligned to it and asks Linux for transparent huge pages
+ * (MADV_HUGEPAGE: Debian's default THP mode, "madvise", gives them only to memory that asks): a kernel streaming
+ * through 48 MiB then takes a TLB miss per 2 MiB instead of per 4 KiB. vadd over 4 M floats on one core took
+ * 1.1 ms instead of 1.7 ms (docs/performance.md section 7). Where the system refuses, the memory stays in small
+ * pages, as before. */
+#define HOST_HUGE_PAGE ((size_t)2 << 20)
+
 static void *host_mem_alloc(size_t size, size_t alignment, void **raw) {
     if (alignment < 64) alignment = 64;
+    if (size >= HOST_HUGE_PAGE && alignment < HOST_HUGE_PAGE) alignment = HOST_HUGE_PAGE;
     void *p = NULL;
     if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (size >= HOST_HUGE_PAGE) (void)madvise(p, size, MADV_HUGEPAGE);
+#endif
     *raw = p;
     return p;
 }

@@ -52,14 +52,22 @@ static void read_caps(cl_platform_id p, cl_device_id d, zp_pocl_caps *caps) {
     caps->check = ZE_RESULT_ERROR_UNINITIALIZED;
 }
 
+/* Why init_once_fn found no device, for zeKrtDriverStatus; "" when it found some. */
+static char no_device_why[256];
+
+const char *zp_pocl_no_device_reason(void) { return num_devices ? "" : no_device_why; }
+
 static void init_once_fn(void) {
     cl_platform_id p = find_pocl();
     if (!p) {
+        snprintf(no_device_why, sizeof no_device_why,
+                 "no OpenCL platform is PoCL: PoCL's ICD is not installed (Debian: pocl-opencl-icd)");
         init_result = ZE_RESULT_ERROR_UNINITIALIZED;
         return;
     }
     cl_uint n = 0;
     if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, NULL, &n) != CL_SUCCESS || n == 0) {
+        snprintf(no_device_why, sizeof no_device_why, "PoCL lists no device");
         init_result = ZE_RESULT_ERROR_UNINITIALIZED;
         return;
     }
@@ -73,6 +81,8 @@ static void init_once_fn(void) {
     cl_int err;
     zp_cl_ctx = clCreateContext(props, n, devices, NULL, NULL, &err);
     if (!zp_cl_ctx) {
+        snprintf(no_device_why, sizeof no_device_why, "clCreateContext on PoCL's devices failed (OpenCL error %d)",
+                 (int)err);
         free(devices);
         devices = NULL;
         init_result = zp_cl_result(err) == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY

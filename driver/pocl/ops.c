@@ -21,6 +21,7 @@ const zp_backend_ops zp_pocl_backend = {
     .name = "pocl",
     .init = pocl_init,
     .device_count = zp_pocl_device_count,
+    .no_device_reason = zp_pocl_no_device_reason,
     .device = zp_pocl_device,
     .device_info = zp_pocl_device_info,
     .timestamps = zp_pocl_timestamps,

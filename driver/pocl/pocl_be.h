@@ -80,6 +80,8 @@ ZP_HIDDEN ze_result_t zp_cl_result(cl_int err);
 /* Opens PoCL once: its platform, devices, context and zp_caps, without the self-check (device.c). */
 ZP_HIDDEN ze_result_t zp_pocl_open(void);
 ZP_HIDDEN uint32_t zp_pocl_device_count(void);
+/* Why zp_pocl_open found no device ("" when it found some), for zeKrtDriverStatus. */
+ZP_HIDDEN const char *zp_pocl_no_device_reason(void);
 ZP_HIDDEN zp_bdev *zp_pocl_device(uint32_t index);
 ZP_HIDDEN void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info);
 ZP_HIDDEN void zp_pocl_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);

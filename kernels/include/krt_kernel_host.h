@@ -204,6 +204,41 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
 #define KRT__RUNNER __attribute__((visibility("default")))
 #endif
 
+/* The work-items of one group, x innermost: the loop the compiler vectorizes, with the y and z ids invariant in
+ * it (GCC unswitches the x loop on the kernel's tests of them: krt-cc raises GCC's size limit for that). */
+#define KRT__GROUP_ITEMS(call)                                                                                \
+    for (size_t krt__z = 0; krt__z < krt__lz; krt__z++) {                                                     \
+        krt__it.local_id[2] = krt__z;                                                                         \
+        krt__it.global_id[2] = krt__bz + krt__z;                                                              \
+        for (size_t krt__y = 0; krt__y < krt__ly; krt__y++) {                                                 \
+            krt__it.local_id[1] = krt__y;                                                                     \
+            krt__it.global_id[1] = krt__by + krt__y;                                                          \
+            for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                             \
+                krt__it.local_id[0] = krt__x;                                                                 \
+                krt__it.global_id[0] = krt__bx + krt__x;                                                      \
+                call;                                                                                         \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+/* Optimized, the group's work-items are compiled twice: once for a group whose first global id in dimension 0
+ * is 0 (or implausibly large), and once for every other group, where the compiler then knows that
+ * get_global_id(0) is at least 1 and does not wrap (its first id in 1 .. 2^62, fewer than 2^62 work-items), so
+ * that a kernel's `get_global_id(0) == 0` test (one work-item records something) or `x == 0` border test folds
+ * away there instead of staying a branch per work-item: GCC kept knobs.cl's scale family's loops, which
+ * record their launch's shape from work-item 0, as a scalar loop of that test beside the vector loop, 3x
+ * slower (docs/performance.md section 7). */
+#if defined(__OPTIMIZE__)
+#define KRT__ID_MAX ((size_t)1 << (sizeof(size_t) * 8 - 2))
+#define KRT__GROUP_ITEMS_VERSIONED(call)                                                                      \
+    if (krt__bx == 0 || krt__bx > KRT__ID_MAX || krt__lx > KRT__ID_MAX) {                                     \
+        KRT__GROUP_ITEMS(call);                                                                               \
+    } else {                                                                                                  \
+        KRT__GROUP_ITEMS(call);                                                                               \
+    }
+#else
+#define KRT__GROUP_ITEMS_VERSIONED(call) KRT__GROUP_ITEMS(call)
+#endif
+
 #define KRT__GROUP_RUN(g, item_fn, frame, call)                                                               \
     do {                                                                                                      \
         if ((g)->run_items) {                                                                                 \
@@ -225,19 +260,7 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
             const size_t krt__bx = krt__gx * krt__enq + krt__it.global_offset[0];                             \
             krt__it.group_id[0] = krt__gx;                                                                    \
             krt__it.local_size[0] = krt__lx;                                                                  \
-            for (size_t krt__z = 0; krt__z < krt__lz; krt__z++) {                                             \
-                krt__it.local_id[2] = krt__z;                                                                 \
-                krt__it.global_id[2] = krt__bz + krt__z;                                                      \
-                for (size_t krt__y = 0; krt__y < krt__ly; krt__y++) {                                         \
-                    krt__it.local_id[1] = krt__y;                                                             \
-                    krt__it.global_id[1] = krt__by + krt__y;                                                  \
-                    for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                     \
-                        krt__it.local_id[0] = krt__x;                                                         \
-                        krt__it.global_id[0] = krt__bx + krt__x;                                              \
-                        call;                                                                                 \
-                    }                                                                                         \
-                }                                                                                             \
-            }                                                                                                 \
+            KRT__GROUP_ITEMS_VERSIONED(call)                                                                  \
         }                                                                                                     \
         krt__host_item = krt__outer;                                                                          \
     } while (0)

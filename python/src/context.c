@@ -116,7 +116,7 @@ static PyObject *device_dict(const krt_device_info *d, uint32_t index)
     if (!sg) return NULL;
     for (uint32_t i = 0; i < d->num_sub_group_sizes; i++) PyTuple_SetItem(sg, i, PyLong_FromUnsignedLong(d->sub_group_sizes[i]));
     PyObject *dict = Py_BuildValue(
-        "{s:I,s:s,s:s,s:s,s:I,s:I,s:(II),s:I,s:I,s:I,s:I,s:I,s:(III),s:(III),s:I,s:N,s:K,s:O,s:O,s:O}", "index", index,
+        "{s:I,s:s,s:s,s:s,s:I,s:I,s:(II),s:I,s:I,s:I,s:I,s:I,s:(III),s:(III),s:I,s:N,s:K,s:O,s:O,s:O,s:O}", "index", index,
         "name", d->name, "driver", d->driver_name, "type", krt_device_type_name(d->type), "driver_index",
         d->driver_index, "device_index", d->device_index, "api_version", d->api_version_major, d->api_version_minor,
         "driver_version", d->driver_version, "vendor_id", d->vendor_id, "compute_units", d->compute_units,
@@ -124,7 +124,8 @@ static PyObject *device_dict(const krt_device_info *d, uint32_t index)
         d->max_group[2], "max_group_count", d->max_group_count[0], d->max_group_count[1], d->max_group_count[2],
         "max_shared_local_memory", d->max_shared_local_memory, "sub_group_sizes", sg, "memory_bytes",
         (unsigned long long)d->memory_bytes, "fp16", d->fp16 ? Py_True : Py_False, "fp64", d->fp64 ? Py_True : Py_False,
-        "int64_atomics", d->int64_atomics ? Py_True : Py_False);
+        "int64_atomics", d->int64_atomics ? Py_True : Py_False, "device_memory_host_accessible",
+        d->device_memory_host_accessible ? Py_True : Py_False);
     return dict;
 }
 

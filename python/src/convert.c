@@ -34,6 +34,25 @@ static const char *scalar_c_name(krt_scalar_type t)
     }
 }
 
+/* An integer type's sign from its OpenCL C name as the kernel declares it: -1 unsigned, 1 signed, 0 not known (a
+ * typedef of the kernel's own, or no declared types in the module). */
+static int8_t declared_sign(const char *t)
+{
+    static const char *const uns[] = {"uchar", "ushort", "uint", "ulong", "size_t", "uintptr_t", "uint8_t",
+                                      "uint16_t", "uint32_t", "uint64_t", "unsigned char", "unsigned short",
+                                      "unsigned int", "unsigned long", "unsigned"};
+    static const char *const sig[] = {"char", "short", "int", "long", "ptrdiff_t", "intptr_t", "int8_t", "int16_t",
+                                      "int32_t", "int64_t", "signed char", "signed short", "signed int",
+                                      "signed long", "signed"};
+    for (size_t i = 0; i < sizeof uns / sizeof *uns; i++)
+        if (strcmp(t, uns[i]) == 0)
+            return -1;
+    for (size_t i = 0; i < sizeof sig / sizeof *sig; i++)
+        if (strcmp(t, sig[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static int elem_conv(krt_scalar_type t, uint8_t *conv, uint8_t *size, krt_arg_type *tag)
 {
     switch (t) {
@@ -104,7 +123,10 @@ int kernel_build_spec(KernelObject *k)
                 s->conv = conv;
                 s->elem_size = size;
                 s->tag = tag;
-                snprintf(s->what, sizeof s->what, "%s", scalar_c_name(ai.type));
+                /* The declared type where the module keeps it ("uint"), else the width's C name ("int"). */
+                const char *declared = ai.type_name ? ai.type_name : "";
+                snprintf(s->what, sizeof s->what, "%s", declared[0] ? declared : scalar_c_name(ai.type));
+                s->sign = declared_sign(declared);
             }
             break;
         }
@@ -157,11 +179,24 @@ static int conv_int(KernelObject *k, uint32_t i, const argspec *s, PyObject *o, 
         fits = 0;
     } else {
         u = (unsigned long long)v;
-        if (size == 8) fits = 1;
+        if (s->sign < 0) fits = v >= 0 && (size == 8 || v <= (long long)((1ull << (size * 8)) - 1));
+        else if (s->sign > 0) fits = size == 8 || (v >= -(1ll << (size * 8 - 1)) && v < (1ll << (size * 8 - 1)));
+        else if (size == 8) fits = 1;
         else {
             long long lo = -(1ll << (size * 8 - 1)), hi = (long long)((1ull << (size * 8)) - 1);
             fits = v >= lo && v <= hi;
         }
+    }
+    if (overflow > 0 && s->sign > 0)
+        fits = 0; /* above the signed range */
+    if (!fits && s->sign) {
+        raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT, ARG_FMT " is %s (%u bits): %R does not fit (%s .. %s)",
+                   ARG_VALS(i, s, k), s->what, size * 8, o, s->sign < 0 ? "0" : size == 8 ? "-2**63" :
+                   size == 4 ? "-2**31" : size == 2 ? "-2**15" : "-2**7",
+                   s->sign < 0 ? (size == 8 ? "2**64-1" : size == 4 ? "2**32-1" : size == 2 ? "2**16-1" : "2**8-1")
+                               : (size == 8 ? "2**63-1" : size == 4 ? "2**31-1" : size == 2 ? "2**15-1" : "2**7-1"));
+        KPy_DECREF(o);
+        return -1;
     }
     if (!fits) {
         raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT,

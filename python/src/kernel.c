@@ -391,9 +391,10 @@ static PyObject *kernel_get_args(KernelObject *k, void *closure)
             KPy_DECREF(t);
             return raise_krt(r);
         }
-        PyObject *ns = new_namespace(Py_BuildValue("{s:I,s:s,s:s,s:s,s:I,s:I,s:s}", "index", i, "name",
+        PyObject *ns = new_namespace(Py_BuildValue("{s:I,s:s,s:s,s:s,s:s,s:I,s:I,s:s}", "index", i, "name",
                                                    ai.name ? ai.name : "", "kind", krt_arg_kind_name(ai.kind), "type",
-                                                   krt_scalar_type_name(ai.type), "vector_width", ai.vector_width,
+                                                   krt_scalar_type_name(ai.type), "declared",
+                                                   ai.type_name ? ai.type_name : "", "vector_width", ai.vector_width,
                                                    "size", ai.size, "takes", k->spec[i].what));
         if (!ns) {
             KPy_DECREF(t);

@@ -173,6 +173,7 @@ typedef struct {
     uint32_t width;
     uint32_t size;     /* bytes krt takes */
     krt_arg_type tag;
+    int8_t sign;       /* integers: 1 signed, -1 unsigned by the declared type (krt_arg_info.type_name), 0 unknown */
     char name[48];     /* the argument's OpName, or "" */
     char what[48];     /* what the kernel takes, for messages: "float", "int32", "float4", "a global pointer" */
 } argspec;

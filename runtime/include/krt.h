@@ -176,6 +176,11 @@ typedef struct krt_device_info {
     uint32_t num_sub_group_sizes;
     uint64_t memory_bytes;        /* total of the device's memory properties */
     int fp16, fp64, int64_atomics;
+    /* 1 when memory of every krt_alloc kind, KRT_MEMORY_DEVICE included, is the host's own memory: host code
+     * (a memcpy, an MPI call) may read and write it directly once the queue that wrote it is idle. So on a CPU
+     * device (ze_pocl) and on the host device. 0 on a GPU: its device memory is reached only by kernels and
+     * krt_memcpy / krt_memfill; stage through KRT_MEMORY_HOST memory. */
+    int device_memory_host_accessible;
 } krt_device_info;
 
 /* Lists every device of every driver the loader found, in the order used by the decimal form of
@@ -184,6 +189,35 @@ typedef struct krt_device_info {
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (count NULL); KRT_ERROR_NO_DRIVER (the loader found no
  * driver; the message says how to install one or point ZE_ENABLE_ALT_DRIVERS at one). */
 KRT_API krt_result krt_device_list(krt_device_info *infos, uint32_t *count);
+
+/* What became of one driver krt tried: the Level Zero driver libraries it named to the loader, in that order
+ * (ZE_ENABLE_ALT_DRIVERS as the user set it, else krt's default list: the loader's GPU driver names, then
+ * libze_cuda.so and libze_pocl.so beside libkrt), then libkrt's own host driver. A driver with no device is
+ * invisible in krt_device_list; this says why it has none. */
+typedef enum krt_driver_status {
+    KRT_DRIVER_STATUS_DEVICES = 0,   /* loaded, with num_devices devices */
+    KRT_DRIVER_STATUS_NO_DEVICE = 1, /* loaded, with no device: reason says why ("ZE_CUDA_DISABLE=1 is set") */
+    KRT_DRIVER_STATUS_NOT_FOUND = 2, /* the library could not be loaded: reason holds the dynamic linker's words */
+    KRT_DRIVER_STATUS_LOADED = 3,    /* loaded, but not one of krt's drivers, so it does not say: its devices, if
+                                      * any, are in krt_device_list under its UUID */
+} krt_driver_status;
+
+/* "devices", "no device", "not found", "loaded"; "unknown" for other values. The string is static. */
+KRT_API const char *krt_driver_status_name(krt_driver_status status);
+
+typedef struct krt_driver_info {
+    char name[64];            /* "ze_pocl", "ze_cuda", "host", or the library's file name for other drivers */
+    char path[256];           /* the library as krt named it to the loader (cut to fit); "" for the host driver */
+    krt_driver_status status;
+    uint32_t num_devices;     /* with KRT_DRIVER_STATUS_DEVICES; else 0 */
+    char reason[256];         /* with NO_DEVICE and NOT_FOUND: why, one line; else "" */
+} krt_driver_info;
+
+/* Lists the drivers krt tried (see krt_driver_info) and what became of each. Worked out once per process, after
+ * zeInit, by asking each library krt named to the loader (dlopen of the loaded copy; krt's drivers export
+ * zeKrtDriverStatus, docs/design.md); it works when the loader found no driver at all, which is when it helps
+ * most. Two-call pattern as krt_device_list. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (count NULL). */
+KRT_API krt_result krt_driver_list(krt_driver_info *infos, uint32_t *count);
 
 /* Creates a context on one device, with its default queue. zeInit runs once per process. When
  * ZE_ENABLE_ALT_DRIVERS is unset, krt first points the loader at the usual GPU driver names and at the
@@ -419,6 +453,10 @@ typedef struct krt_arg_info {
     uint32_t vector_width; /* 1 for plain scalars */
     uint32_t size;         /* bytes the launch must pass: sizeof(void*) for pointers, 0 for local pointers */
     const char *name;      /* from OpName; "" when the module carries no names */
+    /* The OpenCL C type as the kernel declares it ("uint", "float*", "float4"): SPIR-V integers carry no sign,
+     * but a module built by krt-cc keeps its kernels' declared types (llvm-spirv's kernel_arg_type strings).
+     * "" when the module carries none. */
+    const char *type_name;
 } krt_arg_info;
 
 typedef struct krt_kernel_info {
@@ -504,20 +542,27 @@ typedef struct krt_arg {
 /* KRT_ARG(x): the variable x by address, typed by its C type: in C11 and later through _Generic (the integer
  * types, float, double, and pointers to them or to void, const or not), in C++ through overloads (any pointer);
  * any other type (a struct, an array, a vector type) is passed untyped. x must be an lvalue that outlives the
- * launch call (in C++ an rvalue does not compile). Before C11, KRT_ARG is untyped.
+ * launch call; for a value (KRT_ARG(3.0f), KRT_ARG(n - 1)) use the typed helpers below (KRT_F32, KRT_I32, ...):
+ * in C the compiler's error then names them through the macro it expands, KRT_ARG_WANTS_A_VARIABLE_..., and in
+ * C++ an rvalue does not compile. Before C11, KRT_ARG is untyped.
  * KRT_ARG_LOCAL(bytes): a __local argument of bytes per work-group. */
 #if defined(__cplusplus)
 #define KRT_ARG(x) krt__arg_of(x)
 #define KRT_ARG_LOCAL(bytes) krt__arg_local(bytes)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x), KRT__ARG_TYPE_OF(x) })
+#define KRT_ARG(x) ((krt_arg){ KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x), sizeof(x), \
+                              KRT__ARG_TYPE_OF(x) })
 #define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
 #else
-#define KRT_ARG(x) ((krt_arg){ &(x), sizeof(x), KRT_ARG_TYPE_NONE })
+#define KRT_ARG(x) ((krt_arg){ KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x), sizeof(x), \
+                              KRT_ARG_TYPE_NONE })
 #define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
 #endif
 
 #if !defined(__cplusplus)
+/* KRT_ARG's address of x, under a name that compilers print when x is a value rather than a variable ("lvalue
+ * required as unary '&' operand ... in expansion of macro KRT_ARG_WANTS_A_VARIABLE_..."), naming the fix. */
+#define KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x) (&(x))
 /* Rvalue arguments (C only): typed helpers that take a value, not a variable, e.g. KRT_I32(n - k - 1),
  * KRT_F32(alpha), KRT_PTR(buffer + offset). The value is converted to the helper's type as by assignment and
  * stored in a compound literal, which lives until the end of the enclosing block: build the argument array in

@@ -3,12 +3,14 @@
  * choice of a device, and the context's life.
  */
 #include "krt_internal.h"
+#include "../../driver/include/ze_krt_driver_status.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,9 @@ static const char *const gpu_driver_names = "libze_intel_gpu.so.1,libze_intel_vp
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static ze_result_t init_result = ZE_RESULT_ERROR_UNINITIALIZED;
 static char init_driver_note[3 * PATH_MAX + 128];
+/* The comma-separated list of driver libraries zeInit was given (or the loader's own default), for
+ * krt_driver_list. */
+static char init_driver_list[4 * PATH_MAX];
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned live_contexts;
@@ -39,6 +44,9 @@ static int find_beside(const char *lib, char *out, size_t size)
         char buf[PATH_MAX];
         snprintf(buf, sizeof buf, "%s", info.dli_fname);
         const char *dir = dirname(buf);
+        char real[PATH_MAX];
+        if (realpath(dir, real)) /* build/bin/../lib, where a program's rpath is $ORIGIN/../lib: build/lib */
+            dir = real;
         if (dir[0] != '\0') {
             int n = snprintf(out, size, "%s/%s", dir, lib);
             if (n > 0 && (size_t)n < size && access(out, R_OK) == 0)
@@ -93,6 +101,7 @@ static void init_process(void)
         /* The note is for messages only: a list longer than it ends in "...". */
         int w = snprintf(init_driver_note, sizeof init_driver_note, "ZE_ENABLE_ALT_DRIVERS=%s", cleaned);
         if (w >= (int)sizeof init_driver_note) memcpy(init_driver_note + sizeof init_driver_note - 4, "...", 4);
+        snprintf(init_driver_list, sizeof init_driver_list, "%s", cleaned);
     } else {
         char pocl[PATH_MAX];
         if (find_ze_pocl(pocl, sizeof pocl) && strchr(pocl, ',') == NULL) {
@@ -106,12 +115,14 @@ static void init_process(void)
             if (setenv("ZE_ENABLE_ALT_DRIVERS", value, 1) == 0)
                 changed = 1;
             snprintf(init_driver_note, sizeof init_driver_note, "krt looked for %s", value);
+            snprintf(init_driver_list, sizeof init_driver_list, "%s", value);
         } else {
             /* Nothing to add: the loader's own default list applies. */
             if (user)
                 changed = unsetenv("ZE_ENABLE_ALT_DRIVERS") == 0;
             snprintf(init_driver_note, sizeof init_driver_note,
                      "krt found no libze_pocl.so beside libkrt or in %s", KRT_LIBDIR);
+            snprintf(init_driver_list, sizeof init_driver_list, "%s", gpu_driver_names);
         }
     }
     init_result = zeInit(0);
@@ -122,6 +133,117 @@ static void init_process(void)
             unsetenv("ZE_ENABLE_ALT_DRIVERS");
     }
     free(saved);
+}
+
+/* What became of each driver krt tried (krt_driver_list), worked out once, after zeInit: each library of
+ * init_driver_list is opened again (RTLD_NOLOAD first: the loader's copy, whose state zeKrtDriverStatus reads),
+ * and asked through zeKrtDriverStatus when it is one of krt's drivers. */
+#define MAX_PROBED 17
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static krt_driver_info probed[MAX_PROBED];
+static uint32_t num_probed;
+
+static void probe_one(const char *path, krt_driver_info *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, path);
+    const char *slash = strrchr(path, '/');
+    snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof out->name - 1, slash ? slash + 1 : path);
+    dlerror();
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!lib)
+        lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *err = dlerror();
+        out->status = KRT_DRIVER_STATUS_NOT_FOUND;
+        snprintf(out->reason, sizeof out->reason, "%s", err ? err : "dlopen failed");
+        return;
+    }
+    /* The handle stays open: the loader holds the library for the life of the process anyway. */
+    ze_pfnKrtDriverStatus_t status = (ze_pfnKrtDriverStatus_t)(uintptr_t)dlsym(lib, ZE_KRT_DRIVER_STATUS_SYMBOL);
+    ze_krt_driver_status_t s;
+    if (!status || status(&s) != ZE_RESULT_SUCCESS) {
+        out->status = KRT_DRIVER_STATUS_LOADED;
+        return;
+    }
+    s.name[sizeof s.name - 1] = '\0';
+    s.reason[sizeof s.reason - 1] = '\0';
+    snprintf(out->name, sizeof out->name, "%s", s.name);
+    out->num_devices = s.numDevices;
+    out->status = s.numDevices ? KRT_DRIVER_STATUS_DEVICES : KRT_DRIVER_STATUS_NO_DEVICE;
+    if (!s.numDevices)
+        snprintf(out->reason, sizeof out->reason, "%s", s.reason);
+}
+
+static void probe_drivers(void)
+{
+    pthread_once(&init_once, init_process);
+    for (const char *p = init_driver_list; *p && num_probed < MAX_PROBED - 1;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char path[PATH_MAX];
+        if (len > 0 && len < sizeof path) {
+            memcpy(path, p, len);
+            path[len] = '\0';
+            probe_one(path, &probed[num_probed++]);
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    krt_driver_info *host = &probed[num_probed++];
+    memset(host, 0, sizeof *host);
+    snprintf(host->name, sizeof host->name, "host");
+    if (krt__ze_host()) {
+        host->status = KRT_DRIVER_STATUS_DEVICES;
+        host->num_devices = 1;
+    } else {
+        host->status = KRT_DRIVER_STATUS_NO_DEVICE;
+        snprintf(host->reason, sizeof host->reason, "libkrt's host driver did not start");
+    }
+}
+
+static const char *const driver_status_names[] = { "devices", "no device", "not found", "loaded" };
+
+const char *krt_driver_status_name(krt_driver_status status)
+{
+    return (unsigned)status < sizeof driver_status_names / sizeof driver_status_names[0] ? driver_status_names[status]
+                                                                                          : "unknown";
+}
+
+krt_result krt_driver_list(krt_driver_info *infos, uint32_t *count)
+{
+    if (!count)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_driver_list: count is NULL");
+    pthread_once(&probe_once, probe_drivers);
+    if (!infos) {
+        *count = num_probed;
+        return KRT_SUCCESS;
+    }
+    uint32_t n = *count < num_probed ? *count : num_probed;
+    memcpy(infos, probed, n * sizeof *infos);
+    *count = n;
+    return KRT_SUCCESS;
+}
+
+/* "; drivers with no device: ze_cuda (libcuda.so.1 not found: ...), libze_intel_gpu.so.1 (not found)" for a
+ * message saying that no device matched, or "" when every driver tried has a device. */
+static void describe_deviceless_drivers(char *out, size_t size)
+{
+    pthread_once(&probe_once, probe_drivers);
+    size_t o = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < num_probed && o < size; i++) {
+        const krt_driver_info *d = &probed[i];
+        if (d->status != KRT_DRIVER_STATUS_NO_DEVICE && d->status != KRT_DRIVER_STATUS_NOT_FOUND)
+            continue;
+        const char *why = d->status == KRT_DRIVER_STATUS_NOT_FOUND && strstr(d->reason, "No such file")
+                              ? "not found"
+                              : d->reason;
+        o += (size_t)snprintf(out + o, size - o, "%s %s (%s)", o ? "," : "; drivers with no device:", d->name, why);
+    }
+    if (o >= size && size > 4)
+        memcpy(out + size - 4, "...", 4);
 }
 
 static krt_result no_driver(const char *why)
@@ -383,12 +505,14 @@ static krt_result choose_device_in(const char *want, device_ref *out)
                 }
             }
             describe_devices(refs, n, devices, sizeof devices);
+            char missing[1024];
+            describe_deviceless_drivers(missing, sizeof missing);
             if (!device_kinds[kind].exists)
                 return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": krt has no %s device yet%s", want,
                                  device_kinds[kind].word, devices);
             if (seen == 0)
-                return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there is no %s device%s", want,
-                                 device_kinds[kind].word, devices);
+                return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there is no %s device%s%s", want,
+                                 device_kinds[kind].word, devices, missing);
             return krt__fail(KRT_ERROR_NO_DEVICE, "device \"%s\": there %s only %lu %s device%s%s", want,
                              seen == 1 ? "is" : "are", seen, device_kinds[kind].word, seen == 1 ? "" : "s", devices);
         }
@@ -412,10 +536,12 @@ static krt_result choose_device_in(const char *want, device_ref *out)
             }
         }
         describe_devices(refs, n, devices, sizeof devices);
+        char missing[1024];
+        describe_deviceless_drivers(missing, sizeof missing);
         return krt__fail(KRT_ERROR_NO_DEVICE,
                          "no device matches \"%s\": it is not a kind (cpu, gpu, fpga, accelerator, host), an index "
-                         "or a piece of a device name%s",
-                         want, devices);
+                         "or a piece of a device name%s%s",
+                         want, devices, missing);
     }
     for (uint32_t i = 0; i < n; i++) {
         krt__device_entry *dev;

@@ -263,4 +263,8 @@ void krt__device_info_fill(const krt__driver_entry *drv, const krt__device_entry
     out->fp16 = (dev->module.flags & ZE_DEVICE_MODULE_FLAG_FP16) != 0;
     out->fp64 = (dev->module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
     out->int64_atomics = (dev->module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0;
+    /* A CPU device's allocations, device memory included, are the host's memory (ze_pocl serves every kind
+     * from the host allocator), and so are the host device's. Level Zero gives a GPU's device memory no host
+     * access at all. */
+    out->device_memory_host_accessible = out->type == KRT_DEVICE_TYPE_CPU || out->type == KRT_DEVICE_TYPE_HOST;
 }

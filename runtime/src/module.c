@@ -119,10 +119,13 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
     /* krt's drivers copy the build log into text as they build (ZE_krt_build_log, a struct on the pNext chain). */
     char text[1536] = "";
     ze_krt_build_log_desc_t log_out = { ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, md.pNext, text, sizeof text, NULL };
-    if (ctx->drv && ctx->drv->has_build_log_ext)
+    int log_ext = ctx->drv && ctx->drv->has_build_log_ext;
+    if (log_ext)
         md.pNext = &log_out;
+    /* With the extension no handle is asked for: the text is all krt reads, and the handle of a failed build
+     * never comes back through the loader when several drivers are loaded (below), so it could not be freed. */
     ze_module_build_log_handle_t log = NULL;
-    ze_result_t zr = KRT__ZE(ctx->ddi, Module, Create)(ctx->ze, ctx->device, &md, out, &log);
+    ze_result_t zr = KRT__ZE(ctx->ddi, Module, Create)(ctx->ze, ctx->device, &md, out, log_ext ? NULL : &log);
     krt_result r = KRT_SUCCESS;
     /* With more than one driver the loader wraps every handle a driver returns, but on a failed
      * zeModuleCreate it hands back the driver's own build log handle unwrapped, and any call with it jumps

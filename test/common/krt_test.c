@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 krt_context *kt_context(const krt_context_desc *desc)
 {
@@ -18,6 +19,38 @@ void kt_skip_on_host(const char *why)
     const char *device = getenv("KRT_DEVICE");
     if (device && strcmp(device, "host") == 0)
         cr_skip_test("not on the host device: %s", why);
+}
+
+/* Whether the command runs: a path as given, else found executable in a directory of PATH. */
+static int kt_command_exists(const char *cmd)
+{
+    if (strchr(cmd, '/'))
+        return access(cmd, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char file[4096];
+    for (const char *p = path;;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (snprintf(file, sizeof file, "%.*s/%s", (int)len, len ? p : ".", cmd) < (int)sizeof file &&
+            access(file, X_OK) == 0)
+            return 1;
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+void kt_skip_without_clang(void)
+{
+    const char *clang = getenv("KRT_CLANG"), *llvm_spirv = getenv("KRT_LLVM_SPIRV");
+    clang = clang && clang[0] ? clang : "clang-15";
+    llvm_spirv = llvm_spirv && llvm_spirv[0] ? llvm_spirv : "llvm-spirv-15";
+    if (!kt_command_exists(clang))
+        cr_skip_test("needs the OpenCL C compiler %s, not installed here (apt-get install clang-15)", clang);
+    if (!kt_command_exists(llvm_spirv))
+        cr_skip_test("needs %s, not installed here (apt-get install llvm-spirv-15)", llvm_spirv);
 }
 
 const char *kt_kernel_path(const char *name)

@@ -40,6 +40,10 @@ krt_context *kt_context(const krt_context_desc *desc);
 /* Skips the test when it runs on the host device (KRT_DEVICE=host, the second pass of make test), saying why:
  * what the test needs that the host device does not do (docs/api.md, "The host device"). */
 void kt_skip_on_host(const char *why);
+/* Skips the test when the OpenCL C compiler krt-cc runs is not installed (KRT_CLANG, else clang-15, and
+ * KRT_LLVM_SPIRV, else llvm-spirv-15, looked up as krt-cc does): a test of OpenCL C source modules then says so
+ * instead of failing, as on the GPU machine, which has no clang. make deps installs both here. */
+void kt_skip_without_clang(void);
 
 /* $KRT_TEST_KERNELS/<name>.spv; name may contain a subfolder ("o2/krt_o2_loopmerge"). Static storage. */
 const char *kt_kernel_path(const char *name);

@@ -14,6 +14,9 @@
     X(sizeof(krt_device_info)) X(offsetof(krt_device_info, driver_name)) X(offsetof(krt_device_info, type)) \
     X(offsetof(krt_device_info, max_group)) X(offsetof(krt_device_info, sub_group_sizes))                  \
     X(offsetof(krt_device_info, memory_bytes)) X(offsetof(krt_device_info, int64_atomics))                 \
+    X(offsetof(krt_device_info, device_memory_host_accessible))                                            \
+    X(sizeof(krt_driver_info)) X(offsetof(krt_driver_info, path)) X(offsetof(krt_driver_info, status))      \
+    X(offsetof(krt_driver_info, num_devices)) X(offsetof(krt_driver_info, reason))                          \
     X(sizeof(krt_alloc_desc)) X(offsetof(krt_alloc_desc, alignment))                                       \
     X(sizeof(krt_queue_desc)) X(sizeof(krt_event_desc))                                                    \
     X(sizeof(krt_spec_constant)) X(offsetof(krt_spec_constant, size))                                      \

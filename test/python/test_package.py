@@ -54,6 +54,8 @@ def test_devices_and_context_choice():
     assert "CPU" in kinds and "host" in kinds
     for d in devs:
         assert isinstance(d.index, int) and d.name and d.max_group_size > 0
+        # krt_device_info.device_memory_host_accessible: a CPU's and the host device's memory is the host's.
+        assert d.device_memory_host_accessible is (d.type in ("CPU", "host"))
     cpu_index = next(d.index for d in devs if d.type == "CPU")
     for choice in ("cpu", cpu_index, devs[cpu_index], devs[cpu_index].name[:6]):
         with krt.Context(device=choice) as c:
@@ -103,6 +105,7 @@ def test_module_kernels_and_lookup(mod):
     assert k.name == "krt_py_axpy" and mod.krt_py_axpy.name == "krt_py_axpy"
     assert [a.name for a in k.args] == ["y", "x", "a", "n"]
     assert [a.kind for a in k.args] == ["global pointer", "global pointer", "scalar", "scalar"]
+    assert [a.declared for a in k.args] == ["float*", "float*", "float", "int"]
     assert k.info.num_args == 4 and not k.info.uses_barrier
     assert mod["krt_py_local"].info.uses_barrier
     assert k.properties.max_group_size >= 1
@@ -177,9 +180,9 @@ def test_integer_arguments_arrive_unchanged(ctx, mod):
     got = np.asarray(out).tolist()
     # ulong 2**63-1 and the unsigned 8-32-bit values come back as written; uint/ushort/uchar are zero-extended.
     assert got == vals
-    # NumPy integers and bools are integers too; a negative value for an unsigned parameter is its two's complement.
-    mod["krt_py_ints"](out, np.int8(-1), np.uint8(7), True, np.int64(9), np.int32(-5), -1, 1, np.uint64(2**64 - 1),
-                       range=1, block=True)
+    # NumPy integers and bools are integers too.
+    mod["krt_py_ints"](out, np.int8(-1), np.uint8(7), True, np.int64(9), np.int32(-5), np.uint32(2**32 - 1), 1,
+                       np.uint64(2**64 - 1), range=1, block=True)
     got = np.asarray(out).tolist()
     assert got[:6] == [-1, 7, 1, 9, -5, 2**32 - 1] and got[6] == 1 and got[7] == -1
 
@@ -187,7 +190,10 @@ def test_integer_arguments_arrive_unchanged(ctx, mod):
 def test_integer_that_does_not_fit_is_refused(ctx, mod):
     out = krt.zeros(ctx, 8, dtype=np.int64, kind="shared")
     k = mod["krt_py_ints"]
-    for i, bad in [(1, 128 * 2), (1, -129), (5, 2**32 + 5), (5, -2**31 - 1), (8, 2**64), (7, -2**63 - 1)]:
+    # The module keeps the declared types (krt-cc builds it), so the sign counts: 255 is not a char, -1 not a uint.
+    assert [a.declared for a in k.args] == ["long*", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"]
+    for i, bad in [(1, 128 * 2), (1, -129), (1, 255), (2, -1), (5, 2**32 + 5), (5, -2**31 - 1), (5, 2**31),
+                   (6, -1), (8, 2**64), (8, -1), (7, -2**63 - 1), (7, 2**63)]:
         args = [out, 0, 0, 0, 0, 0, 0, 0, 0]
         args[i] = bad
         with pytest.raises(krt.KernelArgumentError) as e:
