@@ -11,6 +11,8 @@ ZP_HIDDEN ze_result_t zp_zeCommandListDestroy(ze_command_list_handle_t hList);
 ZP_HIDDEN ze_result_t zp_zeCommandListClose(ze_command_list_handle_t hList);
 ZP_HIDDEN ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, ze_kernel_handle_t hKernel, const ze_group_count_t *gc, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, void *dst, const void *src, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeCommandListAppendBarrier(ze_command_list_handle_t hList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
@@ -31,6 +33,8 @@ ZP_HIDDEN ze_result_t zp_zeContextCreate(ze_driver_handle_t hDriver, const ze_co
 ZP_HIDDEN ze_result_t zp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext);
 ZP_HIDDEN ze_result_t zp_zeContextDestroy(ze_context_handle_t hContext);
 ZP_HIDDEN ze_result_t zp_zeContextGetStatus(ze_context_handle_t hContext);
+ZP_HIDDEN ze_result_t zp_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice);
+ZP_HIDDEN ze_result_t zp_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
 ZP_HIDDEN ze_result_t zp_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size);
 ZP_HIDDEN ze_result_t zp_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size);
 ZP_HIDDEN ze_result_t zp_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices);
@@ -98,5 +102,14 @@ ZP_HIDDEN ze_result_t zp_zeModuleGetProperties(ze_module_handle_t hModule, ze_mo
 ZP_HIDDEN ze_result_t zp_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary);
 ZP_HIDDEN ze_result_t zp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr);
 ZP_HIDDEN ze_result_t zp_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory);
+ZP_HIDDEN ze_result_t zp_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access);
+ZP_HIDDEN ze_result_t zp_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize);
 
 #endif

@@ -198,6 +198,33 @@ typedef struct zp_backend_ops {
     ze_result_t (*graph_launch)(zp_bqueue *q, void *graph, uint32_t num_waits, zp_btoken *const *waits,
                                 zp_btoken **done);
     void (*graph_destroy)(void *graph);
+    /* Optional: virtual memory (zeVirtualMem*, zePhysicalMem*; driver/virtual.c keeps the reservations, mappings
+     * and access attributes, and asks the backend only for these). Without vm_page_size every entry answers
+     * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE.
+     *   vm_page_size: the granularity of reservations, physical memory and mappings on dev, never 0 (0: no
+     *     virtual memory on this device);
+     *   vm_reserve: address space of size bytes (a multiple of the page size), at hint when it is free there,
+     *     inaccessible; vm_release gives it back, unmapping whatever is mapped in it;
+     *   phys_create: size bytes of memory on dev (on_host: in host memory) that mappings share; phys_destroy;
+     *   vm_map: maps [ptr, ptr + size) of a reservation onto phys from offset, with an access attribute;
+     *     vm_unmap makes the range inaccessible again and keeps it reserved;
+     *   vm_protect: applies an access attribute to mapped pages (the backend says in docs/driver.md which
+     *     attributes it enforces). */
+    size_t (*vm_page_size)(zp_bdev *dev, size_t size);
+    ze_result_t (*vm_reserve)(const void *hint, size_t size, void **out);
+    void (*vm_release)(void *ptr, size_t size);
+    ze_result_t (*phys_create)(zp_bdev *dev, bool on_host, size_t size, void **out);
+    void (*phys_destroy)(void *phys);
+    ze_result_t (*vm_map)(void *ptr, size_t size, void *phys, size_t offset, ze_memory_access_attribute_t access);
+    ze_result_t (*vm_unmap)(void *ptr, size_t size);
+    ze_result_t (*vm_protect)(void *ptr, size_t size, ze_memory_access_attribute_t access);
+    /* Optional: zeContextSystemBarrier, making writes into dev's memory from outside (another device, a NIC)
+     * visible to it; blocks until they are. Without it, a host memory fence: the memory of a backend without it is
+     * host memory. */
+    ze_result_t (*system_barrier)(zp_bdev *dev);
+    /* Optional: the device address of the module's program-scope variable number index of its meta's globals (named
+     * name), for zeModuleGetGlobalPointer; without it, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. */
+    ze_result_t (*global_pointer)(zp_bmod *mod, uint32_t index, const char *name, void **ptr);
     /* Optional: after init, why the backend has no device (one line, for zeKrtDriverStatus), or "" when it has
      * devices or cannot say. */
     const char *(*no_device_reason)(void);

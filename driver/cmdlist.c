@@ -222,6 +222,63 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     return submit(hList, &c);
 }
 
+/* The group count is read from pLaunchArgumentsBuffer when the launch's turn comes, after the commands before it
+ * and its waits have completed (stream.c, "Indirect launches"): the buffer may be written after the append. The
+ * kernel's arguments, group size and offset are taken at the append, as for any launch. */
+ze_result_t zp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hList, ze_kernel_handle_t hKernel,
+                                                       const ze_group_count_t *pLaunchArgumentsBuffer,
+                                                       ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                                       ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    ZP_CHECK_PTR(pLaunchArgumentsBuffer);
+    ze_kernel_handle_t k = hKernel;
+    if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    zp_cmd c = {.type = ZP_CMD_LAUNCH_INDIRECT, .kernel = k, .src = pLaunchArgumentsBuffer, .signal = hSignalEvent,
+                .num_waits = numWaitEvents, .waits = phWaitEvents};
+    for (int d = 0; d < 3; d++) {
+        c.range.local[d] = c.range.enq[d] = k->group[d];
+        c.range.offset[d] = k->has_offset ? k->offset[d] : 0;
+    }
+    return submit(hList, &c);
+}
+
+/* Several kernels, each with the group count at its place in pLaunchArgumentsBuffer; how many of them run
+ * (at most numKernels) is read from pCountBuffer with the group counts. Each kernel is an indirect launch of its
+ * own, in order: the first takes the waits, the last the signal. */
+ze_result_t zp_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hList, uint32_t numKernels,
+                                                               ze_kernel_handle_t *phKernels,
+                                                               const uint32_t *pCountBuffer,
+                                                               const ze_group_count_t *pLaunchArgumentsBuffer,
+                                                               ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+                                                               ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(phKernels);
+    ZP_CHECK_PTR(pCountBuffer);
+    ZP_CHECK_PTR(pLaunchArgumentsBuffer);
+    for (uint32_t i = 0; i < numKernels; i++) {
+        ZP_CHECK_HANDLE(phKernels[i], ZP_MAGIC_KERNEL);
+        if (phKernels[i]->args_set != phKernels[i]->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    if (res != ZE_RESULT_SUCCESS) return res;
+    if (numKernels == 0) return zp_zeCommandListAppendBarrier(hList, hSignalEvent, numWaitEvents, phWaitEvents);
+    for (uint32_t i = 0; i < numKernels && res == ZE_RESULT_SUCCESS; i++) {
+        ze_kernel_handle_t k = phKernels[i];
+        zp_cmd c = {.type = ZP_CMD_LAUNCH_INDIRECT, .kernel = k, .src = &pLaunchArgumentsBuffer[i],
+                    .count_src = pCountBuffer, .index = i, .signal = i == numKernels - 1 ? hSignalEvent : NULL,
+                    .num_waits = i == 0 ? numWaitEvents : 0, .waits = i == 0 ? phWaitEvents : NULL};
+        for (int d = 0; d < 3; d++) {
+            c.range.local[d] = c.range.enq[d] = k->group[d];
+            c.range.offset[d] = k->has_offset ? k->offset[d] : 0;
+        }
+        res = submit(hList, &c);
+    }
+    return res;
+}
+
 /* A range that starts in a ze_pocl allocation must end in it, as Level Zero's validation layer requires:
  * a copy or fill past the allocation's end would write over whatever follows it. `end` is the offset from p
  * one past the last byte touched (128 bits: region extents are products of 32-bit values). Memory that
@@ -270,6 +327,18 @@ ze_result_t zp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hList, voi
         if (res != ZE_RESULT_SUCCESS) return res;
     }
     return submit(hList, &c);
+}
+
+/* Every context of a driver shares one address space and one allocation table (memory.c), so memory of another
+ * context of the same driver is copied like any memory: the source context is checked and the copy is the plain
+ * one, with its checks. */
+ze_result_t zp_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hList, void *dstptr,
+                                                       ze_context_handle_t hContextSrc, const void *srcptr,
+                                                       size_t size, ze_event_handle_t hSignalEvent,
+                                                       uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_HANDLE(hContextSrc, ZP_MAGIC_CONTEXT);
+    return zp_zeCommandListAppendMemoryCopy(hList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
 
 ze_result_t zp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hList, void *ptr, const void *pattern,

@@ -52,3 +52,13 @@ ze_result_t zp_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_devi
 ze_result_t zp_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size) {
     return zp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
 }
+
+/* zeContextSystemBarrier: writes into the device's memory from outside it become visible to it. On a backend whose
+ * memory is host memory (ze_pocl) a full host memory fence does that; ze_cuda flushes GPUDirect RDMA writes. */
+ze_result_t zp_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice) {
+    ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
+    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+    if (zp_be->system_barrier) return zp_be->system_barrier(hDevice->bdev);
+    atomic_thread_fence(memory_order_seq_cst);
+    return ZE_RESULT_SUCCESS;
+}

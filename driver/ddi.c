@@ -99,7 +99,7 @@ ze_result_t zp_zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dd
     t->pfnCreate = zp_zeContextCreate;
     t->pfnDestroy = zp_zeContextDestroy;
     t->pfnGetStatus = zp_zeContextGetStatus;
-    t->pfnSystemBarrier = ZP_UNSUPPORTED(ze_pfnContextSystemBarrier_t);
+    t->pfnSystemBarrier = zp_zeContextSystemBarrier;
     t->pfnMakeMemoryResident = zp_zeContextMakeMemoryResident;
     t->pfnEvictMemory = zp_zeContextEvictMemory;
     t->pfnMakeImageResident = ZP_UNSUPPORTED(ze_pfnContextMakeImageResident_t);
@@ -132,7 +132,7 @@ ze_result_t zp_zeGetCommandListProcAddrTable(ze_api_version_t version, ze_comman
     t->pfnAppendMemoryCopy = zp_zeCommandListAppendMemoryCopy;
     t->pfnAppendMemoryFill = zp_zeCommandListAppendMemoryFill;
     t->pfnAppendMemoryCopyRegion = zp_zeCommandListAppendMemoryCopyRegion;
-    t->pfnAppendMemoryCopyFromContext = ZP_UNSUPPORTED(ze_pfnCommandListAppendMemoryCopyFromContext_t);
+    t->pfnAppendMemoryCopyFromContext = zp_zeCommandListAppendMemoryCopyFromContext;
     t->pfnAppendImageCopy = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopy_t);
     t->pfnAppendImageCopyRegion = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyRegion_t);
     t->pfnAppendImageCopyToMemory = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyToMemory_t);
@@ -145,8 +145,8 @@ ze_result_t zp_zeGetCommandListProcAddrTable(ze_api_version_t version, ze_comman
     t->pfnAppendQueryKernelTimestamps = zp_zeCommandListAppendQueryKernelTimestamps;
     t->pfnAppendLaunchKernel = zp_zeCommandListAppendLaunchKernel;
     t->pfnAppendLaunchCooperativeKernel = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchCooperativeKernel_t);
-    t->pfnAppendLaunchKernelIndirect = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchKernelIndirect_t);
-    t->pfnAppendLaunchMultipleKernelsIndirect = ZP_UNSUPPORTED(ze_pfnCommandListAppendLaunchMultipleKernelsIndirect_t);
+    t->pfnAppendLaunchKernelIndirect = zp_zeCommandListAppendLaunchKernelIndirect;
+    t->pfnAppendLaunchMultipleKernelsIndirect = zp_zeCommandListAppendLaunchMultipleKernelsIndirect;
     if (ZP_HAS(3)) t->pfnAppendImageCopyToMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyToMemoryExt_t);
     if (ZP_HAS(3)) t->pfnAppendImageCopyFromMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyFromMemoryExt_t);
     return ZE_RESULT_SUCCESS;
@@ -272,8 +272,8 @@ ze_result_t zp_zeGetSamplerProcAddrTable(ze_api_version_t version, ze_sampler_dd
 ze_result_t zp_zeGetPhysicalMemProcAddrTable(ze_api_version_t version, ze_physical_mem_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
-    t->pfnCreate = ZP_UNSUPPORTED(ze_pfnPhysicalMemCreate_t);
-    t->pfnDestroy = ZP_UNSUPPORTED(ze_pfnPhysicalMemDestroy_t);
+    t->pfnCreate = zp_zePhysicalMemCreate;
+    t->pfnDestroy = zp_zePhysicalMemDestroy;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -296,13 +296,13 @@ ze_result_t zp_zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_t
 ze_result_t zp_zeGetVirtualMemProcAddrTable(ze_api_version_t version, ze_virtual_mem_dditable_t *t) {
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
-    t->pfnReserve = ZP_UNSUPPORTED(ze_pfnVirtualMemReserve_t);
-    t->pfnFree = ZP_UNSUPPORTED(ze_pfnVirtualMemFree_t);
-    t->pfnQueryPageSize = ZP_UNSUPPORTED(ze_pfnVirtualMemQueryPageSize_t);
-    t->pfnMap = ZP_UNSUPPORTED(ze_pfnVirtualMemMap_t);
-    t->pfnUnmap = ZP_UNSUPPORTED(ze_pfnVirtualMemUnmap_t);
-    t->pfnSetAccessAttribute = ZP_UNSUPPORTED(ze_pfnVirtualMemSetAccessAttribute_t);
-    t->pfnGetAccessAttribute = ZP_UNSUPPORTED(ze_pfnVirtualMemGetAccessAttribute_t);
+    t->pfnReserve = zp_zeVirtualMemReserve;
+    t->pfnFree = zp_zeVirtualMemFree;
+    t->pfnQueryPageSize = zp_zeVirtualMemQueryPageSize;
+    t->pfnMap = zp_zeVirtualMemMap;
+    t->pfnUnmap = zp_zeVirtualMemUnmap;
+    t->pfnSetAccessAttribute = zp_zeVirtualMemSetAccessAttribute;
+    t->pfnGetAccessAttribute = zp_zeVirtualMemGetAccessAttribute;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -138,7 +138,10 @@ ze_result_t zp_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_
     p->deviceAllocCapabilities = all;
     p->sharedSingleDeviceAllocCapabilities = all;
     p->sharedCrossDeviceAllocCapabilities = all;
-    p->sharedSystemAllocCapabilities = 0;
+    /* On a CPU device, memory from the system allocator (malloc, new, the stack) is the device's own memory:
+     * kernels read, write and update it atomically as they do any allocation, concurrently with the host. A
+     * GPU backend's kernels cannot reach it. */
+    p->sharedSystemAllocCapabilities = hDevice->info.gpu ? 0 : all;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -87,6 +87,9 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
      * host. A copy_any backend's memory may not be host-visible (ze_cuda's device memory): its own fill takes
      * any size. */
     if (c->type == ZP_CMD_FILL && c->size % c->pattern_size != 0 && !zp_be->copy_any) dev_ok = false;
+    /* Mapped virtual memory (virtual.c) is the backend's own: on ze_cuda device memory, which only its fill can
+     * write. On ze_pocl it is host memory, which stays with the host. */
+    if (!dev_ok && zp_be->copy_any && c->type == ZP_CMD_FILL && zp_vm_mapped(c->dst, c->size)) dev_ok = true;
     if (dev_ok) {
         if (c->type == ZP_CMD_COPY && c->dst_dev && zp_be->copy_peer)
             return zp_be->copy_peer(bq, c->dst, c->dst_dev, c->src, c->src_dev, c->size, nt, tokens, pdone);
@@ -306,7 +309,19 @@ ze_result_t zp_exec_enable_times(zp_stream *st) {
     return ZE_RESULT_SUCCESS;
 }
 
+ze_result_t zp_exec_gate(zp_bqueue *bq, const zp_cmd *c, zp_btoken **gate, ze_event_handle_t *blocked) {
+    zp_btoken *buf[ZP_WAIT_BUF], **tokens;
+    uint32_t nt;
+    ze_result_t r = zp_exec_waits(c->num_waits, c->waits, buf, ZP_WAIT_BUF, &tokens, &nt, blocked);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    r = zp_be->barrier(bq, nt, tokens, gate);
+    zp_exec_release_waits(tokens, nt, buf);
+    return r;
+}
+
 ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, ze_event_handle_t *blocked) {
+    /* Indirect launches run only through a stream, which reads their group count (stream.c). */
+    if (c->type == ZP_CMD_LAUNCH_INDIRECT) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (c->type == ZP_CMD_LAUNCH && (c->range.global[0] && c->range.global[1] && c->range.global[2]))
         return zp_exec_launch(bq, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits, blocked);
     if (c->type == ZP_CMD_RESET) {

@@ -413,13 +413,20 @@ ze_result_t zp_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *
 ze_result_t zp_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     ZP_CHECK_PTR(pSize);
-    /* Source attributes are not kept: the answer is the empty string. */
-    if (pString == NULL || *pSize == 0) {
-        *pSize = 1;
+    /* The attributes the module's execution modes give (spirv/meta.cpp), space-separated, NUL-terminated.
+     * pString points to the caller's char pointer, which points to the caller's buffer of *pSize bytes (the
+     * specification keeps the extra indirection for compatibility). A smaller buffer gets the attributes cut,
+     * still NUL-terminated. */
+    const char *a = hKernel->meta->attrs ? hKernel->meta->attrs : "";
+    size_t need = strlen(a) + 1;
+    if (pString == NULL || *pString == NULL || *pSize == 0) {
+        *pSize = (uint32_t)need;
         return ZE_RESULT_SUCCESS;
     }
-    if (*pString) (*pString)[0] = '\0';
-    *pSize = 1;
+    size_t n = *pSize < need ? *pSize : need;
+    memcpy(*pString, a, n - 1);
+    (*pString)[n - 1] = '\0';
+    *pSize = (uint32_t)n;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -362,12 +362,23 @@ ze_result_t zp_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize
     return ZE_RESULT_SUCCESS;
 }
 
+/* The module's exported program-scope variables (zp_module_meta.globals, from the SPIR-V) and their addresses from
+ * the backend: on ze_pocl host memory that PoCL keeps for the program, on ze_cuda the CUDA module's global. */
 ze_result_t zp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr) {
     ZP_CHECK_HANDLE(hModule, ZP_MAGIC_MODULE);
     ZP_CHECK_PTR(pGlobalName);
-    (void)pSize;
-    (void)pptr;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (!zp_be->global_pointer) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    const zp_module_meta *meta = &hModule->meta;
+    for (uint32_t i = 0; i < meta->num_globals; i++) {
+        if (strcmp(meta->globals[i].name, pGlobalName) != 0) continue;
+        void *p = NULL;
+        ze_result_t r = zp_be->global_pointer(hModule->bmod, i, pGlobalName, &p);
+        if (r != ZE_RESULT_SUCCESS) return r;
+        if (pSize) *pSize = (size_t)meta->globals[i].size;
+        if (pptr) *pptr = p;
+        return ZE_RESULT_SUCCESS;
+    }
+    return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME;
 }
 
 ze_result_t zp_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction) {

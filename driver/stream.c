@@ -8,6 +8,9 @@
 
 #include "zp.h"
 
+static void indirect_drop(struct zp_indirect *ind);
+static void indirect_forget(zp_stream *st);
+
 /* The stream as a signal's waiter (zp_signal_waiter, zp.h). */
 static void waiter_wake(zp_signal_waiter *w) {
     zp_stream_kick((zp_stream *)((char *)w - offsetof(zp_stream, waiter)));
@@ -37,6 +40,7 @@ ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev) {
 }
 
 void zp_stream_fini(zp_stream *st) {
+    indirect_forget(st);
     pthread_mutex_lock(&st->lock);
     if (st->blocked_on) zp_signal_remove_waiter(st->blocked_on, &st->waiter);
     st->blocked_on = NULL;
@@ -59,12 +63,13 @@ ze_result_t zp_cmd_clone(zp_cmd *dst, const zp_cmd *src) {
     dst->waits = NULL;
     dst->args = NULL;
     dst->offsets = NULL;
+    dst->ind = NULL; /* a gate belongs to one run of the command */
     if (src->num_waits) {
         dst->waits = malloc(src->num_waits * sizeof *dst->waits);
         if (!dst->waits) goto oom;
         memcpy(dst->waits, src->waits, src->num_waits * sizeof *dst->waits);
     }
-    if (src->type == ZP_CMD_LAUNCH) {
+    if (src->type == ZP_CMD_LAUNCH || src->type == ZP_CMD_LAUNCH_INDIRECT) {
         ze_kernel_handle_t k = src->kernel;
         dst->args = malloc(k->arg_bytes ? k->arg_bytes : 1);
         if (!dst->args) goto oom;
@@ -90,6 +95,8 @@ oom:
 }
 
 void zp_cmd_free(zp_cmd *c) {
+    if (c->ind) indirect_drop(c->ind);
+    c->ind = NULL;
     if (c->mark) zp_signal_unref(c->mark);
     c->mark = NULL;
     free(c->waits);
@@ -109,6 +116,160 @@ static ze_result_t exec_now(zp_stream *st, const zp_cmd *c, ze_event_handle_t *b
     return zp_exec_cmd(st->bq, c, blocked);
 }
 
+/* Indirect launches (zeCommandListAppendLaunchKernelIndirect). The group count lies in memory that the commands
+ * before the launch, or the host after the append, may still write: it is read when the launch's turn comes,
+ * once everything before it in its stream and its waits have completed. The launch waits in the stream's held-back
+ * commands (with every later command of the stream behind it, so the order holds), behind a gate: a backend barrier
+ * after its waits and the stream's earlier commands. When the gate completes, its completion callback (on a
+ * backend thread, which must not hand commands to the backend) passes the stream to one helper thread of the
+ * driver, which pumps it: the count is read (on a backend whose memory may not be host-visible, with a backend
+ * copy into host memory; the queue is idle then), and the launch goes to the backend like any other. Neither the
+ * append nor a backend thread blocks on it.
+ *
+ * The gate is shared by the held-back command and the callback (refs). A stream going away cancels its gates
+ * and waits until the helper is no longer pumping it. */
+typedef struct zp_indirect {
+    atomic_int refs;
+    atomic_bool done;      /* the gate completed */
+    bool cancelled;        /* under ind_lock: the command was dropped; the helper must not touch its stream */
+    zp_stream *st;
+    zp_btoken *gate;
+    struct zp_indirect *next; /* under ind_lock: the helper's list of gates completed */
+} zp_indirect;
+
+static pthread_mutex_t ind_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ind_ready_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t ind_idle_cv = PTHREAD_COND_INITIALIZER;
+static zp_indirect *ind_ready;
+static zp_stream *ind_current; /* the stream the helper is pumping */
+static pthread_once_t ind_once = PTHREAD_ONCE_INIT;
+static bool ind_started;
+
+static void indirect_unref(zp_indirect *ind) {
+    if (atomic_fetch_sub(&ind->refs, 1) != 1) return;
+    if (ind->gate) zp_be->token_release(ind->gate);
+    free(ind);
+}
+
+static void indirect_drop(zp_indirect *ind) {
+    pthread_mutex_lock(&ind_lock);
+    ind->cancelled = true;
+    pthread_mutex_unlock(&ind_lock);
+    indirect_unref(ind);
+}
+
+static void *indirect_helper(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&ind_lock);
+    for (;;) {
+        while (!ind_ready) pthread_cond_wait(&ind_ready_cv, &ind_lock);
+        zp_indirect *ind = ind_ready;
+        ind_ready = ind->next;
+        if (!ind->cancelled) {
+            ind_current = ind->st;
+            pthread_mutex_unlock(&ind_lock);
+            zp_stream_kick(ind->st);
+            pthread_mutex_lock(&ind_lock);
+            ind_current = NULL;
+            pthread_cond_broadcast(&ind_idle_cv);
+        }
+        pthread_mutex_unlock(&ind_lock);
+        indirect_unref(ind);
+        pthread_mutex_lock(&ind_lock);
+    }
+    return NULL;
+}
+
+static void indirect_start(void) {
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    ind_started = pthread_create(&t, &a, indirect_helper, NULL) == 0;
+    pthread_attr_destroy(&a);
+}
+
+/* The gate's completion callback: hands the gate (and its reference) to the helper. */
+static void indirect_gate_done(zp_btoken *t, void *user) {
+    (void)t;
+    zp_indirect *ind = user;
+    atomic_store(&ind->done, true);
+    pthread_mutex_lock(&ind_lock);
+    ind->next = ind_ready;
+    ind_ready = ind;
+    pthread_cond_signal(&ind_ready_cv);
+    pthread_mutex_unlock(&ind_lock);
+}
+
+/* Before a stream goes away: its gates are cancelled (the caller frees their commands) and the helper is not
+ * pumping it. */
+static void indirect_forget(zp_stream *st) {
+    pthread_mutex_lock(&st->lock);
+    pthread_mutex_lock(&ind_lock);
+    for (size_t i = 0; i < st->len; i++) {
+        zp_indirect *ind = st->pending[st->head + i].ind;
+        if (ind) ind->cancelled = true;
+    }
+    pthread_mutex_unlock(&ind_lock);
+    pthread_mutex_unlock(&st->lock);
+    pthread_mutex_lock(&ind_lock);
+    while (ind_current == st) pthread_cond_wait(&ind_idle_cv, &ind_lock);
+    pthread_mutex_unlock(&ind_lock);
+}
+
+/* One step of a held-back indirect launch: the gate first, then, once it has completed, the launch with the
+ * group count read now. ZE_RESULT_NOT_READY without *blocked: waiting for the gate (the helper pumps again). */
+static ze_result_t indirect_step(zp_stream *st, zp_cmd *c, ze_event_handle_t *blocked) {
+    if (!c->ind) {
+        pthread_once(&ind_once, indirect_start);
+        if (!ind_started) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        zp_indirect *ind = calloc(1, sizeof *ind);
+        if (!ind) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        zp_cmd gate = {.type = ZP_CMD_BARRIER, .num_waits = c->num_waits, .waits = c->waits};
+        ze_result_t r = zp_exec_gate(st->bq, &gate, &ind->gate, blocked);
+        if (r != ZE_RESULT_SUCCESS) {
+            free(ind);
+            return r;
+        }
+        atomic_init(&ind->refs, 2); /* the command's and the callback's */
+        atomic_init(&ind->done, false);
+        ind->st = st;
+        c->ind = ind;
+        if (zp_be->token_on_complete(ind->gate, indirect_gate_done, ind) != ZE_RESULT_SUCCESS) {
+            indirect_unref(ind); /* no callback will come: wait for the gate here instead */
+            zp_be->queue_finish(st->bq);
+            atomic_store(&ind->done, true);
+        }
+    }
+    if (!atomic_load(&c->ind->done)) return ZE_RESULT_NOT_READY;
+    ze_group_count_t gc;
+    uint32_t count = 1;
+    if (zp_be->copy_any) {
+        ze_result_t r = zp_be->copy(st->bq, &gc, c->src, sizeof gc, 0, NULL, NULL);
+        if (r == ZE_RESULT_SUCCESS && c->count_src) r = zp_be->copy(st->bq, &count, c->count_src, sizeof count, 0, NULL, NULL);
+        if (r == ZE_RESULT_SUCCESS) r = zp_be->queue_finish(st->bq);
+        if (r != ZE_RESULT_SUCCESS) return r;
+    } else {
+        memcpy(&gc, c->src, sizeof gc);
+        if (c->count_src) memcpy(&count, c->count_src, sizeof count);
+    }
+    /* One of several kernels past the count the buffer gives runs nothing (its signal, if any, is still set). */
+    if (c->index >= count) gc = (ze_group_count_t){0, 0, 0};
+    zp_cmd launch = *c;
+    launch.type = ZP_CMD_LAUNCH;
+    launch.num_waits = 0; /* the gate waited for them */
+    launch.waits = NULL;
+    launch.ind = NULL;
+    uint32_t groups[3] = {gc.groupCountX, gc.groupCountY, gc.groupCountZ};
+    for (int d = 0; d < 3; d++) {
+        launch.range.global[d] = (size_t)groups[d] * launch.range.local[d];
+        launch.range.range[d] = launch.range.global[d];
+    }
+    zp_ndrange *r = &launch.range;
+    r->dims = r->global[2] > 1 || r->local[2] > 1 ? 3 : r->global[1] > 1 || r->local[1] > 1 ? 2 : 1;
+    return exec_now(st, &launch, blocked);
+}
+
 /* Runs pending commands until one is blocked again. Errors of held-back commands have no caller left
  * to report to; such a command is dropped. */
 static void pump(zp_stream *st) {
@@ -117,7 +278,8 @@ static void pump(zp_stream *st) {
     while (st->len > 0) {
         zp_cmd *c = &st->pending[st->head];
         ze_event_handle_t blocked = NULL;
-        ze_result_t r = exec_now(st, c, &blocked);
+        ze_result_t r = c->type == ZP_CMD_LAUNCH_INDIRECT ? indirect_step(st, c, &blocked) : exec_now(st, c, &blocked);
+        if (r == ZE_RESULT_NOT_READY && !blocked) break; /* an indirect launch's gate: the helper pumps again */
         if (r == ZE_RESULT_NOT_READY && blocked) {
             if (zp_signal_add_waiter(&blocked->sig, &st->waiter)) {
                 st->blocked_on = &blocked->sig;
@@ -189,7 +351,8 @@ void zp_stream_kick(zp_stream *st) {
 }
 
 ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c) {
-    if (!atomic_load(&st->has_pending)) {
+    /* An indirect launch always waits behind its gate, among the held-back commands. */
+    if (!atomic_load(&st->has_pending) && c->type != ZP_CMD_LAUNCH_INDIRECT) {
         ze_event_handle_t blocked = NULL;
         ze_result_t r = exec_now(st, c, &blocked);
         if (r != ZE_RESULT_NOT_READY || !blocked) return r;

@@ -51,6 +51,7 @@ enum {
     ZP_MAGIC_POOL = 0x7a70506c,
     ZP_MAGIC_EVENT = 0x7a704576,
     ZP_MAGIC_FENCE = 0x7a704663,
+    ZP_MAGIC_PHYSMEM = 0x7a70504d,
 };
 
 /* A handle is usable when it is not NULL, looks like a heap pointer and carries the right magic word.
@@ -188,7 +189,10 @@ enum zp_cmd_type {
     ZP_CMD_COPY_REGION,
     ZP_CMD_FENCE,          /* arm fence and/or mark after everything before it */
     ZP_CMD_GRAPH,          /* a whole closed list as one backend graph (zp_backend_ops.capture_begin) */
+    ZP_CMD_LAUNCH_INDIRECT, /* a launch whose group count is read from src when its turn comes (stream.c) */
 };
+
+struct zp_indirect;
 
 typedef struct zp_cmd {
     uint32_t type;
@@ -212,6 +216,10 @@ typedef struct zp_cmd {
     zp_signal *mark;          /* ZP_CMD_FENCE: the queue's end-of-execute mark, or NULL; each copy holds a reference */
     void *graph;              /* ZP_CMD_GRAPH: the list's backend graph, owned by the list */
     zp_bdev *dst_dev, *src_dev; /* ZP_CMD_COPY between device memory of two devices (zp_backend_ops.copy_peer) */
+    struct zp_indirect *ind;  /* ZP_CMD_LAUNCH_INDIRECT held back in a stream: its gate (stream.c), or NULL */
+    const uint32_t *count_src; /* ZP_CMD_LAUNCH_INDIRECT of several kernels: how many run, read with the group count;
+                                * this command's kernel runs when `index` is below it. NULL for one kernel */
+    uint32_t index;
 } zp_cmd;
 
 /* An in-order stream of commands on one backend queue: what an immediate command list and a command
@@ -276,6 +284,9 @@ typedef struct zp_alloc_info {
 ZP_HIDDEN bool zp_mem_lookup(ze_context_handle_t ctx, const void *ptr, zp_alloc_info *out);
 ZP_HIDDEN ze_result_t zp_mem_free_context(ze_context_handle_t ctx);
 
+/* Virtual memory (virtual.c): whether [p, p + size) lies in mapped virtual memory. */
+ZP_HIDDEN bool zp_vm_mapped(const void *p, size_t size);
+
 /* Signals (event.c). */
 ZP_HIDDEN void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *));
 ZP_HIDDEN void zp_signal_unref(zp_signal *s);
@@ -315,6 +326,8 @@ ZP_HIDDEN ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_bt
                                     zp_btoken ***out, uint32_t *num_out, ze_event_handle_t *blocked);
 ZP_HIDDEN void zp_exec_release_waits(zp_btoken **tokens, uint32_t n, zp_btoken **buf);
 ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, ze_event_handle_t *blocked);
+/* A backend barrier after the command's waits (and everything before it on bq); *gate its completion token. */
+ZP_HIDDEN ze_result_t zp_exec_gate(zp_bqueue *bq, const zp_cmd *c, zp_btoken **gate, ze_event_handle_t *blocked);
 /* True when a command signalling this event must run on a queue that records command times. */
 static inline bool zp_event_wants_times(ze_event_handle_t e) {
     return e && (e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);

@@ -31,7 +31,10 @@ $(BUILD)/kernels/%.spv: kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 
 $(BUILD)/test-kernels/%.spv: test/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 	@mkdir -p $(dir $@)
-	$(KRT_CC_RUN) $< -o $@
+	$(KRT_CC_RUN) $(KRT_CC_FLAGS_$*) $< -o $@
+
+# Test kernels that need more than OpenCL C 1.2: program-scope variables.
+KRT_CC_FLAGS_ze_globals := -cl-std=CL2.0
 
 $(BUILD)/test-kernels/o2/%.spv: test/kernels/o2/%.cl $(KERNEL_HEADERS)
 	@mkdir -p $(dir $@)

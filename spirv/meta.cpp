@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <llvm/IR/Constants.h>
@@ -111,6 +112,64 @@ uint32_t arg_kind(const llvm::Function &f, const llvm::Argument &a, const llvm::
     return ZP_ARG_UNSUPPORTED;
 }
 
+// The OpenCL C name of a vec_type_hint's type: the metadata holds an undef of the type and a signedness flag.
+std::string type_name(llvm::Type *t, bool is_signed) {
+    std::string n;
+    unsigned lanes = 0;
+    if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t)) {
+        lanes = v->getNumElements();
+        t = v->getElementType();
+    }
+    if (t->isHalfTy()) n = "half";
+    else if (t->isFloatTy()) n = "float";
+    else if (t->isDoubleTy()) n = "double";
+    else if (t->isIntegerTy(8)) n = "char";
+    else if (t->isIntegerTy(16)) n = "short";
+    else if (t->isIntegerTy(32)) n = "int";
+    else if (t->isIntegerTy(64)) n = "long";
+    else return "";
+    if (t->isIntegerTy() && !is_signed) n = "u" + n;
+    if (lanes) n += std::to_string(lanes);
+    return n;
+}
+
+// The kernel's source attributes as zeKernelGetSourceAttributes gives them, in the form OpenCL C writes them,
+// separated by spaces: reqd_work_group_size(X,Y,Z), work_group_size_hint(X,Y,Z), vec_type_hint(T) and
+// intel_reqd_sub_group_size(N), from the metadata the translator makes of the SPIR-V execution modes
+// LocalSize, LocalSizeHint, VecTypeHint and SubgroupSize.
+std::string source_attributes(const llvm::Function &f) {
+    std::string out;
+    auto add = [&](const std::string &a) {
+        if (a.empty()) return;
+        if (!out.empty()) out += ' ';
+        out += a;
+    };
+    auto ints = [&](const char *kind, const char *name, unsigned count) {
+        llvm::MDNode *md = f.getMetadata(kind);
+        if (!md || md->getNumOperands() < count) return;
+        std::string a = std::string(name) + "(";
+        for (unsigned d = 0; d < count; d++) {
+            auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(md->getOperand(d));
+            if (!c) return;
+            if (d) a += ',';
+            a += std::to_string(c->getZExtValue());
+        }
+        add(a + ")");
+    };
+    ints("reqd_work_group_size", "reqd_work_group_size", 3);
+    ints("work_group_size_hint", "work_group_size_hint", 3);
+    if (llvm::MDNode *md = f.getMetadata("vec_type_hint"); md && md->getNumOperands() >= 2) {
+        auto *v = llvm::dyn_cast<llvm::ValueAsMetadata>(md->getOperand(0));
+        auto *sign = llvm::mdconst::dyn_extract<llvm::ConstantInt>(md->getOperand(1));
+        if (v && sign) {
+            std::string t = type_name(v->getType(), sign->getZExtValue() != 0);
+            if (!t.empty()) add("vec_type_hint(" + t + ")");
+        }
+    }
+    ints("intel_reqd_sub_group_size", "intel_reqd_sub_group_size", 1);
+    return out;
+}
+
 } // namespace
 
 int extract_meta(llvm::Module &mod, zp_module_meta *meta) {
@@ -169,6 +228,8 @@ int extract_meta(llvm::Module &mod, zp_module_meta *meta) {
                     k->reqd[d] = (uint32_t)c->getZExtValue();
             }
         }
+        k->attrs = dup_string(source_attributes(*f));
+        if (!k->attrs) return ZP_SPIRV_OUT_OF_MEMORY;
         std::set<const llvm::Function *> active;
         Totals t;
         totals_of(f, facts, memo, active, t);
@@ -189,8 +250,16 @@ extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
     for (uint32_t i = 0; i < meta->count; i++) {
         std::free(meta->kernels[i].name);
         std::free(meta->kernels[i].args);
+        std::free(meta->kernels[i].attrs);
     }
     std::free(meta->kernels);
     meta->kernels = nullptr;
     meta->count = 0;
+    for (uint32_t i = 0; i < meta->num_globals; i++) {
+        std::free(meta->globals[i].name);
+        std::free(meta->globals[i].init);
+    }
+    std::free(meta->globals);
+    meta->globals = nullptr;
+    meta->num_globals = 0;
 }

@@ -30,6 +30,8 @@ typedef struct zp_kernel_meta {
     uint32_t num_args;
     zp_arg_meta *args;
     uint32_t reqd[3];        /* required work-group size, zeros when none */
+    char *attrs;             /* the source attributes zeKernelGetSourceAttributes gives (space-separated, as
+                              * OpenCL C writes them: "work_group_size_hint(1,1,1)"); NULL for none */
     uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */
     uint64_t private_size;   /* bytes of private memory per work-item (all stack objects, callees included) */
     uint64_t spill_size;     /* bytes of that held in arrays and aggregates, which cannot live in registers */
@@ -37,9 +39,26 @@ typedef struct zp_kernel_meta {
                               * must take part, so a partial group runs as a launch of its own (exec.c) */
 } zp_kernel_meta;
 
+/* A program-scope variable the module exports (a `global` or `constant` variable of OpenCL C 2.0 at program
+ * scope): what zeModuleGetGlobalPointer answers for. */
+typedef struct zp_global_meta {
+    char *name;
+    uint64_t size;   /* bytes */
+    bool constant;   /* in the constant address space (`constant` in OpenCL C): never written */
+    uint64_t offset; /* with ZP_SPIRV_GLOBALS_KERNEL: where it lies in the module's storage (below), or UINT64_MAX
+                      * when it is not there */
+    uint8_t *init;   /* a constant's value, size bytes (malloc'd), when the front end could write it out; else NULL */
+} zp_global_meta;
+
 typedef struct zp_module_meta {
     uint32_t count;
     zp_kernel_meta *kernels;
+    uint32_t num_globals;
+    zp_global_meta *globals;
+    /* With ZP_SPIRV_GLOBALS_KERNEL: bytes of the module's storage for its program-scope variables, 0 for none. When
+     * not 0, every kernel (and its exact-range variant) takes one more argument after its own, a global pointer to
+     * that storage, which the backend allocates and sets (ZP_GLOBALS_KERNEL fills it first). */
+    uint64_t globals_size;
 } zp_module_meta;
 
 /* What a module is built from. */
@@ -64,5 +83,11 @@ typedef struct zp_module_src {
  * per kernel where asked (spirv/exact_range.cpp, ZP_SPIRV_EXACT_RANGE); driver/backend.h says how a backend
  * launches it (zp_exact_desc). */
 #define ZP_EXACT_SUFFIX "$exact"
+
+/* The kernel the front end adds, where asked (ZP_SPIRV_GLOBALS_KERNEL), to a module with program-scope variables,
+ * for a backend whose compiler gives each kernel its own copy of them (PoCL 3.1): the module's kernels then reach
+ * the variables in one storage of globals_size bytes, passed as their hidden last argument, and this kernel, given
+ * the storage as its one argument, writes the variables' initial values into it. Run once before any other. */
+#define ZP_GLOBALS_KERNEL "zp_globals_addresses_"
 
 #endif

@@ -10,6 +10,8 @@ enum { OP_TYPE_INT = 21, OP_CONSTANT = 43, OP_ACCESS_CHAIN = 65, OP_IN_BOUNDS_AC
        OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 70 };
 // SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
 enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
+// The Linkage capability, which the validator's copy of a module without entry points declares (validate.cpp).
+enum { CAP_LINKAGE = 5 };
 // SPIR-V opcodes the structural check needs.
 enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16,
        OP_GROUP_DECORATE = 74, OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332,

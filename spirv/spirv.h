@@ -40,6 +40,8 @@ enum zp_spirv_flags {
                                         * instead of bitcode, for clCreateProgramWithIL */
     ZP_SPIRV_EXACT_RANGE = 1u << 7,    /* the hidden exact-range argument and the builtins answered from it
                                         * (spirv/exact_range.cpp, ZE_krt_exact_range) */
+    ZP_SPIRV_GLOBALS_KERNEL = 1u << 8, /* the kernel that reports where the program-scope variables are
+                                        * (ZP_GLOBALS_KERNEL, spirv/globals.cpp) */
 };
 
 /* Translates one SPIR-V module with what flags ask for (zp_spirv_flags; other bits are ignored). On success

@@ -47,6 +47,13 @@ void make_inlinable(llvm::Module &mod);
 // meta.cpp: the per-kernel facts. Returns ZP_SPIRV_OK or ZP_SPIRV_OUT_OF_MEMORY.
 int extract_meta(llvm::Module &mod, zp_module_meta *meta);
 
+// globals.cpp: the program-scope variables the module exports, into meta->globals; then, where asked, the
+// variables moved into one storage that the kernels take as a hidden argument, and the kernel that initialises it
+// (ZP_GLOBALS_KERNEL). Run after inlining and before the exact-range variants. False, with why, when the module
+// already has a function of that kernel's name.
+int extract_globals(llvm::Module &mod, zp_module_meta *meta);
+bool place_globals(llvm::Module &mod, zp_module_meta *meta, std::string &why);
+
 } // namespace zp::spirv
 
 #endif

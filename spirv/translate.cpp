@@ -77,7 +77,9 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
         }
     }
     int rc = extract_meta(*mod, meta);
+    if (rc == ZP_SPIRV_OK) rc = extract_globals(*mod, meta);
     if (rc != ZP_SPIRV_OK) return rc;
+    if ((flags & ZP_SPIRV_GLOBALS_KERNEL) && !place_globals(*mod, meta, log)) return ZP_SPIRV_BUILD_FAILURE;
     std::string clash;
     if ((flags & ZP_SPIRV_EXACT_RANGE) && !add_exact_range(*mod, clash)) {
         log = "the module has a function named " + clash + ", the name the driver gives a kernel's exact-range "
@@ -122,6 +124,9 @@ int spirv_translate(const zp_module_src *src, unsigned flags, SpirvPasses *passe
     *log = nullptr;
     meta->count = 0;
     meta->kernels = nullptr;
+    meta->num_globals = 0;
+    meta->globals = nullptr;
+    meta->globals_size = 0;
     std::string text;
     int rc;
     try {

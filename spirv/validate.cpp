@@ -252,6 +252,16 @@ int validate(std::vector<uint32_t> &words, std::string &why) {
         why = "malformed SPIR-V: an instruction outside any block";
         return ZP_SPIRV_INVALID_BINARY;
     }
+    // A module without kernels (no OpEntryPoint) is one Level Zero builds: zeModuleCreate takes it, and
+    // zeModuleGetKernelNames then answers 0. SPIR-V allows a module without entry points only with the Linkage
+    // capability, which such a library of helpers built without linkage need not declare; the validator's copy
+    // declares it, so that the rest of the module is still judged.
+    bool has_entry = false;
+    for (size_t i = 5; i < words.size() && !has_entry; i += words[i] >> 16) {
+        if ((words[i] >> 16) == 0) break;
+        has_entry = (words[i] & 0xffff) == OP_ENTRY_POINT;
+    }
+    if (!has_entry) norm.insert(norm.begin() + 5, {2u << 16 | OP_CAPABILITY, CAP_LINKAGE});
     spv_context vctx = spvContextCreate(env_for(words[1]));
     if (!vctx) {
         why = "out of memory";

@@ -29,9 +29,18 @@
     X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuDeviceCanAccessPeer) X(cuDeviceGetP2PAttribute)                \
     X(cuCtxEnablePeerAccess) X(cuMemcpyPeerAsync)
 
+/* Calls ze_cuda can do without (every driver of CUDA 12 and 13 has them; a missing one is NULL and only the
+ * features that need it are off): virtual memory management for large alignments and zeVirtualMem*, host
+ * registration, and module globals. */
+#define ZC_CU_OPTIONAL(X)                                                                                    \
+    X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap)    \
+    X(cuMemSetAccess) X(cuMemGetAllocationGranularity) X(cuMemHostRegister) X(cuMemHostUnregister)          \
+    X(cuModuleGetGlobal) X(cuFlushGPUDirectRDMAWrites)
+
 #define ZC_CU_FIELD(f) __typeof__(&f) f;
 typedef struct zc_cuda_api {
     ZC_CU_FUNCS(ZC_CU_FIELD)
+    ZC_CU_OPTIONAL(ZC_CU_FIELD)
 } zc_cuda_api;
 extern zc_cuda_api zc_cu;
 
@@ -126,6 +135,17 @@ ZC_HIDDEN void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t s
 ZC_HIDDEN void zc_mem_free_typed(ze_memory_type_t type, void *raw);
 /* Memory the program's own CUDA code allocated (zp_backend_ops.mem_foreign). */
 ZC_HIDDEN bool zc_mem_foreign(const void *ptr, zp_bdev **dev, void **base, size_t *size, ze_memory_type_t *type);
+/* Virtual memory (memory.c; zp_backend_ops.vm_page_size and the rest). */
+ZC_HIDDEN size_t zc_vm_page_size(zp_bdev *dev, size_t size);
+ZC_HIDDEN ze_result_t zc_vm_reserve(const void *hint, size_t size, void **out);
+ZC_HIDDEN void zc_vm_release(void *ptr, size_t size);
+ZC_HIDDEN ze_result_t zc_phys_create(zp_bdev *dev, bool on_host, size_t size, void **out);
+ZC_HIDDEN void zc_phys_destroy(void *phys);
+ZC_HIDDEN ze_result_t zc_vm_map(void *ptr, size_t size, void *phys, size_t offset, ze_memory_access_attribute_t access);
+ZC_HIDDEN ze_result_t zc_vm_unmap(void *ptr, size_t size);
+ZC_HIDDEN ze_result_t zc_vm_protect(void *ptr, size_t size, ze_memory_access_attribute_t access);
+/* zeContextSystemBarrier (memory.c): GPUDirect RDMA writes into the device made visible to it. */
+ZC_HIDDEN ze_result_t zc_system_barrier(zp_bdev *dev);
 /* The untyped allocation: host memory. */
 ZC_HIDDEN void *zc_mem_alloc(size_t size, size_t alignment, void **raw);
 /* Frees what zc_mem_alloc allocated. */
@@ -137,6 +157,8 @@ ZC_HIDDEN ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp
                                       char **log);
 /* Unloads a module and frees its kernels' facts. */
 ZC_HIDDEN void zc_module_destroy(zp_bmod *m);
+/* A program-scope variable's device address (cuModuleGetGlobal). */
+ZC_HIDDEN ze_result_t zc_global_pointer(zp_bmod *m, uint32_t index, const char *name, void **ptr);
 /* Frees the metadata zc_module_build filled. */
 ZC_HIDDEN void zc_module_meta_free(zp_module_meta *meta);
 /* A kernel by name: its function and exact-range variant, argument slots and limits. */

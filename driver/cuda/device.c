@@ -53,8 +53,11 @@ void zc_bind(struct zp_bdev *d) {
 #define ZC_STR(x) ZC_STR2(x)
 #define ZC_CU_LOAD(f) if (!(zc_cu.f = (__typeof__(zc_cu.f))dlsym(lib, ZC_STR(f)))) { *missing = ZC_STR(f); return false; }
 
+#define ZC_CU_LOAD_OPTIONAL(f) zc_cu.f = (__typeof__(zc_cu.f))dlsym(lib, ZC_STR(f));
+
 static bool load_api(void *lib, const char **missing) {
     ZC_CU_FUNCS(ZC_CU_LOAD)
+    ZC_CU_OPTIONAL(ZC_CU_LOAD_OPTIONAL)
     return true;
 }
 

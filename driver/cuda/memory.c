@@ -1,14 +1,138 @@
-/* CUDA backend: allocations, device (cuMemAlloc), host (cuMemAllocHost) and shared (cuMemAllocManaged), and
- * memory the program's own CUDA code allocated (a PyTorch tensor, a CuPy array), recognised by its attributes. */
+/* CUDA backend: allocations, device (cuMemAlloc), host (cuMemAllocHost) and shared (cuMemAllocManaged), large
+ * alignments through reserved address space, virtual memory (zeVirtualMem*), and memory the program's own CUDA
+ * code allocated (a PyTorch tensor, a CuPy array), recognised by its attributes. */
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cuda_be.h"
 
+/* Alignments up to this many bytes are had by padding (CUDA aligns every allocation to 256 bytes: ask for more
+ * and align inside); larger ones reserve aligned address space instead, so that no physical memory is spent on
+ * the padding (an alignment of 128 GiB on a 141 GB card could not be padded). */
+#define ZC_PAD_LIMIT ((size_t)2 << 20)
+
+enum { ZC_PLAIN, ZC_VMM, ZC_REGISTERED };
+
 typedef struct {
-    CUdeviceptr base;
+    CUdeviceptr base;  /* ZC_PLAIN: what cuMemAlloc* returned */
     ze_memory_type_t type;
     struct zp_bdev *dev;
+    int kind;
+    /* ZC_VMM: the reservation (res, res_size), the mapping at map of map_size bytes and its physical memory.
+     * ZC_REGISTERED: host pages at map of map_size bytes, mmap'd and registered with CUDA. */
+    CUdeviceptr res;
+    size_t res_size;
+    void *map;
+    size_t map_size;
+    CUmemGenericAllocationHandle handle;
 } zc_alloc;
+
+static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
+
+static CUmemAllocationProp device_prop(struct zp_bdev *d) {
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = (int)d->dev;
+    return prop;
+}
+
+/* The device's granularity of physical memory and mappings, 0 without virtual memory management. */
+static size_t granularity(struct zp_bdev *d) {
+    if (!zc_cu.cuMemAddressReserve || !zc_cu.cuMemCreate || !zc_cu.cuMemMap || !zc_cu.cuMemSetAccess ||
+        !zc_cu.cuMemGetAllocationGranularity || !zc_cu.cuMemUnmap || !zc_cu.cuMemRelease || !zc_cu.cuMemAddressFree)
+        return 0;
+    int vmm = 0;
+    if (zc_cu.cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d->dev) !=
+            CUDA_SUCCESS || !vmm)
+        return 0;
+    CUmemAllocationProp prop = device_prop(d);
+    size_t g = 0;
+    if (zc_cu.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS) return 0;
+    return g;
+}
+
+/* Address space of size bytes aligned to align: asked for aligned, else reserved with room to align inside (only
+ * address space is spent on the room). */
+static CUresult reserve_aligned(size_t size, size_t align, CUdeviceptr *res, size_t *res_size, CUdeviceptr *at) {
+    CUresult r = zc_cu.cuMemAddressReserve(res, size, align, 0, 0);
+    if (r == CUDA_SUCCESS && *res % align == 0) {
+        *res_size = size;
+        *at = *res;
+        return r;
+    }
+    if (r == CUDA_SUCCESS) zc_cu.cuMemAddressFree(*res, size);
+    if (size > SIZE_MAX - align) return CUDA_ERROR_OUT_OF_MEMORY;
+    r = zc_cu.cuMemAddressReserve(res, size + align, 0, 0, 0);
+    if (r != CUDA_SUCCESS) return r;
+    *res_size = size + align;
+    *at = (*res + align - 1) / align * align;
+    return r;
+}
+
+/* Device memory at a large alignment: aligned address space, physical memory of the size rounded to the
+ * granularity mapped there, read-write for the device. */
+static bool alloc_vmm(struct zp_bdev *d, size_t size, size_t alignment, zc_alloc *a) {
+    size_t g = granularity(d);
+    if (!g) return false;
+    size_t sz = round_up(size, g), align = alignment > g ? alignment : g;
+    CUdeviceptr at = 0;
+    if (reserve_aligned(sz, align, &a->res, &a->res_size, &at) != CUDA_SUCCESS) return false;
+    CUmemAllocationProp prop = device_prop(d);
+    if (zc_cu.cuMemCreate(&a->handle, sz, &prop, 0) != CUDA_SUCCESS) {
+        zc_cu.cuMemAddressFree(a->res, a->res_size);
+        return false;
+    }
+    CUmemAccessDesc acc = {.location = prop.location, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    if (zc_cu.cuMemMap(at, sz, 0, a->handle, 0) != CUDA_SUCCESS) {
+        zc_cu.cuMemRelease(a->handle);
+        zc_cu.cuMemAddressFree(a->res, a->res_size);
+        return false;
+    }
+    if (zc_cu.cuMemSetAccess(at, sz, &acc, 1) != CUDA_SUCCESS) {
+        zc_cu.cuMemUnmap(at, sz);
+        zc_cu.cuMemRelease(a->handle);
+        zc_cu.cuMemAddressFree(a->res, a->res_size);
+        return false;
+    }
+    a->kind = ZC_VMM;
+    a->map = (void *)(uintptr_t)at;
+    a->map_size = sz;
+    return true;
+}
+
+/* Host (and shared) memory at a large alignment: host pages at an aligned address (address space reserved with
+ * room to align, the rest given back), registered with CUDA, which the device then reaches at the same address.
+ * Shared memory of such an alignment is host memory the device reads and writes in place. */
+static bool alloc_registered(struct zp_bdev *d, size_t size, size_t alignment, zc_alloc *a) {
+    int same_address = 0;
+    if (!zc_cu.cuMemHostRegister || !zc_cu.cuMemHostUnregister ||
+        zc_cu.cuDeviceGetAttribute(&same_address, CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM,
+                                   d->dev) != CUDA_SUCCESS ||
+        !same_address)
+        return false;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t sz = round_up(size, page);
+    if (alignment < page || sz > SIZE_MAX - alignment) return false;
+    size_t span = sz + alignment;
+    char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) return false;
+    char *at = (char *)(((uintptr_t)r + alignment - 1) & ~(uintptr_t)(alignment - 1));
+    if (at > r) munmap(r, (size_t)(at - r));
+    if (r + span > at + sz) munmap(at + sz, (size_t)(r + span - (at + sz)));
+    if (mprotect(at, sz, PROT_READ | PROT_WRITE) != 0 ||
+        zc_cu.cuMemHostRegister(at, sz, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP) != CUDA_SUCCESS) {
+        munmap(at, sz);
+        return false;
+    }
+    a->kind = ZC_REGISTERED;
+    a->map = at;
+    a->map_size = sz;
+    return true;
+}
 
 void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t size, size_t alignment, void **raw) {
     if (zc_device_count() == 0) return NULL;
@@ -16,8 +140,19 @@ void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t size, size_
     zc_bind(d);
     zc_alloc *a = calloc(1, sizeof *a);
     if (!a) return NULL;
+    a->type = type;
+    a->dev = d;
+    if (alignment > ZC_PAD_LIMIT &&
+        (type == ZE_MEMORY_TYPE_DEVICE ? alloc_vmm(d, size, alignment, a) : alloc_registered(d, size, alignment, a))) {
+        *raw = a;
+        return a->map;
+    }
     /* CUDA aligns every allocation to at least 256 bytes; more is had by asking for more and aligning. */
     size_t pad = alignment > 256 ? alignment : 0;
+    if (size > SIZE_MAX - pad) {
+        free(a);
+        return NULL;
+    }
     CUresult r;
     if (type == ZE_MEMORY_TYPE_HOST) {
         void *p = NULL;
@@ -36,8 +171,7 @@ void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t size, size_
         free(a);
         return NULL;
     }
-    a->type = type;
-    a->dev = d;
+    a->kind = ZC_PLAIN;
     *raw = a;
     uintptr_t p = (uintptr_t)a->base;
     if (pad) p = (p + alignment - 1) & ~(uintptr_t)(alignment - 1);
@@ -49,11 +183,150 @@ void zc_mem_free_typed(ze_memory_type_t type, void *raw) {
     zc_alloc *a = raw;
     if (!a) return;
     zc_bind(a->dev);
-    if (a->type == ZE_MEMORY_TYPE_HOST)
+    if (a->kind == ZC_VMM) {
+        zc_cu.cuMemUnmap((CUdeviceptr)(uintptr_t)a->map, a->map_size);
+        zc_cu.cuMemRelease(a->handle);
+        zc_cu.cuMemAddressFree(a->res, a->res_size);
+    } else if (a->kind == ZC_REGISTERED) {
+        zc_cu.cuMemHostUnregister(a->map);
+        munmap(a->map, a->map_size);
+    } else if (a->type == ZE_MEMORY_TYPE_HOST) {
         zc_cu.cuMemFreeHost((void *)(uintptr_t)a->base);
-    else
+    } else {
         zc_cu.cuMemFree(a->base);
+    }
     free(a);
+}
+
+/* Virtual memory (zeVirtualMem*, zePhysicalMem*): CUDA's own virtual memory management. Reservations, physical
+ * memory and mappings are CUDA's; a mapping is made readable and writable by the physical memory's device at
+ * once, whatever the access attribute: the attributes are the object model's record (driver/virtual.c), and
+ * ze_cuda does not take access away from the device (a device write to memory it may not write is a fault that
+ * ends the CUDA context, not an error a command could report). */
+typedef struct {
+    CUmemGenericAllocationHandle handle;
+    struct zp_bdev *dev;
+    bool on_host;
+} zc_phys;
+
+size_t zc_vm_page_size(zp_bdev *dev, size_t size) {
+    (void)size;
+    if (zc_device_count() == 0) return 0;
+    struct zp_bdev *d = dev ? dev : zc_device(0);
+    zc_bind(d);
+    return granularity(d);
+}
+
+ze_result_t zc_vm_reserve(const void *hint, size_t size, void **out) {
+    if (zc_device_count() == 0 || !zc_cu.cuMemAddressReserve) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    zc_bind(zc_device(0));
+    CUdeviceptr p = 0;
+    CUresult r = zc_cu.cuMemAddressReserve(&p, size, 0, (CUdeviceptr)(uintptr_t)hint, 0);
+    /* The start is a hint: where it cannot be had, anywhere. */
+    if (r != CUDA_SUCCESS && hint) r = zc_cu.cuMemAddressReserve(&p, size, 0, 0, 0);
+    if (r != CUDA_SUCCESS) return r == CUDA_ERROR_OUT_OF_MEMORY ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : zc_result(r);
+    *out = (void *)(uintptr_t)p;
+    return ZE_RESULT_SUCCESS;
+}
+
+void zc_vm_release(void *ptr, size_t size) {
+    zc_bind(zc_device(0));
+    zc_cu.cuMemAddressFree((CUdeviceptr)(uintptr_t)ptr, size);
+}
+
+ze_result_t zc_phys_create(zp_bdev *dev, bool on_host, size_t size, void **out) {
+    struct zp_bdev *d = dev ? dev : zc_device(0);
+    if (!d || !granularity(d)) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    zc_bind(d);
+    CUmemAllocationProp prop = device_prop(d);
+    if (on_host) {
+        /* Host memory through CUDA's virtual memory management needs a driver and device that offer it. */
+        int host_vmm = 0;
+        if (zc_cu.cuDeviceGetAttribute(&host_vmm, CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+                                       d->dev) != CUDA_SUCCESS ||
+            !host_vmm)
+            return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
+        prop.location.id = 0;
+    }
+    zc_phys *ph = calloc(1, sizeof *ph);
+    if (!ph) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    CUresult r = zc_cu.cuMemCreate(&ph->handle, size, &prop, 0);
+    if (r != CUDA_SUCCESS) {
+        free(ph);
+        return r == CUDA_ERROR_INVALID_VALUE ? ZE_RESULT_ERROR_UNSUPPORTED_SIZE
+               : r == CUDA_ERROR_OUT_OF_MEMORY ? (on_host ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                                                          : ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)
+                                                : zc_result(r);
+    }
+    ph->dev = d;
+    ph->on_host = on_host;
+    *out = ph;
+    return ZE_RESULT_SUCCESS;
+}
+
+void zc_phys_destroy(void *phys) {
+    zc_phys *ph = phys;
+    if (!ph) return;
+    zc_bind(ph->dev);
+    zc_cu.cuMemRelease(ph->handle);
+    free(ph);
+}
+
+ze_result_t zc_vm_map(void *ptr, size_t size, void *phys, size_t offset, ze_memory_access_attribute_t access) {
+    (void)access;
+    zc_phys *ph = phys;
+    zc_bind(ph->dev);
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)ptr;
+    CUresult r = zc_cu.cuMemMap(p, size, offset, ph->handle, 0);
+    if (r != CUDA_SUCCESS) return r == CUDA_ERROR_INVALID_VALUE ? ZE_RESULT_ERROR_INVALID_ARGUMENT : zc_result(r);
+    CUmemAccessDesc acc[2];
+    memset(acc, 0, sizeof acc);
+    acc[0].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    acc[0].location.id = (int)ph->dev->dev;
+    acc[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    /* Host physical memory is readable and writable by the host too. */
+    acc[1].location.type = CU_MEM_LOCATION_TYPE_HOST;
+    acc[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    r = zc_cu.cuMemSetAccess(p, size, acc, ph->on_host ? 2 : 1);
+    if (r != CUDA_SUCCESS) {
+        zc_cu.cuMemUnmap(p, size);
+        return zc_result(r);
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zc_vm_unmap(void *ptr, size_t size) {
+    zc_bind(zc_device(0));
+    CUresult r = zc_cu.cuMemUnmap((CUdeviceptr)(uintptr_t)ptr, size);
+    return r == CUDA_SUCCESS ? ZE_RESULT_SUCCESS : zc_result(r);
+}
+
+ze_result_t zc_vm_protect(void *ptr, size_t size, ze_memory_access_attribute_t access) {
+    (void)ptr;
+    (void)size;
+    (void)access;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Writes from outside the GPU (a NIC's GPUDirect RDMA writes, the only writes into device memory that CUDA does not
+ * order itself) are flushed where the device supports it. A device without that option offers no such writes to
+ * flush: a host fence is all there is to do. */
+ze_result_t zc_system_barrier(zp_bdev *dev) {
+    struct zp_bdev *d = dev ? dev : zc_device(0);
+    if (!d) return ZE_RESULT_SUCCESS;
+    zc_bind(d);
+    int options = 0;
+    if (zc_cu.cuFlushGPUDirectRDMAWrites &&
+        zc_cu.cuDeviceGetAttribute(&options, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, d->dev) ==
+            CUDA_SUCCESS &&
+        (options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST)) {
+        CUresult r = zc_cu.cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                                      CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES);
+        if (r != CUDA_SUCCESS) return zc_result(r);
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return ZE_RESULT_SUCCESS;
 }
 
 /* The untyped form (the object model uses the typed one when a backend has it): host memory. */

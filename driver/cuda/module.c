@@ -158,6 +158,20 @@ void zc_module_destroy(zp_bmod *m) {
 
 void zc_module_meta_free(zp_module_meta *meta) { zp_spirv_meta_free(meta); }
 
+/* The variable is a global of the CUDA module under its own name (ptx.cpp keeps exported variables visible). */
+ze_result_t zc_global_pointer(zp_bmod *m, uint32_t index, const char *name, void **ptr) {
+    (void)index;
+    if (!zc_cu.cuModuleGetGlobal) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    zc_bind(m->dev);
+    CUdeviceptr p = 0;
+    size_t bytes = 0;
+    CUresult r = zc_cu.cuModuleGetGlobal(&p, &bytes, m->module, name);
+    if (r == CUDA_ERROR_NOT_FOUND) return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME;
+    if (r != CUDA_SUCCESS) return zc_result(r);
+    *ptr = (void *)(uintptr_t)p;
+    return ZE_RESULT_SUCCESS;
+}
+
 #define ZC_SLOT 16u
 static uint32_t slot_size(uint32_t kind, uint32_t size) {
     (void)kind;

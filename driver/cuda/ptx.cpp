@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -521,6 +522,13 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
         log = "reading the translated module failed: " + llvm::toString(parsed.takeError());
         return ZC_BUILD_FAILURE;
     }
+    // The module's exported program-scope variables stay visible in the PTX, under their names, so that
+    // zeModuleGetGlobalPointer finds them (cuModuleGetGlobal); everything else is internalized below.
+    std::set<std::string> exported;
+    for (llvm::GlobalVariable &g : (*parsed)->globals())
+        if ((g.getAddressSpace() == 1 || g.getAddressSpace() == 2) && !g.isDeclaration() && !g.hasLocalLinkage() &&
+            g.hasName() && !g.getName().startswith("llvm.") && !g.getName().startswith("__spirv_"))
+            exported.insert(g.getName().str());
     std::unique_ptr<llvm::Module> mod = remap_module(**parsed);
     parsed->reset();
     rename_builtins(*mod);
@@ -577,7 +585,8 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
         if (!f.isDeclaration() && f.getCallingConv() != llvm::CallingConv::PTX_Kernel)
             f.setLinkage(llvm::GlobalValue::InternalLinkage);
     for (llvm::GlobalVariable &g : mod->globals())
-        if (!g.isDeclaration() && g.getName() != kDynLocal && !g.getName().startswith("llvm."))
+        if (!g.isDeclaration() && g.getName() != kDynLocal && !g.getName().startswith("llvm.") &&
+            !exported.count(g.getName().str()))
             g.setLinkage(llvm::GlobalValue::InternalLinkage);
 
     std::string err;

@@ -24,6 +24,7 @@ void host_module_meta_free(zp_module_meta *meta) {
     for (uint32_t i = 0; i < meta->count; i++) {
         free(meta->kernels[i].name);
         free(meta->kernels[i].args);
+        free(meta->kernels[i].attrs);
     }
     free(meta->kernels);
     meta->kernels = NULL;
@@ -146,6 +147,13 @@ ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **
         km->args = calloc(kr->num_args ? kr->num_args : 1, sizeof *km->args);
         if (!km->name || !km->args) goto oom;
         memcpy(km->reqd, kr->required_group, sizeof km->reqd);
+        /* The source attributes the reflection knows, written as the SPIR-V drivers write them (spirv/meta.cpp). */
+        char req[64] = "", hint[64] = "";
+        const uint32_t *r = kr->required_group, *h = kr->group_hint;
+        if (r[0]) snprintf(req, sizeof req, "reqd_work_group_size(%u,%u,%u)", r[0], r[1], r[2]);
+        if (h[0]) snprintf(hint, sizeof hint, "work_group_size_hint(%u,%u,%u)", h[0], h[1], h[2]);
+        km->attrs = strdupf("%s%s%s", req, req[0] && hint[0] ? " " : "", hint);
+        if (!km->attrs) goto oom;
         km->whole_groups = kr->uses_barrier != 0;
         for (uint32_t i = 0; i < kr->num_args; i++) {
             km->args[i].kind = arg_kind(&kr->args[i]);

@@ -46,4 +46,13 @@ const zp_backend_ops zp_pocl_backend = {
     .token_on_complete = zp_pocl_token_on_complete,
     .token_times = zp_pocl_token_times,
     .can_access_peer = zp_pocl_can_access_peer,
+    .vm_page_size = zp_pocl_vm_page_size,
+    .vm_reserve = zp_pocl_vm_reserve,
+    .vm_release = zp_pocl_vm_release,
+    .phys_create = zp_pocl_phys_create,
+    .phys_destroy = zp_pocl_phys_destroy,
+    .vm_map = zp_pocl_vm_map,
+    .vm_unmap = zp_pocl_vm_unmap,
+    .vm_protect = zp_pocl_vm_protect,
+    .global_pointer = zp_pocl_global_pointer,
 };

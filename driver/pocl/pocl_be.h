@@ -20,6 +20,10 @@
 
 struct zp_bmod {
     cl_program program;
+    void *storage;     /* the program-scope variables (zp_module_meta.globals_size bytes, SVM), or NULL */
+    uint64_t *offsets; /* each exported variable's offset in storage (UINT64_MAX: not there), or NULL */
+    void **copies;     /* each exported constant's copy (from zp_global_meta.init), else NULL */
+    uint32_t num_globals;
 };
 
 struct zp_bkern {
@@ -89,6 +93,7 @@ ZP_HIDDEN void zp_pocl_mem_free(void *ptr);
 ZP_HIDDEN ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out,
                                            zp_module_meta *meta, char **log);
 ZP_HIDDEN void zp_pocl_module_destroy(zp_bmod *mod);
+ZP_HIDDEN ze_result_t zp_pocl_global_pointer(zp_bmod *mod, uint32_t index, const char *name, void **ptr);
 ZP_HIDDEN void zp_pocl_module_meta_free(zp_module_meta *meta);
 ZP_HIDDEN ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out,
                                             zp_kernel_limits *limits);
@@ -109,6 +114,16 @@ ZP_HIDDEN ze_result_t zp_pocl_barrier(zp_bqueue *q, uint32_t num_waits, zp_btoke
                                       zp_btoken **done);
 ZP_HIDDEN ze_result_t zp_pocl_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t num_waits,
                                         zp_btoken *const *waits, zp_btoken **done);
+/* Virtual memory (vm.c): address space and memory-file mappings. */
+ZP_HIDDEN size_t zp_pocl_vm_page_size(zp_bdev *dev, size_t size);
+ZP_HIDDEN ze_result_t zp_pocl_vm_reserve(const void *hint, size_t size, void **out);
+ZP_HIDDEN void zp_pocl_vm_release(void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_pocl_phys_create(zp_bdev *dev, bool on_host, size_t size, void **out);
+ZP_HIDDEN void zp_pocl_phys_destroy(void *phys);
+ZP_HIDDEN ze_result_t zp_pocl_vm_map(void *ptr, size_t size, void *phys, size_t offset,
+                                     ze_memory_access_attribute_t access);
+ZP_HIDDEN ze_result_t zp_pocl_vm_unmap(void *ptr, size_t size);
+ZP_HIDDEN ze_result_t zp_pocl_vm_protect(void *ptr, size_t size, ze_memory_access_attribute_t access);
 ZP_HIDDEN void zp_pocl_token_retain(zp_btoken *t);
 ZP_HIDDEN void zp_pocl_token_release(zp_btoken *t);
 ZP_HIDDEN ze_result_t zp_pocl_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);

@@ -105,7 +105,8 @@ ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint
     size_t bin_size = 0;
     *out = NULL;
     *log = NULL;
-    unsigned flags = rewrites | ZP_POCL_REGIONS | ZP_SPIRV_EXACT_RANGE | (route == ZP_ROUTE_IL ? ZP_SPIRV_EMIT_SPIRV : 0);
+    unsigned flags = rewrites | ZP_POCL_REGIONS | ZP_SPIRV_EXACT_RANGE | ZP_SPIRV_GLOBALS_KERNEL |
+                     (route == ZP_ROUTE_IL ? ZP_SPIRV_EMIT_SPIRV : 0);
     int rc = zp_pocl_translate(src, flags, &bin, &bin_size, meta, log);
     if (rc == ZP_SPIRV_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     if (rc == ZP_SPIRV_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -162,6 +163,72 @@ ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint
     return ZE_RESULT_SUCCESS;
 }
 
+/* Program-scope variables. PoCL 3.1 compiles each kernel into code of its own, with its own copy of every
+ * program-scope variable: a value one kernel writes, another never sees, and OpenCL gives the host no address of
+ * any. So the front end moves the variables into one storage that every kernel takes as a hidden last argument
+ * (spirv/globals.cpp), and adds a kernel, run here once, that writes their initial values into it. The storage is
+ * the module's, host memory the driver allocates: zeModuleGetGlobalPointer gives addresses inside it. A `constant`
+ * variable keeps its copies, one per kernel (its value never changes); the host gets a copy of its value that the
+ * driver makes from the module (zp_global_meta.init). */
+static void free_globals(struct zp_bmod *m) {
+    if (m->storage) clSVMFree(zp_cl_ctx, m->storage);
+    for (uint32_t i = 0; m->copies && i < m->num_globals; i++)
+        if (m->copies[i]) clSVMFree(zp_cl_ctx, m->copies[i]);
+    free(m->copies);
+    free(m->offsets);
+    m->storage = NULL;
+    m->offsets = NULL;
+    m->copies = NULL;
+}
+
+static ze_result_t place_globals(cl_device_id d, struct zp_bmod *m, const zp_module_meta *meta) {
+    m->num_globals = meta->num_globals;
+    m->offsets = calloc(meta->num_globals ? meta->num_globals : 1, sizeof *m->offsets);
+    m->copies = calloc(meta->num_globals ? meta->num_globals : 1, sizeof *m->copies);
+    if (!m->offsets || !m->copies) {
+        free_globals(m);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t i = 0; i < meta->num_globals; i++) {
+        const zp_global_meta *g = &meta->globals[i];
+        m->offsets[i] = g->offset;
+        if (!g->init) continue;
+        m->copies[i] = clSVMAlloc(zp_cl_ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, g->size ? g->size : 1, 0);
+        if (!m->copies[i]) {
+            free_globals(m);
+            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        memcpy(m->copies[i], g->init, (size_t)g->size);
+    }
+    if (meta->globals_size == 0) return ZE_RESULT_SUCCESS;
+    m->storage = clSVMAlloc(zp_cl_ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, (size_t)meta->globals_size, 0);
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = m->offsets && m->storage ? clCreateKernel(m->program, ZP_GLOBALS_KERNEL, &err) : NULL;
+    cl_command_queue q = k ? clCreateCommandQueueWithProperties(zp_cl_ctx, d, NULL, &err) : NULL;
+    size_t one = 1;
+    if (q) err = clSetKernelArgSVMPointer(k, 0, m->storage);
+    if (q && err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL);
+    if (q && err == CL_SUCCESS) err = clFinish(q);
+    ze_result_t r = !m->offsets || !m->storage ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY : zp_cl_result(err);
+    if (q) clReleaseCommandQueue(q);
+    if (k) clReleaseKernel(k);
+    if (r != ZE_RESULT_SUCCESS) free_globals(m);
+    return r;
+}
+
+ze_result_t zp_pocl_global_pointer(zp_bmod *mod, uint32_t index, const char *name, void **ptr) {
+    (void)name;
+    if (mod->copies && mod->copies[index]) {
+        *ptr = mod->copies[index];
+        return ZE_RESULT_SUCCESS;
+    }
+    /* A variable used outside any function (in another variable's initializer), or a constant whose value has no
+     * fixed bytes (an address), stays where PoCL put it, which the host cannot learn. */
+    if (!mod->offsets || mod->offsets[index] == UINT64_MAX || !mod->storage) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    *ptr = (char *)mod->storage + mod->offsets[index];
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out, zp_module_meta *meta,
                                  char **log) {
     *out = NULL;
@@ -183,6 +250,15 @@ ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod
         free(m);
         return res;
     }
+    if (meta->num_globals || meta->globals_size) {
+        res = place_globals(ZP_CLD(dev), m, meta);
+        if (res != ZE_RESULT_SUCCESS) {
+            clReleaseProgram(m->program);
+            free(m);
+            zp_spirv_meta_free(meta);
+            return res;
+        }
+    }
     *out = m;
     return ZE_RESULT_SUCCESS;
 }
@@ -190,6 +266,7 @@ ze_result_t zp_pocl_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod
 void zp_pocl_module_destroy(zp_bmod *mod) {
     if (!mod) return;
     clReleaseProgram(mod->program);
+    free_globals(mod);
     free(mod);
 }
 
@@ -226,6 +303,20 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
     }
     cl_uint nargs = 0;
     clGetKernelInfo(x, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+    /* The storage of program-scope variables: the last argument of the kernel, the one before the descriptor of
+     * its variant. */
+    if (mod->storage) {
+        cl_uint kargs = 0;
+        clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof kargs, &kargs, NULL);
+        err = kargs && nargs >= 2 ? clSetKernelArgSVMPointer(k, kargs - 1, mod->storage) : CL_INVALID_KERNEL_ARGS;
+        if (err == CL_SUCCESS) err = clSetKernelArgSVMPointer(x, nargs - 2, mod->storage);
+        if (err != CL_SUCCESS) {
+            clReleaseKernel(k);
+            clReleaseKernel(x);
+            free(bk);
+            return zp_cl_result(err);
+        }
+    }
     bk->kernel = k;
     bk->name_hash = h;
     bk->exact_kernel = x;

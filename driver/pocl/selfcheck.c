@@ -214,7 +214,7 @@ int zp_pocl_selfcheck_run(cl_device_id dev, uint32_t route, unsigned rewrites, u
     src.size = (size_t)(zp_selfcheck_spv_end - zp_selfcheck_spv);
     src.fp64 = src.int64_atomics = src.fp16 = false;
     cl_program prog = NULL;
-    zp_module_meta meta = {0, NULL};
+    zp_module_meta meta = {0};
     char *log = NULL;
     ze_result_t r = zp_pocl_program_build(dev, &src, route, rewrites, &prog, &meta, &log);
     if (r != ZE_RESULT_SUCCESS) {
