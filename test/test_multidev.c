@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "krt_test.h"
 
@@ -597,4 +598,55 @@ Test(multidev, staged_copies_from_two_threads_at_once, .timeout = KT_TEST_TIMEOU
     expect_iota(c1, b1, n, 11);
     krt_context_destroy(c0);
     krt_context_destroy(c1);
+}
+
+/* A host task that makes a staged copy of its own, appended to a queue while another thread's staged copies run on
+ * that same queue: the other thread's pieces never wait on the queue while holding the staging lock, so neither
+ * waits for the other (a deadlock would end the test by its timeout). */
+typedef struct {
+    krt_context *ctx;
+    uint32_t *dst, *src;
+    uint32_t n, done;
+    krt_result r;
+} task_copy;
+
+static void staged_copy_task(void *p)
+{
+    task_copy *t = p;
+    krt_result r = krt_memcpy(t->ctx, NULL, t->dst, t->src, t->n * 4);
+    if (r != KRT_SUCCESS && t->r == KRT_SUCCESS)
+        t->r = r;
+    t->done++;
+}
+
+Test(multidev, a_host_task_makes_a_staged_copy_while_another_thread_stages_on_its_queue,
+     .timeout = KT_TEST_TIMEOUT)
+{
+    devices(2, "none", NULL);
+    krt_context *c0 = on(0, NULL, 0, 4096), *c1 = on(1, c0, 0, 4096);
+    const uint32_t n = 5000;
+    uint32_t *a0 = kt_alloc(c0, n * 4, KRT_MEMORY_DEVICE), *b0 = kt_alloc(c0, n * 4, KRT_MEMORY_DEVICE);
+    uint32_t *a1 = kt_alloc(c1, n * 4, KRT_MEMORY_DEVICE), *b1 = kt_alloc(c1, n * 4, KRT_MEMORY_DEVICE);
+    iota(kt_module(c0, "krt_basic"), a0, n, 5);
+    iota(kt_module(c1, "krt_basic"), a1, n, 900);
+    /* The other thread: staged copies device 1 -> device 0 on device 0's default queue. */
+    stage_job j = { c0, a1, b0, n, 30, 900, 0 };
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, stage_thread, &j), 0);
+    /* This thread: host tasks on the same queue, each a staged copy device 0 -> device 1 on device 1's queue. */
+    task_copy tc = { c1, b1, a0, n, 0, KRT_SUCCESS };
+    enum { TASKS = 30 };
+    for (int i = 0; i < TASKS; i++) {
+        KT_OK(krt_host_task(c0, &(krt_host_task_desc){ .fn = staged_copy_task, .data = &tc }));
+        usleep(300); /* spread over the other thread's copies, so that some land while it holds the lock */
+    }
+    KT_OK(krt_queue_synchronize(krt_context_default_queue(c0)));
+    pthread_join(t, NULL);
+    cr_assert_eq(tc.done, TASKS);
+    cr_assert_eq(tc.r, KRT_SUCCESS, "a host task's staged copy failed: %s", krt_result_name(tc.r));
+    cr_assert(j.ok, "the other thread's staged copies went wrong");
+    expect_iota(c1, b1, n, 5);
+    expect_iota(c0, b0, n, 900);
+    krt_context_destroy(c1);
+    krt_context_destroy(c0);
 }

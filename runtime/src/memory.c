@@ -306,8 +306,8 @@ static krt_result peer_queue(krt_context *o, krt_queue **out)
 /* A copy between ctx's device and the device memory of another context's device (far_dst: dst's owner, far_src:
  * src's; NULL where ctx's device reaches the memory) that ctx's device cannot reach: each piece goes from the
  * source into ctx's staging memory on a queue of a device that reaches the source, then from there to the
- * destination on a queue of a device that reaches the destination (q where ctx's device does, else the other
- * context's internal queue). Staging memory is host memory of the shared Level Zero context, which every
+ * destination on a queue of a device that reaches the destination (the internal queue of ctx where ctx's device
+ * does, else of the other context). Staging memory is host memory of the shared Level Zero context, which every
  * device reaches. The copy is synchronous: q's earlier commands first, and every piece waited for, so that the
  * one staging buffer serves them all; share->staging_lock keeps two staged copies of the group apart. */
 static krt_result staged_copy(krt_context *ctx, krt_queue *q, void *dst, krt_context *far_dst, const void *src,
@@ -343,11 +343,13 @@ static krt_result staged_copy(krt_context *ctx, krt_queue *q, void *dst, krt_con
                              ctx->staging_bytes, far->info.name, krt__ze_name(zr));
         }
     }
-    krt_queue *qs = q, *qd = q;
-    if (far_src)
-        r = peer_queue(far_src, &qs);
-    if (r == KRT_SUCCESS && far_dst)
-        r = peer_queue(far_dst, &qd);
+    /* The pieces go on internal queues only (ctx's where ctx's device reaches that side), never on q: waiting for q
+     * while holding the lock would wait for whatever another thread appended to q meanwhile, a host task that makes
+     * a staged copy of its own among them, which would wait for the lock. */
+    krt_queue *qs = NULL, *qd = NULL;
+    r = peer_queue(far_src ? far_src : ctx, &qs);
+    if (r == KRT_SUCCESS)
+        r = peer_queue(far_dst ? far_dst : ctx, &qd);
     for (size_t off = 0; r == KRT_SUCCESS && off < size; off += ctx->staging_bytes) {
         size_t n = size - off < ctx->staging_bytes ? size - off : ctx->staging_bytes;
         r = append_copy(qs, ctx->staging, (const unsigned char *)src + off, n);
