@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <level_zero/ze_ddi.h>
@@ -755,8 +756,9 @@ Test(ze_spec, malformed_aliasing_ids_are_refused_not_translated, .timeout = ZT_T
     zt_fini(&env);
 }
 
-/* zeKrtDriverStatus (driver/include/ze_krt_driver_status.h), found as libkrt finds it: ze_pocl names itself and its
- * one device, with no reason; it starts the driver itself when nothing did, and refuses NULL. */
+/* zeKrtDriverStatus (driver/include/ze_krt_driver_status.h), found as libkrt finds it: the driver under test
+ * (libze_pocl.so: "ze_pocl", libze_cuda.so: "ze_cuda") names itself and counts its devices as the loader does, with
+ * no reason; it starts the driver itself when nothing did, and refuses NULL. */
 Test(ze_spec, driver_status_export)
 {
     void *lib = driver_lib();
@@ -766,11 +768,14 @@ Test(ze_spec, driver_status_export)
     ze_krt_driver_status_t s;
     memset(&s, 0x5a, sizeof s);
     cr_assert_eq(status(&s), ZE_RESULT_SUCCESS);
-    cr_assert_str_eq(s.name, "ze_pocl");
-    cr_assert_eq(s.numDevices, 1u);
+    const char *path = getenv("ZE_ENABLE_ALT_DRIVERS"), *base = strrchr(path, '/') + 1;
+    char want[64];
+    snprintf(want, sizeof want, "%.*s", (int)strcspn(base + 3, "."), base + 3); /* lib<name>.so */
+    cr_assert_str_eq(s.name, want);
+    cr_assert_geq(s.numDevices, 1u);
     cr_assert_str_eq(s.reason, "");
     cr_assert_eq(status(NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-    /* the loader's view agrees: one driver, one device */
+    /* the loader's view agrees: one driver, as many devices */
     zt_env env;
     zt_init(&env);
     uint32_t n = 0;

@@ -29,6 +29,8 @@ for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy; do strip 
 mkdir -p "$D/src" "$D/include"
 cp examples/mpi_heat.c examples/example.h "$D/src/"
 cp runtime/include/krt.h "$D/include/"
+# krt-cc's kernel headers (krt_kernel.h, ...), found in ../include beside bin/krt-cc as in the build.
+cp "$B"/include/*.h "$D/include/"
 cp bench/mpi_heat.sh "$D/bench/"
 cp "$B"/kernels/*.spv "$D/kernels/"
 cp "$B"/test-kernels/*.spv "$D/test-kernels/"
