@@ -73,7 +73,11 @@ EXAMPLE_PROGRAMS = \
     '$(BINDIR)/memory 100003' \
     '$(BINDIR)/multidev 100003' \
     'POCL_DEVICES="pthread pthread pthread" $(BINDIR)/multidev 100003' \
-    'POCL_DEVICES="pthread pthread pthread" KRT_ZE_POCL_PEER=0-1 $(BINDIR)/multidev 100003'
+    'POCL_DEVICES="pthread pthread pthread" KRT_ZE_POCL_PEER=0-1 $(BINDIR)/multidev 100003' \
+    '$(BINDIR)/multidev_heat 67 50 30' \
+    'POCL_DEVICES="pthread pthread pthread" $(BINDIR)/multidev_heat 67 50 30' \
+    'POCL_DEVICES="pthread pthread pthread" KRT_ZE_POCL_PEER=0-1 $(BINDIR)/multidev_heat 67 50 30' \
+    'POCL_DEVICES="pthread pthread pthread" $(BINDIR)/multidev_heat 67 8 3 >$(BUILD)/mdh.txt 2>&1; test $$? -eq 2 && grep -q "at least 3 rows per device" $(BUILD)/mdh.txt'
 # What runs under an interpreter (make sanitize leaves these out: their interpreters are not instrumented).
 # test/docs-outputs.py runs every command the tutorials show and compares the pages' pasted outputs
 # (docs/writing-docs.md); the line after it proves that it fails, naming the line, on a page whose pasted message

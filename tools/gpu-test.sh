@@ -114,7 +114,7 @@ step "test_cuda (driver part)" 60 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$D/te
 export KRT_DEVICE=NVIDIA
 for ex in "vadd 100003" "saxpy 1 7 1000 4093 65537" "reduce 100003" "matmul 100 75 130" "histogram 1000003" \
           "heat 67 50 /tmp/heat.png" "heat_replay 67 1000" "heat_replay 256 1000" "mandelbrot 160 120 /tmp/mandelbrot.png" "pipeline 100000 4" "tour" \
-          "devices" "errors" "knobs 10007" "memory 100003" "multidev 1000003"; do
+          "devices" "errors" "knobs 10007" "memory 100003" "multidev 1000003" "multidev_heat 1024 1024 200"; do
     step "example $ex" 30 env -u ZE_ENABLE_ALT_DRIVERS $D/bin/$ex
 done
 for k in "$D"/kernels/*.spv; do step "krt-info ${k##*/}" 20 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info" "$k"; done
