@@ -101,31 +101,6 @@ struct Builtins {
     }
 };
 
-// The kernel_arg_* metadata of an OpenCL kernel lists every parameter; the hidden one is a ulong8.
-void extend_arg_metadata(llvm::Function &f, unsigned old_count) {
-    llvm::LLVMContext &ctx = f.getContext();
-    llvm::SmallVector<llvm::StringRef, 32> names;
-    ctx.getMDKindNames(names);
-    llvm::SmallVector<std::pair<unsigned, llvm::MDNode *>, 8> mds;
-    f.getAllMetadata(mds);
-    for (auto &kv : mds) {
-        if (kv.first >= names.size()) continue;
-        llvm::StringRef kind = names[kv.first];
-        if (!kind.startswith("kernel_arg_") || kv.second->getNumOperands() != old_count) continue;
-        llvm::SmallVector<llvm::Metadata *, 8> ops(kv.second->op_begin(), kv.second->op_end());
-        if (kind == "kernel_arg_addr_space")
-            ops.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 0)));
-        else if (kind == "kernel_arg_access_qual")
-            ops.push_back(llvm::MDString::get(ctx, "none"));
-        else if (kind == "kernel_arg_type" || kind == "kernel_arg_base_type")
-            ops.push_back(llvm::MDString::get(ctx, "ulong8"));
-        else if (kind == "kernel_arg_name")
-            ops.push_back(llvm::MDString::get(ctx, "__zp_exact_range"));
-        else
-            ops.push_back(llvm::MDString::get(ctx, ""));
-        f.setMetadata(kv.first, llvm::MDNode::get(ctx, ops));
-    }
-}
 
 // desc is the variant's hidden parameter; NULL for the kernel itself, in which only OpenCL 2.0's three work-item
 // functions are answered (from the backend's own, as a uniform launch has them: libclc for NVPTX lacks them).
@@ -193,6 +168,32 @@ void answer_builtins(llvm::Module &m, llvm::Function &f, llvm::Value *desc, bool
 
 } // namespace
 
+void extend_arg_metadata(llvm::Function &f, unsigned old_count, unsigned addr_space, const char *type,
+                         const char *name) {
+    llvm::LLVMContext &ctx = f.getContext();
+    llvm::SmallVector<llvm::StringRef, 32> kinds;
+    ctx.getMDKindNames(kinds);
+    llvm::SmallVector<std::pair<unsigned, llvm::MDNode *>, 8> mds;
+    f.getAllMetadata(mds);
+    for (auto &kv : mds) {
+        if (kv.first >= kinds.size()) continue;
+        llvm::StringRef kind = kinds[kv.first];
+        if (!kind.startswith("kernel_arg_") || kv.second->getNumOperands() != old_count) continue;
+        llvm::SmallVector<llvm::Metadata *, 8> ops(kv.second->op_begin(), kv.second->op_end());
+        if (kind == "kernel_arg_addr_space")
+            ops.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), addr_space)));
+        else if (kind == "kernel_arg_access_qual")
+            ops.push_back(llvm::MDString::get(ctx, "none"));
+        else if (kind == "kernel_arg_type" || kind == "kernel_arg_base_type")
+            ops.push_back(llvm::MDString::get(ctx, type));
+        else if (kind == "kernel_arg_name")
+            ops.push_back(llvm::MDString::get(ctx, name));
+        else
+            ops.push_back(llvm::MDString::get(ctx, ""));
+        f.setMetadata(kv.first, llvm::MDNode::get(ctx, ops));
+    }
+}
+
 llvm::Function *append_params(llvm::Module &m, llvm::Function *f, llvm::ArrayRef<llvm::Type *> extra) {
     std::vector<llvm::Type *> ps(f->getFunctionType()->param_begin(), f->getFunctionType()->param_end());
     ps.insert(ps.end(), extra.begin(), extra.end());
@@ -250,7 +251,7 @@ bool add_exact_range(llvm::Module &m, std::string &clash) {
         copy->setName(f->getName() + ZP_EXACT_SUFFIX);
         llvm::Function *nf = append_params(m, copy, {llvm::FixedVectorType::get(llvm::Type::getInt64Ty(m.getContext()), 8)});
         nf->getArg(nuser)->setName("__zp_exact_range");
-        extend_arg_metadata(*nf, nuser);
+        extend_arg_metadata(*nf, nuser, 0, "ulong8", "__zp_exact_range"); // the hidden descriptor
         // A required group size stays the driver's to enforce (zeKernelSetGroupSize, from zp_kernel_meta): the
         // compiler must not hold the variant to it, since a partial group runs as a piece of its own size; nor
         // the kernel, since PoCL 3.1 held the variant to the kernel's size too (CL_INVALID_WORK_GROUP_SIZE).

@@ -141,32 +141,6 @@ bool materialize_uses(llvm::GlobalVariable *g) {
     return true;
 }
 
-// The kernel_arg_* metadata of a kernel given one more parameter: a global char pointer named name.
-void extend_metadata(llvm::Function &f, unsigned old_count, const char *name) {
-    llvm::LLVMContext &ctx = f.getContext();
-    llvm::SmallVector<llvm::StringRef, 32> kinds;
-    ctx.getMDKindNames(kinds);
-    llvm::SmallVector<std::pair<unsigned, llvm::MDNode *>, 8> mds;
-    f.getAllMetadata(mds);
-    for (auto &kv : mds) {
-        if (kv.first >= kinds.size()) continue;
-        llvm::StringRef kind = kinds[kv.first];
-        if (!kind.startswith("kernel_arg_") || kv.second->getNumOperands() != old_count) continue;
-        llvm::SmallVector<llvm::Metadata *, 8> ops(kv.second->op_begin(), kv.second->op_end());
-        if (kind == "kernel_arg_addr_space")
-            ops.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1)));
-        else if (kind == "kernel_arg_access_qual")
-            ops.push_back(llvm::MDString::get(ctx, "none"));
-        else if (kind == "kernel_arg_type" || kind == "kernel_arg_base_type")
-            ops.push_back(llvm::MDString::get(ctx, "char*"));
-        else if (kind == "kernel_arg_name")
-            ops.push_back(llvm::MDString::get(ctx, name));
-        else
-            ops.push_back(llvm::MDString::get(ctx, ""));
-        f.setMetadata(kv.first, llvm::MDNode::get(ctx, ops));
-    }
-}
-
 // Sets the kernel_arg_* metadata of a new kernel with one global char pointer parameter.
 void new_kernel_metadata(llvm::Function &f, const char *name) {
     llvm::LLVMContext &ctx = f.getContext();
@@ -265,7 +239,7 @@ bool place_globals(llvm::Module &mod, zp_module_meta *meta, std::string &why) {
         unsigned n = (unsigned)f->arg_size();
         llvm::Function *nf = append_params(mod, f, {storage_ty});
         nf->getArg(n)->setName("__zp_globals");
-        extend_metadata(*nf, n, "__zp_globals");
+        extend_arg_metadata(*nf, n, 1, "char*", "__zp_globals"); // a global char pointer
     }
     for (const Placed &p : placed) {
         if (!p.moved) continue;
