@@ -75,6 +75,33 @@ static inline krt_context *ex_context(void)
     return ctx;
 }
 
+/* ctx[0]: a context on the default device (KRT_DEVICE chooses another); then, up to max in all, one on every other
+ * device of the same driver, each sharing ctx[0]'s Level Zero context (krt_context_desc.share), as a program
+ * spread over several devices wants them. Returns how many contexts it made. */
+static inline uint32_t ex_driver_contexts(krt_context **ctx, uint32_t max)
+{
+    EX_CHECK(krt_context_create(NULL, &ctx[0]));
+    krt_device_info first;
+    EX_CHECK(krt_context_device_info(ctx[0], &first));
+    uint32_t count = 0;
+    EX_CHECK(krt_device_list(NULL, &count));
+    krt_device_info *list = calloc(count, sizeof *list);
+    if (!list)
+        exit(2);
+    EX_CHECK(krt_device_list(list, &count));
+    uint32_t n = 1;
+    for (uint32_t i = 0; i < count && n < max; i++) {
+        if (list[i].driver_index != first.driver_index || list[i].device_index == first.device_index)
+            continue;
+        char index[16];
+        snprintf(index, sizeof index, "%u", i);
+        EX_CHECK(krt_context_create(&(krt_context_desc){ .device = index, .share = ctx[0] }, &ctx[n]));
+        n++;
+    }
+    free(list);
+    return n;
+}
+
 static inline krt_module *ex_module(krt_context *ctx, const char *file)
 {
     krt_module_desc desc = { .path = ex_kernel_path(file) };

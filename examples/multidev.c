@@ -21,25 +21,9 @@ int main(int argc, char **argv)
 
     /* Device 0: the default device; then every other device of its driver, sharing its Level Zero context. */
     krt_context *ctx[MAX_DEVICES];
-    EX_CHECK(krt_context_create(NULL, &ctx[0]));
+    uint32_t nd = ex_driver_contexts(ctx, MAX_DEVICES);
     krt_device_info first;
     EX_CHECK(krt_context_device_info(ctx[0], &first));
-    uint32_t count = 0;
-    EX_CHECK(krt_device_list(NULL, &count));
-    krt_device_info *list = calloc(count, sizeof *list);
-    if (!list)
-        return 2;
-    EX_CHECK(krt_device_list(list, &count));
-    uint32_t nd = 1;
-    for (uint32_t i = 0; i < count && nd < MAX_DEVICES; i++) {
-        if (list[i].driver_index != first.driver_index || list[i].device_index == first.device_index)
-            continue;
-        char index[16];
-        snprintf(index, sizeof index, "%u", i);
-        EX_CHECK(krt_context_create(&(krt_context_desc){ .device = index, .share = ctx[0] }, &ctx[nd]));
-        nd++;
-    }
-    free(list);
     printf("%u device(s) of driver %s:\n", nd, first.driver_name);
     for (uint32_t i = 0; i < nd; i++) {
         krt_device_info info;

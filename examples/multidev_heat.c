@@ -41,27 +41,14 @@ int main(int argc, char **argv)
     const float alpha = 0.2f;
 
     /* Device 0: the default device; then every other device of its driver, sharing its Level Zero context. */
+    krt_context *ctx[MAX_DEVICES];
+    uint32_t nd = ex_driver_contexts(ctx, MAX_DEVICES);
     block b[MAX_DEVICES];
     memset(b, 0, sizeof b);
-    EX_CHECK(krt_context_create(NULL, &b[0].ctx));
+    for (uint32_t i = 0; i < nd; i++)
+        b[i].ctx = ctx[i];
     krt_device_info first;
-    EX_CHECK(krt_context_device_info(b[0].ctx, &first));
-    uint32_t count = 0;
-    EX_CHECK(krt_device_list(NULL, &count));
-    krt_device_info *list = calloc(count, sizeof *list);
-    if (!list)
-        return 2;
-    EX_CHECK(krt_device_list(list, &count));
-    uint32_t nd = 1;
-    for (uint32_t i = 0; i < count && nd < MAX_DEVICES; i++) {
-        if (list[i].driver_index != first.driver_index || list[i].device_index == first.device_index)
-            continue;
-        char index[16];
-        snprintf(index, sizeof index, "%u", i);
-        EX_CHECK(krt_context_create(&(krt_context_desc){ .device = index, .share = b[0].ctx }, &b[nd].ctx));
-        nd++;
-    }
-    free(list);
+    EX_CHECK(krt_context_device_info(ctx[0], &first));
     if (w < 3 || h < 3 * nd || (uint64_t)w * h > (1u << 30)) {
         fprintf(stderr, "multidev_heat: a %u x %u plate over %u devices: width at least 3, at least 3 rows per "
                         "device, at most 2^30 cells\n", w, h, nd);
