@@ -51,6 +51,15 @@ static size_t driver_page(void) {
 
 static bool aligned(uintptr_t v, size_t page) { return v % page == 0; }
 
+/* The checks every range entry shares: the page size, a non-zero page-aligned size and start. */
+static ze_result_t check_range(const void *ptr, size_t size, size_t *page) {
+    *page = driver_page();
+    if (*page == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (size == 0 || !aligned(size, *page)) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+    if (!aligned((uintptr_t)ptr, *page)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+    return ZE_RESULT_SUCCESS;
+}
+
 /* The reservation of ctx holding [p, p + size), or NULL. Caller holds vm_lock. */
 static vm_reservation *reservation_of(ze_context_handle_t ctx, uintptr_t p, size_t size) {
     for (size_t i = 0; i < num_res; i++) {
@@ -124,10 +133,9 @@ ze_result_t zp_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device
 ze_result_t zp_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
     ZP_CHECK_PTR(pptr);
-    size_t page = driver_page();
-    if (page == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    if (size == 0 || !aligned(size, page)) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
-    if (!aligned((uintptr_t)pStart, page)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+    size_t page;
+    ze_result_t checked = check_range(pStart, size, &page);
+    if (checked != ZE_RESULT_SUCCESS) return checked;
     pthread_mutex_lock(&vm_lock);
     if (!grow((void **)&res, &cap_res, num_res, sizeof *res)) {
         pthread_mutex_unlock(&vm_lock);
@@ -161,10 +169,9 @@ static void unmap_all_in(uintptr_t base, size_t size) {
 ze_result_t zp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
     ZP_CHECK_PTR(ptr);
-    size_t page = driver_page();
-    if (page == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    if (size == 0 || !aligned(size, page)) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
-    if (!aligned((uintptr_t)ptr, page)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+    size_t page;
+    ze_result_t checked = check_range(ptr, size, &page);
+    if (checked != ZE_RESULT_SUCCESS) return checked;
     pthread_mutex_lock(&vm_lock);
     size_t i = 0;
     while (i < num_res && !(res[i].ctx == hContext && res[i].base == (uintptr_t)ptr && res[i].size == size)) i++;
@@ -222,15 +229,6 @@ ze_result_t zp_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_me
     if (used) return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
     zp_be->phys_destroy(hPhysicalMemory->bphys);
     free(hPhysicalMemory);
-    return ZE_RESULT_SUCCESS;
-}
-
-/* The checks every range entry shares: the page size, a non-zero page-aligned size and start. */
-static ze_result_t check_range(const void *ptr, size_t size, size_t *page) {
-    *page = driver_page();
-    if (*page == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    if (size == 0 || !aligned(size, *page)) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
-    if (!aligned((uintptr_t)ptr, *page)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
     return ZE_RESULT_SUCCESS;
 }
 
