@@ -11,6 +11,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -166,43 +167,38 @@ static int conv_int(KernelObject *k, uint32_t i, const argspec *s, PyObject *o, 
     } else {
         KPy_INCREF(o);
     }
+    /* The range the parameter takes: by its declared sign, else the values of its width of either sign. */
+    unsigned bits = size * 8;
+    long long lo = s->sign < 0 ? 0 : bits == 64 ? LLONG_MIN : -(1ll << (bits - 1));
+    unsigned long long hi = s->sign > 0 ? (1ull << (bits - 1)) - 1 : bits == 64 ? ULLONG_MAX : (1ull << bits) - 1;
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     unsigned long long u = 0;
     int fits;
     if (overflow > 0) {
         u = PyLong_AsUnsignedLongLong(o);
-        fits = !(u == (unsigned long long)-1 && PyErr_Occurred()) && size == 8;
+        fits = !(u == ULLONG_MAX && PyErr_Occurred()) && u <= hi;
         PyErr_Clear();
     } else if (overflow < 0 || (v == -1 && PyErr_Occurred())) {
         PyErr_Clear();
         fits = 0;
     } else {
         u = (unsigned long long)v;
-        if (s->sign < 0) fits = v >= 0 && (size == 8 || v <= (long long)((1ull << (size * 8)) - 1));
-        else if (s->sign > 0) fits = size == 8 || (v >= -(1ll << (size * 8 - 1)) && v < (1ll << (size * 8 - 1)));
-        else if (size == 8) fits = 1;
-        else {
-            long long lo = -(1ll << (size * 8 - 1)), hi = (long long)((1ull << (size * 8)) - 1);
-            fits = v >= lo && v <= hi;
-        }
-    }
-    if (overflow > 0 && s->sign > 0)
-        fits = 0; /* above the signed range */
-    if (!fits && s->sign) {
-        raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT, ARG_FMT " is %s (%u bits): %R does not fit (%s .. %s)",
-                   ARG_VALS(i, s, k), s->what, size * 8, o, s->sign < 0 ? "0" : size == 8 ? "-2**63" :
-                   size == 4 ? "-2**31" : size == 2 ? "-2**15" : "-2**7",
-                   s->sign < 0 ? (size == 8 ? "2**64-1" : size == 4 ? "2**32-1" : size == 2 ? "2**16-1" : "2**8-1")
-                               : (size == 8 ? "2**63-1" : size == 4 ? "2**31-1" : size == 2 ? "2**15-1" : "2**7-1"));
-        KPy_DECREF(o);
-        return -1;
+        fits = v < 0 ? v >= lo : u <= hi;
     }
     if (!fits) {
-        raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
-                   ARG_FMT " is %s (%u bits): %R does not fit (SPIR-V integers carry no sign, so %u bits take "
-                   "-2**%u .. 2**%u-1)",
-                   ARG_VALS(i, s, k), s->what, size * 8, o, size * 8, size * 8 - 1, size * 8);
+        if (s->sign < 0)
+            raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT, ARG_FMT " is %s (%u bits): %R does not fit (0 .. 2**%u-1)",
+                       ARG_VALS(i, s, k), s->what, bits, o, bits);
+        else if (s->sign > 0)
+            raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                       ARG_FMT " is %s (%u bits): %R does not fit (-2**%u .. 2**%u-1)", ARG_VALS(i, s, k), s->what,
+                       bits, o, bits - 1, bits - 1);
+        else
+            raise_code(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
+                       ARG_FMT " is %s (%u bits): %R does not fit (SPIR-V integers carry no sign, so %u bits take "
+                       "-2**%u .. 2**%u-1)",
+                       ARG_VALS(i, s, k), s->what, bits, o, bits, bits - 1, bits);
         KPy_DECREF(o);
         return -1;
     }
