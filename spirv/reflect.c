@@ -100,6 +100,7 @@ typedef struct entry {
     uint32_t local[3], hint[3];
     uint32_t first_param, num_params;
     int defined; /* its OpFunction was seen */
+    const char *types; /* its declared parameter types (declared_types), found once by build() */
 } entry;
 
 typedef struct parse_state {
@@ -739,8 +740,8 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
             const char *n = id_find(s, s->params[e->first_param + i])->name;
             strings += (n ? strlen(n) : 0) + 1;
         }
-        const char *types = declared_types(s, e);
-        strings += (types ? strlen(types) : 0) + 1; /* the list, its commas becoming NULs, and one "" */
+        e->types = declared_types(s, e);
+        strings += (e->types ? strlen(e->types) : 0) + 1; /* the list, its commas becoming NULs, and one "" */
     }
     memset(out, 0, sizeof *out);
     out->kernels = calloc(s->num_entries ? s->num_entries : 1, sizeof *out->kernels);
@@ -772,7 +773,7 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
         kr->uses_barrier = (id_find(s, e->function)->flags & ID_FN_BARRIER) != 0;
         kr->uses_static_local = (id_find(s, e->function)->flags & ID_FN_LOCAL) != 0;
         /* The declared types: the list copied, each comma ending one type; "" for all when the module has none. */
-        const char *types = declared_types(s, e);
+        const char *types = e->types;
         char *type = str;
         len = types ? strlen(types) : 0;
         memcpy(str, types ? types : "", len);
