@@ -51,7 +51,12 @@ void zp_signal_unref(zp_signal *s) {
     kick_all(w, n);
 }
 
+/* Once the state reads 1, a waiter on another thread may return and destroy the event (zeEventHostSynchronize
+ * or zeEventQueryStatus, then zeEventDestroy: the documented order), while this thread still holds s->mu and
+ * has the waiters to take. So the setter holds a reference of its own until it is done with the signal: the
+ * caller's handle is valid on entry, since no one can have seen this signalling yet. */
 void zp_signal_set(zp_signal *s) {
+    atomic_fetch_add(&s->refs, 1);
     pthread_mutex_lock(&s->mu);
     atomic_store(&s->state, 1);
     pthread_cond_broadcast(&s->cv);
@@ -59,6 +64,7 @@ void zp_signal_set(zp_signal *s) {
     zp_signal_waiter **w = take_waiters(s, &n);
     pthread_mutex_unlock(&s->mu);
     kick_all(w, n);
+    zp_signal_unref(s);
 }
 
 void zp_signal_reset(zp_signal *s) {
