@@ -40,7 +40,7 @@ sanitize:
 	@$(MAKE) --no-print-directory sanitize-run
 
 # The two builds run make -j (one job per core: SAN_JOBS) whether or not make sanitize was given -j.
-SAN_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SAN_JOBS ?= $(JOBS)
 sanitize-build:
 	@$(MAKE) --no-print-directory -j$(SAN_JOBS) BUILD=build-asan OPT="-O1 -g $(SAN_ASAN_FLAGS)" CXXWARN="$(SAN_CXXWARN)" \
 	    KERNEL_HOST_FLAGS="$(SAN_ASAN_FLAGS)" $(SAN_CRITERION) san-goals
