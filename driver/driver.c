@@ -38,6 +38,7 @@ static ze_result_t init_devices(void) {
         devs[i].index = i;
         devs[i].bdev = zp_be->device(i);
         zp_be->device_info(devs[i].bdev, &devs[i].info);
+        zp_cpu_device_info(&devs[i].info);
     }
     zp_driver.devices = devs;
     zp_driver.num_devices = n;

@@ -288,6 +288,9 @@ ZP_HIDDEN ze_result_t zp_mem_free_context(ze_context_handle_t ctx);
 ZP_HIDDEN bool zp_vm_mapped(const void *p, size_t size);
 
 /* Signals (event.c). */
+/* A CPU device's answers about the processor itself (cpu.c); called on every device the backend lists. */
+ZP_HIDDEN void zp_cpu_device_info(zp_device_info *info);
+
 ZP_HIDDEN void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *));
 ZP_HIDDEN void zp_signal_unref(zp_signal *s);
 ZP_HIDDEN void zp_signal_set(zp_signal *s);

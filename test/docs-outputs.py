@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""test/docs-outputs.py BUILD [--update] [PAGE.md ...]: runs the commands the tutorials show and compares their
-output with the output pasted in the page, so that a changed message fails `make test` until the page is updated.
+"""test/docs-outputs.py BUILD [--update | --other-machine] [PAGE.md ...]: runs the commands the tutorials show and
+compares their output with the output pasted in the page, so that a changed message fails `make test` until the page
+is updated. test/docs-outputs.py --self-test checks the masks below against lines of other machines.
 
 The convention (docs/writing-docs.md says it for writers of pages). An HTML comment on its own line marks the code block
 that follows it (fenced, or indented by four spaces; a blank line may come between):
@@ -36,13 +37,21 @@ check says so and stops, passing (the pages would rightly show the GPU there).
 What is masked, in both texts, before comparing; nothing else is (a changed word, count or message fails):
   - timings: a number followed by ms, us, µs, ns or s, and rates (GB/s, GFLOP/s): the number becomes "#";
   - addresses: 0x followed by 8 or more hex digits;
-  - the CPU device's name (PoCL's "pthread-<arch>-<CPU brand>") and the host device's thread count
-    ("krt host (N threads)"), core counts ("N compute units", "compute units N"), clock rates (N MHz) and memory
-    sizes (N MiB), which differ between machines and, for memory, from run to run;
+  - what depends on the machine: the CPU device's name (PoCL's "pthread-<arch>-<CPU brand>") and vendor id
+    ("vendor 0x8086"), the host device's thread count ("krt host (N threads)"), core counts ("N compute units",
+    "compute units N"), clock rates (N MHz), memory sizes (N MiB, which also differ from run to run) and local
+    memory sizes ("local memory N", "N KiB of local memory": PoCL derives them from the CPU's caches);
   - the path of the source tree and of the scratch directory, shown as /path/to/krt;
   - a temporary directory of krt's (/tmp/krt-module.XXXXXX);
   - spaces before a masked figure (a column's width depends on the figure), and trailing spaces.
 --update writes each block's actual output (paths shown as /path/to/krt) into the pages instead of comparing.
+
+--other-machine runs the pages as a machine with other figures would, which a mask that is missing cannot survive:
+PoCL's own knobs give its CPU device one compute unit more than this machine has cores (POCL_MAX_PTHREAD_COUNT) and
+1 GB of memory (POCL_MEMORY_LIMIT), KRT_ZE_POCL_LOCAL_MEM halves its local memory and KRT_HOST_THREADS gives the host
+device one thread more. It first checks with krt-info that each of those figures did change, and fails if one did
+not. Names, vendor ids and clocks cannot be changed that way; --self-test checks their masks on lines of other
+machines instead (SELF_TEST).
 """
 import os
 import re
@@ -60,6 +69,9 @@ ADDR_RE = re.compile(r"0x[0-9a-fA-F]{8,}")
 CPU_RE = re.compile(r'pthread-[^\s",:]+(?: (?!that\b|vadd\b)[^\s",:(][^\s",:]*)*')
 MACHINE_RES = [
     (re.compile(r"krt host \(\d+ threads?\)"), "krt host (# threads)"),
+    (re.compile(r"\bvendor 0x[0-9a-fA-F]{4}\b"), "vendor 0x#"),
+    (re.compile(r"\b(local memory\s+)\d+"), r"\1#"),
+    (re.compile(r"\b\d+ (bytes|KiB|MiB) of local memory"), r"# \1 of local memory"),
     (re.compile(r"\b\d+ compute units"), "# compute units"),
     (re.compile(r"(compute units\s+)\d+"), r"\1#"),
     (re.compile(r"\b\d+ MHz"), "# MHz"),
@@ -208,11 +220,102 @@ def page_env(build, scratch):
     return env
 
 
+# Lines of a page as other machines print them, each a group whose members must mask alike (--self-test): CPU names
+# as PoCL builds them from LLVM's CPU name and the processor's brand string, vendors, sizes.
+SELF_TEST = [
+    ["device: pthread-skylake-avx512-AMD EPYC (driver ze_pocl)",
+     "device: pthread-skylake-avx512-Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz (driver ze_pocl)",
+     "device: pthread-znver3-AMD EPYC 7763 64-Core Processor (driver ze_pocl)",
+     "device: pthread-haswell-Intel(R) Core(TM) i7-4770 CPU @ 3.40GHz (driver ze_pocl)",
+     "device: pthread-neoverse-n1 (driver ze_pocl)",
+     "device: pthread-x86-64-QEMU Virtual CPU version 2.5+ (driver ze_pocl)"],
+    ["  pthread-skylake-avx512-AMD EPYC: a CPU, driver ze_pocl, Level Zero API 1.4",
+     "  pthread-cascadelake-Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz: a CPU, driver ze_pocl, Level Zero API 1.4",
+     "  pthread-cortex-a72: a CPU, driver ze_pocl, Level Zero API 1.4"],
+    ['the devices are: 0 "pthread-skylake-avx512-AMD EPYC" (CPU, driver ze_pocl)',
+     'the devices are: 0 "pthread-icelake-server-Intel(R) Xeon(R) Silver 4314 CPU @ 2.40GHz" (CPU, driver ze_pocl)'],
+    ["device 0: pthread-skylake-avx512-AMD EPYC", "device 0: pthread-alderlake-12th Gen Intel(R) Core(TM) i7-1265U"],
+    ["  type                   CPU, vendor 0x8086", "  type                   CPU, vendor 0x1022",
+     "  type                   CPU, vendor 0x0000"],
+    ["  compute units          2 at 2596 MHz", "  compute units          128 at 3500 MHz"],
+    ["  memory                 5251 MiB, host-accessible", "  memory                 515893 MiB, host-accessible"],
+    ["  local memory           1048576 bytes", "  local memory           524288 bytes", "  local memory           65536 bytes"],
+    ["  work-groups: up to 4096 work-items (4096 x 4096 x 4096), 1024 KiB of local memory",
+     "  work-groups: up to 4096 work-items (4096 x 4096 x 4096), 512 KiB of local memory"],
+    ["  2 compute units at 2596 MHz, 5721 MiB of memory", "  64 compute units at 2100 MHz, 257000 MiB of memory"],
+    ["device: krt host (2 threads) (driver host)", "device: krt host (1 thread) (driver host)",
+     "device: krt host (96 threads) (driver host)"],
+    ["launch took 12.5 ms", "launch took 3 ms", "launch took 0.4 ms"],
+]
+
+
+def self_test():
+    """Each group of SELF_TEST masks to one text, and unlike groups to unlike texts."""
+    bad = 0
+    seen = {}
+    for group in SELF_TEST:
+        masked = [mask([l], [], "/nonexistent")[0] for l in group]
+        if len(set(masked)) != 1:
+            bad += 1
+            print("docs-outputs --self-test: these lines of other machines mask differently:")
+            for l, m in zip(group, masked):
+                print(f"  {l!r} -> {m!r}")
+        if masked[0] in seen:
+            bad += 1
+            print(f"docs-outputs --self-test: {group[0]!r} and {seen[masked[0]]!r} mask alike: a mask hides too much")
+        seen[masked[0]] = group[0]
+    print(f"docs-outputs --self-test: {len(SELF_TEST)} groups, {bad} wrong")
+    return 1 if bad else 0
+
+
+def krt_info_fields(lines):
+    """From krt-info's device list: {(device number, field): value} of the lines that depend on the machine."""
+    out, dev = {}, None
+    for l in lines:
+        m = re.match(r"device (\d+): (.*)", l)
+        if m:
+            dev = m.group(1)
+            out[(dev, "name")] = m.group(2)
+            continue
+        m = re.match(r"\s+(compute units|memory|local memory)\s+(\d+)", l)
+        if m and dev is not None:
+            out[(dev, m.group(1))] = m.group(2)
+    return out
+
+
+def other_machine_env(probe_dir, env):
+    """The environment of --other-machine: krt's CPU devices report other counts and sizes, through PoCL's own knobs
+    and krt's (docs/api.md, "Environment"): more compute units, less memory and local memory, more host threads.
+    Returns None, after saying why, where the knobs left unchanged a figure krt-info shows that they should change
+    (the pass would then prove nothing about it)."""
+    before = krt_info_fields(run("build/bin/krt-info", probe_dir, env))
+    cores = os.cpu_count() or 1
+    local = [int(v) for (d, f), v in before.items() if f == "local memory"]
+    other = dict(env)
+    other.update(POCL_MAX_PTHREAD_COUNT=str(cores + 1), KRT_HOST_THREADS=str(cores + 1), POCL_MEMORY_LIMIT="1",
+                 KRT_ZE_POCL_LOCAL_MEM=str(max(max(local) // 2, 1024) if local else 32768))
+    after = krt_info_fields(run("build/bin/krt-info", probe_dir, other))
+
+    def must_change(dev, field):
+        if before.get((dev, "name"), "").startswith("krt host"):
+            return field in ("name", "compute units")   # its memory is the machine's, its local memory krt's own
+        return field in ("compute units", "memory", "local memory")
+
+    same = [f"device {d}'s {f} ({v})" for (d, f), v in sorted(before.items()) if must_change(d, f) and after.get((d, f)) == v]
+    if not before or same:
+        print("docs-outputs --other-machine: the knobs left unchanged " + (", ".join(same) or "everything: no device"))
+        return None
+    return other
+
+
 def main():
     args = sys.argv[1:]
+    if args == ["--self-test"]:
+        return self_test()
     update = "--update" in args
-    args = [a for a in args if a != "--update"]
-    if not args:
+    other = "--other-machine" in args
+    args = [a for a in args if a not in ("--update", "--other-machine")]
+    if not args or (update and other):
         sys.exit(__doc__)
     build = os.path.abspath(args[0])
     pages = args[1:] or sorted(os.path.join("docs", f) for f in os.listdir("docs") if f.endswith(".md"))
@@ -222,6 +325,15 @@ def main():
     if any(re.match(r"\s*type\s+GPU\b", l) for l in probe):
         print("docs-outputs: krt finds a GPU here by default; the pages show a machine without one: not compared")
         return 0
+    extra_env = {}
+    if other:
+        env = other_machine_env(probe_dir, page_env(build, probe_dir))
+        if env is None:
+            return 1
+        extra_env = {k: env[k] for k in ("POCL_MAX_PTHREAD_COUNT", "KRT_HOST_THREADS", "POCL_MEMORY_LIMIT",
+                                         "KRT_ZE_POCL_LOCAL_MEM")}
+        print("docs-outputs: as another machine would run them: "
+              + " ".join(f"{k}={v}" for k, v in extra_env.items()))
 
     failures, ran, skipped = 0, 0, 0
     for page in pages:
@@ -230,6 +342,7 @@ def main():
             continue
         scratch = scratch_for(build, page)
         env = page_env(build, scratch)
+        env.update(extra_env)
         new = list(lines)
         edits = []
         for b in blocks:

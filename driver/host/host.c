@@ -12,7 +12,11 @@ static struct zp_bdev host_dev;
 
 static ze_result_t host_init(void) {
     host_dev.threads = host_pool_threads();
-    return ZE_RESULT_SUCCESS;
+    return host_dev.threads ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+static const char *host_no_device_reason(void) {
+    return host_pool_threads() ? "" : "KRT_HOST_THREADS is set but not a number of threads from 1 to 1024";
 }
 
 static uint32_t host_device_count(void) { return 1; }
@@ -37,8 +41,7 @@ static uint32_t clock_mhz(void) {
 
 static void host_device_info(zp_bdev *dev, zp_device_info *info) {
     memset(info, 0, sizeof *info);
-    snprintf(info->name, sizeof info->name, "krt host (%u threads)", dev->threads);
-    info->vendor_id = 0;
+    snprintf(info->name, sizeof info->name, "krt host (%u thread%s)", dev->threads, dev->threads == 1 ? "" : "s");
     info->compute_units = dev->threads;
     info->clock_mhz = clock_mhz();
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -89,6 +92,7 @@ const zp_backend_ops zp_host_backend = {
     .device_count = host_device_count,
     .device = host_device,
     .device_info = host_device_info,
+    .no_device_reason = host_no_device_reason,
     .timestamps = host_timestamps,
     .mem_alloc = host_mem_alloc,
     .mem_free = host_mem_free,

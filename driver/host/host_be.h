@@ -98,7 +98,9 @@ typedef struct host_job {
     struct host_job *next_job;
 } host_job;
 
-/* The pool's size: one thread per online core. */
+/* The pool's size: KRT_HOST_THREADS, else one thread per CPU the process may run on; 0 when KRT_HOST_THREADS is not a
+ * number from 1 to HOST_MAX_THREADS (pool.c). */
+#define HOST_MAX_THREADS 1024
 ZP_HIDDEN uint32_t host_pool_threads(void);
 /* Runs a launch on the pool (started on the first call) and returns when every group is done:
  * ZE_RESULT_SUCCESS, or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when the pool or a thread's buffers could not be had. */

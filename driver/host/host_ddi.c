@@ -4,7 +4,7 @@
 #include "../zp.h"
 #include "../ddi.h"
 
-ze_result_t krt__host_ddi(ze_dditable_t *t) {
+ze_result_t krt__host_ddi(ze_dditable_t *t, ze_krt_driver_status_t *status) {
     ze_api_version_t v = ZE_API_VERSION_CURRENT;
     ze_result_t r = ZE_RESULT_SUCCESS;
 #define GET(fn, field)                                  \
@@ -24,5 +24,6 @@ ze_result_t krt__host_ddi(ze_dditable_t *t) {
     GET(zp_zeGetKernelExpProcAddrTable, KernelExp)
     GET(zp_zeGetMemProcAddrTable, Mem)
 #undef GET
+    if (status) zp_driver_status(status);
     return r;
 }

@@ -1,6 +1,7 @@
 /* The host device's thread pool and its work-groups (host_be.h): one thread per core takes a launch's groups
  * one at a time and runs each group's work-items, in a plain loop or, for a kernel with barriers, as fibers. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,9 +31,29 @@ typedef struct worker {
     const struct krt_host_item **slot; /* the kernel library's current-work-item pointer on this thread */
 } worker;
 
+/* The pool's size, read once: KRT_HOST_THREADS where set (1 to HOST_MAX_THREADS; anything else leaves the host device
+ * without a device, host_init says why), else one thread per CPU this process may run on (its affinity mask, which
+ * taskset and a container's cpuset narrow), else per online CPU. */
+static uint32_t pool_threads;
+static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
+
+static void threads_read(void) {
+    const char *e = getenv("KRT_HOST_THREADS");
+    if (e && *e) {
+        char *end;
+        unsigned long v = strtoul(e, &end, 10);
+        pool_threads = *end == '\0' && v >= 1 && v <= HOST_MAX_THREADS ? (uint32_t)v : 0;
+        return;
+    }
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+    pool_threads = n > 0 ? (uint32_t)(n < HOST_MAX_THREADS ? n : HOST_MAX_THREADS) : 1u;
+}
+
 uint32_t host_pool_threads(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (uint32_t)n : 1u;
+    pthread_once(&threads_once, threads_read);
+    return pool_threads;
 }
 
 static int worker_reserve(worker *w, const host_job *j) {

@@ -17,8 +17,10 @@ typedef struct ze_krt_host_library_desc {
     const char *path;
 } ze_krt_host_library_desc_t;
 
-/* Fills *out with the host driver's entry points (every table a driver library exports to the loader).
- * The driver starts at the table's zeInit, as any driver does. */
-ze_result_t krt__host_ddi(ze_dditable_t *out);
+/* Fills *out with the host driver's entry points (every table a driver library exports to the loader), and, when
+ * status is not NULL, *status with what zeKrtDriverStatus tells of a loader's driver (ze_krt_driver_status.h): its
+ * device count, or why it has none. The driver starts at the table's zeInit, as any driver does. */
+struct ze_krt_driver_status;
+ze_result_t krt__host_ddi(ze_dditable_t *out, struct ze_krt_driver_status *status);
 
 #endif

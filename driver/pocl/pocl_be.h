@@ -84,6 +84,7 @@ ZP_HIDDEN uint32_t zp_pocl_device_count(void);
 ZP_HIDDEN const char *zp_pocl_no_device_reason(void);
 ZP_HIDDEN zp_bdev *zp_pocl_device(uint32_t index);
 ZP_HIDDEN void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info);
+ZP_HIDDEN uint64_t zp_pocl_local_mem(cl_device_id d);
 /* ZP_PEER_* bits of dev towards peer: every pair unless KRT_ZE_POCL_PEER restricts them (device.c). */
 ZP_HIDDEN unsigned zp_pocl_can_access_peer(zp_bdev *dev, zp_bdev *peer);
 ZP_HIDDEN void zp_pocl_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);

@@ -75,8 +75,7 @@ static ze_result_t check_kernel_names(const zp_module_meta *meta, char **log) {
  * (PoCL 3.1 gives histogram_global histogram_local's bins), and PoCL aborts the process at the launch of a kernel
  * whose local memory exceeds the device's. Such a module is refused here, from what PoCL reports for each kernel. */
 static ze_result_t check_local_memory(cl_program prog, cl_device_id d, const zp_module_meta *meta, char **log) {
-    cl_ulong dev_local = 0;
-    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof dev_local, &dev_local, NULL);
+    uint64_t dev_local = zp_pocl_local_mem(d);
     for (uint32_t i = 0; i < meta->count; i++) {
         cl_int err;
         cl_kernel k = clCreateKernel(prog, meta->kernels[i].name, &err);

@@ -199,7 +199,11 @@ static void probe_drivers(void)
         host->num_devices = 1;
     } else {
         host->status = KRT_DRIVER_STATUS_NO_DEVICE;
-        snprintf(host->reason, sizeof host->reason, "libkrt's host driver did not start");
+        const char *why = krt__ze_host_no_device_reason();
+        if (why[0])
+            snprintf(host->reason, sizeof host->reason, "%s", why);
+        else
+            snprintf(host->reason, sizeof host->reason, "libkrt's host driver did not start");
     }
 }
 

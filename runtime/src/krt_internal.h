@@ -585,6 +585,8 @@ extern const unsigned char krt__builtin_spv_end[];
 const ze_dditable_t *krt__ze_loader(void);
 /* The host driver's table, started on first use; NULL when it could not start. */
 const ze_dditable_t *krt__ze_host(void);
+/* Why the host driver has no device ("" when it has one, or when it does not say). */
+const char *krt__ze_host_no_device_reason(void);
 /* The table a driver or device handle belongs to (the host's for the host driver's handles). */
 const ze_dditable_t *krt__ddi_of_driver(ze_driver_handle_t driver);
 const ze_dditable_t *krt__ddi_of_device(ze_device_handle_t device);

@@ -5,6 +5,7 @@
  * ZE_ENABLE_ALT_DRIVERS lists. One indirect call replaces the direct one on every path, the warm launch included.
  */
 #include "krt_internal.h"
+#include "../../driver/include/ze_krt_driver_status.h"
 #include "../../driver/include/ze_krt_host.h"
 
 static const ze_dditable_t loader_table = {
@@ -167,9 +168,11 @@ static ze_driver_handle_t host_driver;
 static ze_device_handle_t host_devices[HOST_DEVICES_MAX];
 static uint32_t host_num_devices;
 
+static ze_krt_driver_status_t host_status; /* why the host driver has no device, when it has none */
+
 static void host_start(void)
 {
-    if (krt__host_ddi(&host_table) != ZE_RESULT_SUCCESS || !host_table.Global.pfnInit ||
+    if (krt__host_ddi(&host_table, &host_status) != ZE_RESULT_SUCCESS || !host_table.Global.pfnInit ||
         host_table.Global.pfnInit(0) != ZE_RESULT_SUCCESS)
         return;
     ze_driver_handle_t drv = NULL;
@@ -188,6 +191,12 @@ const ze_dditable_t *krt__ze_host(void)
 {
     pthread_once(&host_once, host_start);
     return host_ok ? &host_table : NULL;
+}
+
+const char *krt__ze_host_no_device_reason(void)
+{
+    pthread_once(&host_once, host_start);
+    return host_ok ? "" : host_status.reason;
 }
 
 /* Whether a handle is the host driver's. A thread can hold one only after host_start has run (its handles come
