@@ -31,6 +31,10 @@ LIBDIR    := $(BUILD)/lib
 BINDIR    := $(BUILD)/bin
 OBJDIR    := $(BUILD)/obj
 
+# Parallel jobs of the builds `make run`, `make test` and `make sanitize` start themselves (one per core), whether or
+# not make was given -j.
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+
 # The driver the loader is pointed at in tests, examples and benchmarks.
 ZE_POCL_SO := $(abspath $(LIBDIR)/libze_pocl.so)
 KRT_SO     := $(abspath $(LIBDIR)/libkrt.so)
@@ -43,7 +47,7 @@ all:
 help:
 	@echo "make deps     install the Debian packages krt needs (as root; does nothing when all are present)"
 	@echo "make          build libze_pocl, libkrt, kernels, examples, tools, tests into $(BUILD)/"
-	@echo "make run      deps + build + run the tour on the default device"
+	@echo "make run      deps + build what the tour needs + run the tour on the default device"
 	@echo "make test     deps + build + run the whole test suite"
 	@echo "make bench    deps + build + run the benchmarks (not part of make test)"
 	@echo "make fuzz     deps + build + run the module fuzzer for FUZZ_TIME seconds (default 600)"
@@ -55,7 +59,7 @@ help:
 DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
                 libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15 \
-                libclang-common-15-dev python3-dev python3-numpy python3-pytest python3-venv python3-setuptools \
+                libclang-common-15-dev python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-setuptools-whl python3-wheel-whl \
                 python3-wheel libopenmpi-dev openmpi-bin openssh-client
 
 deps:

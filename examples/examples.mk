@@ -43,11 +43,19 @@ $(BINDIR)/mpi_heat: examples/mpi_heat.c $(EXAMPLE_HEADERS) runtime/include/krt.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_C) -Iruntime/include $< -o $@ $(LDFLAGS) -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lkrt -lm
 
-# `make run`: the first command on a fresh Debian 12 machine. The tour runs as a user would run it, without
-# ZE_ENABLE_ALT_DRIVERS, so krt's own default applies: an installed GPU driver, else ze_pocl.
+# `make run`: the first command on a fresh Debian 12 machine. It builds only what the tour needs (TOUR_GOALS: libkrt
+# with the host device, both drivers, krt-cc and krt-info, the tour and its four kernels, as SPIR-V and for the host
+# device), one job per core, saying what each step is; `make test` builds the rest. The tour runs as a user would
+# run it, without ZE_ENABLE_ALT_DRIVERS, so krt's own default applies: an installed GPU driver, else ze_pocl.
+TOUR_KERNELS := vadd saxpy heat matmul
+TOUR_GOALS    = runtime driver driver-cuda tools $(BINDIR)/tour $(patsubst %,$(BUILD)/kernels/%.spv,$(TOUR_KERNELS)) \
+                $(patsubst %,$(BUILD)/kernels/host/%.so,$(TOUR_KERNELS))
 run:
+	@echo "make run: 1/3 the Debian packages krt needs (installs only what is missing)"
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all
+	@echo "make run: 2/3 building libkrt, ze_pocl, ze_cuda, krt-cc, krt-info and the tour into $(BUILD)/ ($(JOBS) jobs)"
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TOUR_GOALS)
+	@echo "make run: 3/3 $(BINDIR)/tour (make test builds and runs everything else)"
 	@$(BINDIR)/tour
 
 # The programs `make test` runs after the unit tests, each judged by its exit code (test/run.sh gives each
@@ -80,8 +88,10 @@ EXAMPLE_PROGRAMS = \
     'POCL_DEVICES="pthread pthread pthread" $(BINDIR)/multidev_heat 67 8 3 >$(BUILD)/mdh.txt 2>&1; test $$? -eq 2 && grep -q "at least 3 rows per device" $(BUILD)/mdh.txt'
 # What runs under an interpreter (make sanitize leaves these out: their interpreters are not instrumented).
 # test/docs-outputs.py runs every command the tutorials show and compares the pages' pasted outputs
-# (docs/writing-docs.md); the line after it proves that it fails, naming the line, on a page whose pasted message
-# differs from the program's.
+# (docs/writing-docs.md): first its masks against lines of other machines (--self-test), then the pages, then the
+# pages once more as another machine would print them (--other-machine: other core counts, memory, local memory and
+# host threads); the line after them proves that it fails, naming the line, on a page whose pasted message differs
+# from the program's.
 # The Python package runs under PY_SYS (python/python.mk), on build/python's package; pytest covers ze_pocl and
 # the host device in one run (test/python/test_package.py).
 EXAMPLE_SCRIPTS = \
@@ -91,7 +101,9 @@ EXAMPLE_SCRIPTS = \
     'PYTHONPATH=$(abspath $(BUILD)/python) $(PY_SYS) -m pytest -q -p no:cacheprovider test/python' \
     'PY_SYS=$(PY_SYS) sh test/python/pip-install.sh $(BUILD)' \
     'PY_SYS=$(PY_SYS) sh test/follow-docs.sh $(BUILD)' \
+    'PY_SYS=$(PY_SYS) $(PY_SYS) test/docs-outputs.py --self-test' \
     'PY_SYS=$(PY_SYS) $(PY_SYS) test/docs-outputs.py $(BUILD)' \
+    'PY_SYS=$(PY_SYS) $(PY_SYS) test/docs-outputs.py --other-machine $(BUILD)' \
     'sed "s/ndrange size\[0\] is 0/ndrange size[0] is zero/" docs/tutorial-errors.md >$(BUILD)/docs-outputs-mutant.md && ! $(PY_SYS) test/docs-outputs.py $(BUILD) $(BUILD)/docs-outputs-mutant.md >$(BUILD)/docs-outputs-mutant.log 2>&1 && grep -q "^  -     ndrange size\[0\] is zero" $(BUILD)/docs-outputs-mutant.log' \
     'sh test/krt-cc.sh $(BUILD)' \
     'sh test/header/rvalue.sh'

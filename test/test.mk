@@ -44,7 +44,7 @@ $(BUILD)/test/test_%: test/test_%.c $(TEST_KRT_COMMON) $(wildcard test/common/*.
 # The package install and the build run in their own make so that pkg-config answers after `deps`.
 test:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@$(MAKE) --no-print-directory test-only
 
 test-only:
