@@ -11,6 +11,17 @@ import shlex
 import subprocess
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class build_ext_always(build_ext):
+    """Compiles and links the extension on every build. pip builds in the source tree (python/build/), and setuptools
+    would otherwise keep an extension newer than its sources: one linked, with its rpath, against the libkrt of an
+    earlier install, whatever pkg-config says now. The eight files compile in a few seconds."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        self.force = True
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -45,4 +56,4 @@ ext = Extension(
     runtime_library_dirs=[libdir],
 )
 
-setup(ext_modules=[ext], options={"bdist_wheel": {"py_limited_api": "cp311"}})
+setup(ext_modules=[ext], cmdclass={"build_ext": build_ext_always}, options={"bdist_wheel": {"py_limited_api": "cp311"}})
