@@ -28,6 +28,9 @@ for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy; do strip 
 # packed bin/mpi_heat, built against Debian's Open MPI, runs there otherwise), and its figures' script.
 mkdir -p "$D/src" "$D/include"
 cp examples/mpi_heat.c examples/example.h "$D/src/"
+# What the tests read from the source tree: test_host_kernels finds the line of offbyone.cl's bug in it
+# (gpu-test.sh sets KRT_TEST_SOURCE_DIR to src/).
+mkdir -p "$D/src/kernels" && cp kernels/offbyone.cl "$D/src/kernels/"
 cp runtime/include/krt.h "$D/include/"
 # krt-cc's kernel headers (krt_kernel.h, ...), found in ../include beside bin/krt-cc as in the build.
 cp "$B"/include/*.h "$D/include/"

@@ -35,6 +35,8 @@ if [ -f "$D/clang-15.tar.xz" ]; then
 fi
 export ZE_CUDA_CACHE_DIR=/tmp/ze_cuda_cache
 export KRT_BUILD=$D KRT_KERNELS=$D/kernels KRT_TEST_KERNELS=$D/test-kernels KRT_BENCH_KERNELS=$D/bench/kernels
+# The sources the tests read (test_host_kernels: kernels/offbyone.cl), packed in src/.
+export KRT_TEST_SOURCE_DIR=$D/src
 # The reproducer corpus and fuzz findings travel as tracked files of the checkout the script runs from.
 export KRT_TEST_DATA=${KRT_TEST_DATA:-$(pwd)/test/data}
 export PYTHONUNBUFFERED=1
