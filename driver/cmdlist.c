@@ -176,7 +176,8 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
         r->offset[d] = k->has_offset ? k->offset[d] : 0;
     }
     const uint32_t groups[3] = {gc->groupCountX, gc->groupCountY, gc->groupCountZ};
-    zp_ndrange_set_groups(r, groups);
+    ze_result_t res = zp_ndrange_set_groups(r, groups);
+    if (res != ZE_RESULT_SUCCESS) return res;
     /* The whole launch: uniform, or exact (ZE_krt_exact_range) with each group count the true range needs. */
     for (int d = 0; d < 3; d++) {
         r->enq[d] = r->local[d];
@@ -195,7 +196,6 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2] &&
         !atomic_load_explicit(&hList->st.has_pending, memory_order_acquire)) {
         pthread_mutex_lock(&k->lock);
-        ze_result_t res = ZE_RESULT_SUCCESS;
         if (k->backend_stale) {
             res = zp_kernel_apply_args(k, k->arg_data);
             if (res == ZE_RESULT_SUCCESS) k->backend_stale = false;
@@ -206,7 +206,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
         return res;
     }
 
-    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
     if (res != ZE_RESULT_SUCCESS) return res;
     zp_cmd c = {.type = ZP_CMD_LAUNCH, .kernel = k, .range = range, .signal = hSignalEvent,
                 .num_waits = numWaitEvents, .waits = phWaitEvents};

@@ -194,3 +194,55 @@ Test(host_driver, global_offset_in_dimensions_of_range_one)
     HD_OK(e.t.Module.pfnDestroy(m));
     hd_fini(&e);
 }
+
+/* test_ze_launch's work_items_past_a_64_bit_count on the host device, whose count of a launch's groups is a size_t
+ * (driver/host/queue.c): (2^32 - 1)^3 groups wrapped it to some other number, and the launch ran that many. The
+ * appends are refused on a regular list first (before the fix that failed without running anything), then on an
+ * immediate one; 3 x 2^62 groups of one item fit, and so does a count of 0 beside two whose product does not
+ * (nothing runs): recorded, never executed. */
+Test(host_driver, work_items_past_a_64_bit_count)
+{
+    hd_env e;
+    hd_init(&e);
+    ze_module_handle_t m = hd_module(&e, "ze_offsets");
+    ze_kernel_handle_t k = hd_kernel(&e, m, "offset_ids");
+    const offset_case small = {{0, 0, 0}, {2, 1, 1}, {2, 1, 1}};
+    size_t words = offset_case_words(&small) + OFFSET_SLACK;
+    uint32_t *out = hd_alloc_shared(&e, words * sizeof *out);
+    for (size_t w = 0; w < words; w++)
+        out[w] = OFFSET_SENTINEL;
+    HD_OK(e.t.Kernel.pfnSetArgumentValue(k, 0, sizeof out, &out));
+    const ze_group_count_t all = {UINT32_MAX, UINT32_MAX, UINT32_MAX}, two = {1u << 31, 1u << 31, 2},
+                           fits = {1u << 31, 1u << 31, 3};
+    ze_command_list_handle_t rl = hd_list(&e);
+    HD_OK(e.t.Kernel.pfnSetGroupSize(k, 1, 1, 1));
+    HD_EXPECT(e.t.CommandList.pfnAppendLaunchKernel(rl, k, &all, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    HD_OK(e.t.CommandList.pfnAppendLaunchKernel(rl, k, &two, NULL, 0, NULL));
+    HD_OK(e.t.CommandList.pfnAppendLaunchKernel(rl, k, &fits, NULL, 0, NULL));
+    HD_OK(e.t.Kernel.pfnSetGroupSize(k, 1, 1, 2));
+    HD_EXPECT(e.t.CommandList.pfnAppendLaunchKernel(rl, k, &two, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    /* A count of 0 launches nothing, whatever the other two multiply to (2^68 here). */
+    const ze_group_count_t none = {UINT32_MAX, UINT32_MAX, 0};
+    HD_OK(e.t.Kernel.pfnSetGroupSize(k, 16, 16, 1));
+    HD_OK(e.t.CommandList.pfnAppendLaunchKernel(rl, k, &none, NULL, 0, NULL));
+    HD_OK(e.t.Kernel.pfnSetGroupSize(k, 1, 1, 2));
+    HD_OK(e.t.CommandList.pfnDestroy(rl));
+    ze_command_list_handle_t il = hd_immediate(&e);
+    HD_EXPECT(e.t.CommandList.pfnAppendLaunchKernel(il, k, &two, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    HD_OK(e.t.Kernel.pfnSetGroupSize(k, 1, 1, 1));
+    HD_EXPECT(e.t.CommandList.pfnAppendLaunchKernel(il, k, &all, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    hd_sync(&e, il);
+    for (size_t w = 0; w < words; w++)
+        cr_assert_eq(out[w], OFFSET_SENTINEL, "word %zu written by a launch that was refused", w);
+    /* The kernel still runs. */
+    HD_OK(e.t.Kernel.pfnSetGroupSize(k, small.group[0], small.group[1], small.group[2]));
+    ze_group_count_t gc = {small.count[0], small.count[1], small.count[2]};
+    HD_OK(e.t.CommandList.pfnAppendLaunchKernel(il, k, &gc, NULL, 0, NULL));
+    hd_sync(&e, il);
+    expect_offset_ids(out, &small, 0, "after the refusals");
+    HD_OK(e.t.CommandList.pfnDestroy(il));
+    HD_OK(e.t.Mem.pfnFree(e.context, out));
+    HD_OK(e.t.Kernel.pfnDestroy(k));
+    HD_OK(e.t.Module.pfnDestroy(m));
+    hd_fini(&e);
+}

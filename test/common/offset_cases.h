@@ -1,6 +1,6 @@
 /* Global offsets over every kind of range (issue 37), shared by the driver tests that launch
- * test/kernels/ze_offsets.cl's offset_ids: test_ze_conform.c on ze_pocl (and ze_cuda) through the loader,
- * test_host_driver.c on the host device through its own table. A driver once counted a launch's dimensions from
+ * test/kernels/ze_offsets.cl's offset_ids: test_ze_conform.c and test_ze_launch.c on ze_pocl (and ze_cuda) through
+ * the loader, test_host_driver.c on the host device through its own table. A driver once counted a launch's dimensions from
  * its sizes alone and dropped the offsets of the dimensions above them; each case below has an offset in such a
  * dimension, or is the control with none. */
 #ifndef KRT_TEST_OFFSET_CASES_H
