@@ -171,20 +171,13 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     zp_ndrange range, *r = &range;
     /* Reading group size and offset unlocked is fine: the spec forbids changing them concurrently with
      * an append that uses the kernel. */
-    r->local[0] = k->group[0];
-    r->local[1] = k->group[1];
-    r->local[2] = k->group[2];
-    r->global[0] = (size_t)gc->groupCountX * k->group[0];
-    r->global[1] = (size_t)gc->groupCountY * k->group[1];
-    r->global[2] = (size_t)gc->groupCountZ * k->group[2];
-    r->dims = r->global[2] > 1 || r->local[2] > 1 ? 3 : r->global[1] > 1 || r->local[1] > 1 ? 2 : 1;
-    if (k->has_offset) {
-        r->offset[0] = k->offset[0];
-        r->offset[1] = k->offset[1];
-        r->offset[2] = k->offset[2];
-    } else {
-        r->offset[0] = r->offset[1] = r->offset[2] = 0;
+    for (int d = 0; d < 3; d++) {
+        r->local[d] = k->group[d];
+        r->offset[d] = k->has_offset ? k->offset[d] : 0;
     }
+    const uint32_t groups[3] = {gc->groupCountX, gc->groupCountY, gc->groupCountZ};
+    ze_result_t res = zp_ndrange_set_groups(r, groups);
+    if (res != ZE_RESULT_SUCCESS) return res;
     /* The whole launch: uniform, or exact (ZE_krt_exact_range) with each group count the true range needs. */
     for (int d = 0; d < 3; d++) {
         r->enq[d] = r->local[d];
@@ -203,7 +196,6 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2] &&
         !atomic_load_explicit(&hList->st.has_pending, memory_order_acquire)) {
         pthread_mutex_lock(&k->lock);
-        ze_result_t res = ZE_RESULT_SUCCESS;
         if (k->backend_stale) {
             res = zp_kernel_apply_args(k, k->arg_data);
             if (res == ZE_RESULT_SUCCESS) k->backend_stale = false;
@@ -214,7 +206,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
         return res;
     }
 
-    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
     if (res != ZE_RESULT_SUCCESS) return res;
     zp_cmd c = {.type = ZP_CMD_LAUNCH, .kernel = k, .range = range, .signal = hSignalEvent,
                 .num_waits = numWaitEvents, .waits = phWaitEvents};

@@ -260,13 +260,12 @@ static ze_result_t indirect_step(zp_stream *st, zp_cmd *c, ze_event_handle_t *bl
     launch.num_waits = 0; /* the gate waited for them */
     launch.waits = NULL;
     launch.ind = NULL;
-    uint32_t groups[3] = {gc.groupCountX, gc.groupCountY, gc.groupCountZ};
-    for (int d = 0; d < 3; d++) {
-        launch.range.global[d] = (size_t)groups[d] * launch.range.local[d];
-        launch.range.range[d] = launch.range.global[d];
-    }
-    zp_ndrange *r = &launch.range;
-    r->dims = r->global[2] > 1 || r->local[2] > 1 ? 3 : r->global[1] > 1 || r->local[1] > 1 ? 2 : 1;
+    /* A count of more work-items than 64 bits can number has no caller left to refuse it to: the launch is
+     * dropped, as any failing held-back command is, and its signal event is never set. */
+    const uint32_t groups[3] = {gc.groupCountX, gc.groupCountY, gc.groupCountZ};
+    ze_result_t r = zp_ndrange_set_groups(&launch.range, groups);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    for (int d = 0; d < 3; d++) launch.range.range[d] = launch.range.global[d];
     return exec_now(st, &launch, blocked);
 }
 

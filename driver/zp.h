@@ -337,6 +337,28 @@ static inline bool zp_event_wants_times(ze_event_handle_t e) {
 }
 /* Replaces the stream's queue by one that records command times, after the old one's commands are done. */
 ZP_HIDDEN ze_result_t zp_exec_enable_times(zp_stream *st);
+/* A launch's global size from its group counts, with r->local and r->offset already set: count x group size in
+ * each dimension, and the work dimension, up to the highest dimension whose size, group size or global offset is
+ * not the default (1, 1, 0). The sizes alone are not enough: OpenCL (ze_pocl) and the host device answer
+ * get_global_id and get_global_offset with 0 past the work dimension, so an offset z = 7 over a z range of 1
+ * launched as 1-D ran as if it had no offset, a wrong result with no error (issue 37; the conformance suite's
+ * KernelOffsetTests). ze_cuda passes all three offsets whatever the work dimension, and get_work_dim answers it.
+ * ZE_RESULT_ERROR_INVALID_ARGUMENT when the launch has more work-items than a 64-bit count holds (the product of
+ * the three global sizes, none of them 0): the backends number work-items and groups with size_t (the host
+ * device's count of groups, PoCL's linear ids), which would wrap and run some other number of them. */
+static inline ze_result_t zp_ndrange_set_groups(zp_ndrange *r, const uint32_t groups[3]) {
+    uint64_t items = 1;
+    bool empty = false, over = false;
+    for (int d = 0; d < 3; d++) {
+        r->global[d] = (size_t)groups[d] * r->local[d];
+        empty |= r->global[d] == 0;
+        over |= __builtin_mul_overflow(items, (uint64_t)r->global[d], &items);
+    }
+    r->dims = 1;
+    for (uint32_t d = 1; d < 3; d++)
+        if (r->global[d] > 1 || r->local[d] > 1 || r->offset[d] != 0) r->dims = d + 1;
+    return over && !empty ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_SUCCESS;
+}
 ZP_HIDDEN ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
                                             zp_btoken *const *tokens, zp_btoken **done);
 ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range,

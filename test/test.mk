@@ -39,6 +39,14 @@ $(BUILD)/test/test_%: test/test_%.c $(TEST_KRT_COMMON) $(wildcard test/common/*.
 	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Iruntime/include -Itest/common $< $(TEST_KRT_COMMON) -o $@ $(LDFLAGS) \
 	    -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(ZE_LIBS) $(CRITERION_LIBS) -lpthread -lm
 
+# test_host_driver drives the host device's Level Zero driver itself (driver/host/), through the table krt__host_ddi
+# fills, as the test_ze_* binaries drive ze_pocl through the loader: the loader cannot list a driver that lives
+# inside libkrt, so the test links libkrt.a, where that entry point is a plain global symbol.
+$(BUILD)/test/test_host_driver: test/test_host_driver.c $(wildcard test/common/*.h) $(KRT_A) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(ZE_CFLAGS) $(CRITERION_CFLAGS) -Itest/common $< -o $@ $(LDFLAGS) $(KRT_A) $(KRT_LIBS) \
+	    $(CRITERION_LIBS) -lpthread -lm
+
 # test/run.sh runs each Criterion binary plain and under the validation layer, then each program listed
 # in EXAMPLE_TESTS (examples.mk) by its exit code, and closes with one "N passed, N failed" line.
 # The package install and the build run in their own make so that pkg-config answers after `deps`.

@@ -312,6 +312,58 @@ Test(robust, group_count_overflow)
     krt_context_destroy(ctx);
 }
 
+/* A range of 2^32 in each of three dimensions, 2^96 work-items, was accepted with KRT_SUCCESS (issue 37): each
+ * dimension's group count fits the device's limit, but no 64-bit linear id numbers its work-items, and the driver
+ * would have run some other number of them. It is refused, naming the sizes, by krt_launch_config_get and by
+ * krt_launch whoever chooses the group; 2^64 - 2^42 work-items still have ids. A range that has them but whose
+ * whole groups do not (x rounded up to groups of 64: 2^64 work-items launched) is refused too. The configuration
+ * checks come first: before the fix the launches below would have run (for ever). */
+Test(robust, work_items_past_a_64_bit_id)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_basic");
+    krt_kernel *k = kt_kernel(m, "krt_iota");
+    uint32_t *out = kt_alloc(ctx, 16 * sizeof(uint32_t), KRT_MEMORY_DEVICE);
+    uint32_t n = 16, base = 0;
+    krt_arg args[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    const uint64_t big = 1ull << 32;
+    krt_launch_config cfg;
+    const krt_ndrange huge = {3, {big, big, big}};
+    KT_EXPECT(krt_launch_config_get(k, &huge, &cfg), KRT_ERROR_INVALID_NDRANGE);
+    assert_message_has("the ndrange 4294967296 x 4294967296 x 4294967296 has more work-items than a 64-bit linear id");
+    /* dims 0: the same three sizes. */
+    const krt_ndrange implied = {0, {big, big, big}};
+    KT_EXPECT(krt_launch_config_get(k, &implied, &cfg), KRT_ERROR_INVALID_NDRANGE);
+    assert_message_has("4294967296 x 4294967296 x 4294967296");
+    /* Two dimensions: 2^64 work-items are one too many; 2^64 - 2^42 are not (sizes that any power-of-two group
+     * up to 1024 divides, so that whole groups launch no more). */
+    const krt_ndrange two = {2, {big, big, 0}}, fits = {2, {big - 1024, big, 0}};
+    KT_EXPECT(krt_launch_config_get(k, &two, &cfg), KRT_ERROR_INVALID_NDRANGE);
+    assert_message_has("the ndrange 4294967296 x 4294967296 has");
+    KT_OK(krt_launch_config_get(k, &fits, &cfg));
+    /* Launches: krt's group, then the caller's. */
+    krt_launch_desc d = {.range = huge, .args = args, .num_args = 3};
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    assert_message_has("4294967296 x 4294967296 x 4294967296");
+    d.group[0] = 16;
+    d.group[1] = 8;
+    d.group[2] = 8;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    assert_message_has("4294967296 x 4294967296 x 4294967296");
+    /* (2^22 - 1) x 2^21 x 2^21 = 2^64 - 2^42 work-items, 2^22 x 2^21 x 2^21 launched in groups of 64 x 1 x 1. */
+    d.range = (krt_ndrange){3, {(1ull << 22) - 1, 1ull << 21, 1ull << 21}};
+    d.group[0] = 64;
+    d.group[1] = 1;
+    d.group[2] = 1;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_INVALID_NDRANGE);
+    assert_message_has("the ndrange 4194303 x 2097152 x 2097152 in groups of 64 x 1 x 1 launches "
+                       "4194304 x 2097152 x 2097152 work-items");
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
 /* 1 MiB into and out of a 64-byte allocation: ze_pocl's host copy overran the heap before. krt refuses it
  * with the allocation's size in the message, for every kind of memory, at any offset. */
 Test(robust, copies_past_an_allocation)

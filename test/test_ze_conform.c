@@ -1,10 +1,12 @@
 /* What the Level Zero conformance suite asks of a driver beyond the other test_ze_* files: specialization
  * constants given for some ids only, a module without kernels, source attributes, system memory on a CPU
- * device, virtual memory, global variables, indirect launches, copies between contexts and the system barrier.
+ * device, virtual memory, global variables, indirect launches, copies between contexts, the system barrier and
+ * global offsets in dimensions whose range is 1.
  * Every case runs on ze_pocl (make test) and on ze_cuda (tools/gpu-test.sh), asserting computed values or exact
  * result codes; where the two devices differ by design (a CPU reaches malloc'd memory, a GPU does not), the
  * test asserts each device's answer. */
 #include "ze_common.h"
+#include "offset_cases.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +465,58 @@ Test(ze_conform, indirect_launch_dropped_with_its_list, .timeout = ZT_TEST_TIMEO
     ZT_OK(zeEventDestroy(go));
     ZT_OK(zeEventPoolDestroy(pool));
     ZT_OK(zeMemFree(env.context, count));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* Global offsets in dimensions whose range is 1 (issue 37). The conformance suite's KernelOffsetTests launch an
+ * offset z = 7 over a z range of 1; a driver that counted a launch's dimensions from its sizes alone launched that
+ * as 1-D, and the offsets above dimension 0 were dropped without an error. ze_offsets.cl's offset_ids writes each
+ * item's global ids, the offsets and the work dimension at the item's place in the range; every word is checked,
+ * and the words past the range must keep their sentinel (test/common/offset_cases.h has the cases and the check;
+ * test_host_driver.c runs them on the host device). Each case runs on an immediate list (the driver's direct
+ * path), on a regular list executed on a queue, and as an indirect launch (its group count read when it runs). */
+Test(ze_conform, global_offset_in_dimensions_of_range_one, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_offsets");
+    ze_kernel_handle_t k = zt_kernel_create(m, "offset_ids");
+    size_t words = offset_cases_buffer_words();
+    uint32_t *out = zt_alloc_shared(&env, words * sizeof *out);
+    ze_group_count_t *indirect = zt_alloc_shared(&env, sizeof *indirect);
+    zt_set_args(k, 1, sizeof out, &out);
+    ze_command_list_handle_t il = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    for (int i = 0; i < (int)OFFSET_CASES; i++) {
+        const offset_case *c = &offset_cases[i];
+        ze_group_count_t gc = {c->count[0], c->count[1], c->count[2]};
+        ZT_OK(zeKernelSetGroupSize(k, c->group[0], c->group[1], c->group[2]));
+        ZT_OK(zeKernelSetGlobalOffsetExp(k, c->offset[0], c->offset[1], c->offset[2]));
+        for (int how = 0; how < 3; how++) {
+            for (size_t w = 0; w < words; w++)
+                out[w] = OFFSET_SENTINEL;
+            if (how == 0) {
+                ZT_OK(zeCommandListAppendLaunchKernel(il, k, &gc, NULL, 0, NULL));
+                zt_immediate_sync(&env, il);
+            } else if (how == 1) {
+                ze_command_list_handle_t rl = zt_list_create(&env);
+                ZT_OK(zeCommandListAppendLaunchKernel(rl, k, &gc, NULL, 0, NULL));
+                zt_execute_and_wait(q, rl);
+                ZT_OK(zeCommandListDestroy(rl));
+            } else {
+                *indirect = gc;
+                ZT_OK(zeCommandListAppendLaunchKernelIndirect(il, k, indirect, NULL, 0, NULL));
+                zt_immediate_sync(&env, il);
+            }
+            expect_offset_ids(out, c, i, how == 0 ? "immediate list" : how == 1 ? "regular list" : "indirect launch");
+        }
+    }
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeCommandListDestroy(il));
+    ZT_OK(zeMemFree(env.context, indirect));
     ZT_OK(zeMemFree(env.context, out));
     ZT_OK(zeKernelDestroy(k));
     ZT_OK(zeModuleDestroy(m));

@@ -1,6 +1,7 @@
 /* Launches on ze_pocl with every result checked on the host: element-wise kernels, a local-memory
  * reduction, atomics, 2-D and 3-D ranges, struct and scalar arguments, copies and fills, and threads. */
 #include "ze_common.h"
+#include "offset_cases.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -1690,6 +1691,72 @@ T(global_offset_recorded_in_regular_list)
     }
     ZT_OK(zeCommandListDestroy(l));
     ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* A launch of more work-items than a 64-bit count holds (issue 37): group counts of 2^32 - 1 in every dimension,
+ * 2^96 work-items, or 2^31 x 2^31 x 2 groups of 1 x 1 x 2 (2^64: the group size counts too). The drivers count
+ * work-items and groups in 64 bits (the host device its groups, PoCL its linear ids) and would have run some other
+ * number of them; the append refuses them with ZE_RESULT_ERROR_INVALID_ARGUMENT, on a regular list first (so
+ * that before the fix the test failed without running them) and on an immediate one. 2^31 x 2^31 x 3 groups of
+ * one item (3 x 2^62) fit, and so does a count of 0 beside two whose product does not (nothing runs): recorded,
+ * never executed. An indirect launch reads its count when it runs, with no
+ * caller left to refuse it to: it is dropped, its signal event never set, and a barrier after it still runs.
+ * The kernel then runs as before. */
+T(work_items_past_a_64_bit_count)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_offsets");
+    ze_kernel_handle_t k = zt_kernel_create(m, "offset_ids");
+    const offset_case small = {{0, 0, 0}, {2, 1, 1}, {2, 1, 1}};
+    size_t words = offset_case_words(&small) + OFFSET_SLACK;
+    uint32_t *out = zt_alloc_shared(&env, words * sizeof *out);
+    for (size_t w = 0; w < words; w++)
+        out[w] = OFFSET_SENTINEL;
+    zt_set_args(k, 1, sizeof out, &out);
+    const ze_group_count_t all = {UINT32_MAX, UINT32_MAX, UINT32_MAX}, two = {1u << 31, 1u << 31, 2},
+                           fits = {1u << 31, 1u << 31, 3};
+    ze_command_list_handle_t rl = zt_list_create(&env);
+    ZT_OK(zeKernelSetGroupSize(k, 1, 1, 1));
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(rl, k, &all, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZT_OK(zeCommandListAppendLaunchKernel(rl, k, &two, NULL, 0, NULL));
+    ZT_OK(zeCommandListAppendLaunchKernel(rl, k, &fits, NULL, 0, NULL));
+    ZT_OK(zeKernelSetGroupSize(k, 1, 1, 2));
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(rl, k, &two, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    /* A count of 0 launches nothing, whatever the other two multiply to (2^68 here). */
+    const ze_group_count_t none = {UINT32_MAX, UINT32_MAX, 0};
+    ZT_OK(zeKernelSetGroupSize(k, 16, 16, 1));
+    ZT_OK(zeCommandListAppendLaunchKernel(rl, k, &none, NULL, 0, NULL));
+    ZT_OK(zeKernelSetGroupSize(k, 1, 1, 2));
+    ZT_OK(zeCommandListDestroy(rl));
+    ze_command_list_handle_t il = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(il, k, &two, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZT_OK(zeKernelSetGroupSize(k, 1, 1, 1));
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(il, k, &all, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
+    ze_event_handle_t launched = zt_event_create(pool, 0), after = zt_event_create(pool, 1);
+    ze_group_count_t *count = zt_alloc_shared(&env, sizeof *count);
+    *count = all;
+    ZT_OK(zeCommandListAppendLaunchKernelIndirect(il, k, count, launched, 0, NULL));
+    ZT_OK(zeCommandListAppendBarrier(il, after, 0, NULL));
+    ZT_OK(zeEventHostSynchronize(after, ZT_TIMEOUT_NS));
+    ZT_EXPECT(zeEventQueryStatus(launched), ZE_RESULT_NOT_READY);
+    for (size_t w = 0; w < words; w++)
+        cr_assert_eq(out[w], OFFSET_SENTINEL, "word %zu written by a launch that was refused", w);
+    ZT_OK(zeKernelSetGroupSize(k, small.group[0], small.group[1], small.group[2]));
+    ze_group_count_t gc = {small.count[0], small.count[1], small.count[2]};
+    ZT_OK(zeCommandListAppendLaunchKernel(il, k, &gc, NULL, 0, NULL));
+    zt_immediate_sync(&env, il);
+    expect_offset_ids(out, &small, 0, "after the refusals");
+    ZT_OK(zeCommandListDestroy(il));
+    ZT_OK(zeEventDestroy(launched));
+    ZT_OK(zeEventDestroy(after));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, count));
     ZT_OK(zeMemFree(env.context, out));
     ZT_OK(zeKernelDestroy(k));
     ZT_OK(zeModuleDestroy(m));

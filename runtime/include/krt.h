@@ -719,9 +719,9 @@ typedef struct krt_launch_config {
  * range in a dimension, and min_groups on small ranges. limit is KRT_LIMIT_HINT when the hint is used as it
  * is, else the limit that changed it. This is how a kernel tells krt which size suits its algorithm (a tree
  * reduction on a CPU device wants small groups).
- * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_NDRANGE; KRT_ERROR_INVALID_GROUP_SIZE
- * (the kernel's reqd_work_group_size exceeds the device's limits); KRT_ERROR_INVALID_KERNEL_ARGUMENT (the
- * kernel's static local memory exceeds the device's); KRT_ERROR_DRIVER. */
+ * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_NDRANGE (as for krt_launch);
+ * KRT_ERROR_INVALID_GROUP_SIZE (the kernel's reqd_work_group_size exceeds the device's limits);
+ * KRT_ERROR_INVALID_KERNEL_ARGUMENT (the kernel's static local memory exceeds the device's); KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, krt_launch_config *out);
 
 typedef struct krt_launch_desc {
@@ -747,8 +747,9 @@ typedef struct krt_launch_desc {
  * refuses for the local memory it gives the kernel: ze_pocl gives every kernel all of its module's __local
  * variables);
  * KRT_ERROR_INVALID_POINTER (a pointer argument that is not an allocation; the message names it);
- * KRT_ERROR_INVALID_NDRANGE (a zero size, or more groups than the device allows, which a range near 2^64
- * always needs);
+ * KRT_ERROR_INVALID_NDRANGE (a zero size; more groups than the device allows, which a range near 2^64 always
+ * needs; or more work-items than a 64-bit linear id can number, the product of the sizes or of the whole groups
+ * launched above 2^64 - 1, as 2^32 in each of three dimensions is: the message names the sizes);
  * KRT_ERROR_INVALID_GROUP_SIZE (a static size larger than the range in a dimension, over the device or
  * kernel limits, or against the kernel's required size); KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
 KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);

@@ -22,6 +22,7 @@
  */
 #include "krt_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,16 @@ const char *krt_limit_name(krt_limit limit)
     return (unsigned)limit < sizeof limit_names / sizeof limit_names[0] ? limit_names[limit] : "unknown";
 }
 
+/* "a x b x c", the first dims sizes, for messages. Three 20-digit numbers and two " x " take 67 bytes. */
+static const char *format_sizes(char *buf, size_t cap, const uint64_t size[3], uint32_t dims)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (uint32_t d = 0; d < dims && at < cap; d++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%llu", d ? " x " : "", (unsigned long long)size[d]);
+    return buf;
+}
+
 krt_result krt__ndrange_check(const krt_ndrange *range, uint32_t *dims_out)
 {
     uint32_t dims = range->dims;
@@ -73,6 +84,18 @@ krt_result krt__ndrange_check(const krt_ndrange *range, uint32_t *dims_out)
     for (uint32_t d = 0; d < dims; d++)
         if (range->size[d] == 0)
             return krt__fail(KRT_ERROR_INVALID_NDRANGE, "ndrange size[%u] is 0", d);
+    /* Work-items are numbered by a 64-bit linear id (get_global_linear_id, and the drivers' own counts of items and
+     * groups): a range of 2^32 in each of three dimensions, 2^96 work-items, has no such numbering, and a driver
+     * that counted them would wrap and run some other number of them. */
+    uint64_t items = 1;
+    for (uint32_t d = 0; d < dims; d++)
+        if (__builtin_mul_overflow(items, range->size[d], &items)) {
+            char sizes[72];
+            return krt__fail(KRT_ERROR_INVALID_NDRANGE,
+                             "the ndrange %s has more work-items than a 64-bit linear id can number "
+                             "(at most 2^64 - 1)",
+                             format_sizes(sizes, sizeof sizes, range->size, dims));
+        }
     *dims_out = dims;
     return KRT_SUCCESS;
 }
@@ -129,6 +152,25 @@ static krt_result finish(const krt__config_input *in, krt_launch_config *out, in
         out->groups[d] = (uint32_t)groups;
         if (groups * out->group[d] != size)
             out->masked = 1;
+    }
+    /* The driver runs whole groups, groups x group work-items in each dimension (the kernel's body only for the
+     * range's own): their number must have a 64-bit linear id too, which a range that has one can miss by the
+     * rounding up (4194303 x 2097152 x 2097152 in groups of 64 x 1 x 1 launches 2^64 work-items). */
+    uint64_t launched[3], items = 1;
+    int over = 0;
+    for (uint32_t d = 0; d < 3; d++) {
+        launched[d] = (uint64_t)out->groups[d] * out->group[d];
+        over |= __builtin_mul_overflow(items, launched[d], &items);
+    }
+    if (over) {
+        char sizes[72], groups[72], all[72];
+        return krt__fail(KRT_ERROR_INVALID_NDRANGE,
+                         "the ndrange %s in groups of %s launches %s work-items, more than a 64-bit linear id can "
+                         "number (at most 2^64 - 1)",
+                         format_sizes(sizes, sizeof sizes, in->size, in->dims),
+                         format_sizes(groups, sizeof groups, (const uint64_t[3]){ out->group[0], out->group[1],
+                                                                                  out->group[2] }, in->dims),
+                         format_sizes(all, sizeof all, launched, in->dims));
     }
     return KRT_SUCCESS;
 }
