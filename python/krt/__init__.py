@@ -314,7 +314,34 @@ def _array_dtype(self):
     return np.dtype(self.typestr) if np is not None else self.typestr
 
 
+def _array_view(self, dtype):
+    """A krt.Array over the same memory with elements of another dtype (NumPy's ndarray.view(dtype)): no copy, the
+    same bytes read as the new type. A dtype of another size rescales the last dimension, whose bytes must be a whole
+    number of the new elements (an int32 array of 4 is an int16 view of 8). The view keeps the memory alive: the
+    array's free() ends the array's use, not the view's. This is the fix a kernel call names for an array of the
+    pointer's width and the other sign: a.view(np.uint32) for a uint* parameter."""
+    return _krt.view(self, _typestr(dtype))
+
+
+def _array_astype(self, dtype, kind=None):
+    """A converted copy in a new krt.Array of dtype (NumPy's conversion rules, through the host: the array is read
+    back, converted with ndarray.astype and copied in), of `kind` (default: this array's kind, "device" for an
+    imported one). This is the fix a kernel call names for an array of another element type than the pointer's:
+    a.astype(np.float32) for a float* parameter."""
+    np = _numpy()
+    if np is None:
+        raise ImportError("Array.astype() needs NumPy")
+    if kind is None:
+        kind = self.kind if self.kind in _KINDS else "device"
+    host = np.ascontiguousarray(self.numpy().astype(dtype))
+    out = empty(self.context, host.shape, host.dtype, kind)
+    out.copy_from(host)
+    return out
+
+
 Array.numpy = _array_numpy
 Array.dtype = property(_array_dtype)
+Array.view = _array_view
+Array.astype = _array_astype
 
 _krt._init(_CLASSES, Error, ArgumentTypeError, ModuleWarning, Device, __import__("types").SimpleNamespace)

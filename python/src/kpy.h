@@ -141,6 +141,7 @@ typedef struct {
     int released;
     int exports;      /* buffer-protocol views and DLPack capsules alive */
     int iface_seen;   /* __array_interface__ was read: its consumer is not counted, so free() waits for dealloc */
+    PyObject *base;   /* a view (Array.view): the array whose memory this is, held as one of its exports; else NULL */
 } ArrayObject;
 
 extern PyType_Slot array_slots[];
@@ -150,6 +151,7 @@ int dtype_to_typestr(krt_dl_dtype dt, char *ts);
 Py_ssize_t array_set_shape(ArrayObject *a, PyObject *shape);
 PyObject *mod_alloc(PyObject *self, PyObject *args);
 PyObject *mod_fill_zero(PyObject *self, PyObject *arg);
+PyObject *mod_view(PyObject *self, PyObject *args);
 
 PyObject *import_any(CtxObject *c, PyObject *obj, int *not_here);
 PyObject *mod_import_array(PyObject *self, PyObject *args);

@@ -355,6 +355,36 @@ def test_array_properties_and_copies(ctx):
     assert z.size == 0 and z.numpy().shape == (0,)
 
 
+def test_array_view_and_astype(ctx):
+    a = krt.asarray(ctx, np.array([1, -1, 2**31 - 1, -2**31], dtype=np.int32), kind="shared")
+    v = a.view(np.uint32)  # the same memory, read as uint32
+    assert v.ptr == a.ptr and v.dtype == np.uint32 and v.shape == (4,) and v.kind == "shared"
+    assert np.asarray(v).tolist() == [1, 2**32 - 1, 2**31 - 1, 2**31]
+    assert a.view("int16").shape == (8,) and a.view(np.int64).shape == (2,)
+    m = krt.asarray(ctx, np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert m.view(np.uint8).shape == (2, 12) and m.view(np.uint8).nbytes == m.nbytes
+    with pytest.raises(ValueError):
+        krt.zeros(ctx, 3, dtype=np.int16).view(np.int32)  # 6 bytes are not whole int32s
+    # The view keeps the memory: the array freed and dropped, the view still reads it.
+    a.free()
+    del a
+    gc.collect()
+    junk = [krt.zeros(ctx, 4, dtype=np.int32, kind="shared") for _ in range(50)]  # would reuse freed memory
+    for j in junk:
+        np.asarray(j)[:] = -7
+    assert np.asarray(v).tolist() == [1, 2**32 - 1, 2**31 - 1, 2**31]
+    v.free()
+    with pytest.raises(krt.InvalidStateError):
+        v.view(np.int32)
+    # astype: a converted copy, in an array of the same kind.
+    f = krt.asarray(ctx, np.array([1.75, -2.5, 3.0]), kind="device")
+    g = f.astype(np.float32)
+    assert g.dtype == np.float32 and g.kind == "device" and g.ptr != f.ptr
+    assert g.numpy().tolist() == [1.75, -2.5, 3.0]
+    assert f.astype(np.int32, kind="shared").numpy().tolist() == [1, -2, 3]
+    assert f.astype(np.int32, kind="shared").kind == "shared"
+
+
 def test_dlpack_round_trips(ctx):
     for kind in ("device", "shared", "host"):
         a = krt.asarray(ctx, np.arange(10, dtype=np.float64), kind=kind)
