@@ -483,7 +483,9 @@ static PyGetSetDef kernel_getset[] = {
     {"name", (getter)kernel_get_name, NULL, "The kernel's name.", NULL},
     {"module", (getter)kernel_get_module, NULL, "The kernel's module.", NULL},
     {"args", (getter)kernel_get_args, NULL,
-     "The reflected arguments: index, name, kind, type, vector_width, size, and takes (what a call passes).", NULL},
+     "The reflected arguments: index, name, kind, type, vector_width, size, declared (the OpenCL C type as the "
+     "kernel declares it, \"uint*\"; \"\" where the module keeps none), and takes (what the parameter is, as "
+     "messages name it: \"global uint*\").", NULL},
     {"info", (getter)kernel_get_info, NULL,
      "Reflection of the kernel (krt_kernel_info): required_group, group_hint, uses_barrier, ...", NULL},
     {"properties", (getter)kernel_get_properties, NULL,
@@ -504,10 +506,16 @@ PyType_Slot kernel_slots[] = {
      "Each argument is converted by the kernel's reflected signature: pointers take a krt.Array (or an array of the "
      "context's device with __dlpack__ / __cuda_array_interface__, in place) or None; integers take an int or NumPy "
      "integer that fits the width; float/double/half take a float, an int or a NumPy scalar; vectors a sequence of "
-     "numbers; structs their bytes; __local pointers krt.Local(nbytes). A value of the wrong type raises "
-     "krt.ArgumentTypeError (also a TypeError), one that does not fit krt.KernelArgumentError (a ValueError); a "
-     "NumPy host array is refused with the copy to make. Every array a queued launch uses stays alive until it has "
-     "run."},
+     "numbers; structs their bytes; __local pointers krt.Local(nbytes). Where the module keeps its declared types "
+     "(krt-cc's modules do: args[i].declared), a pointer's array must hold the pointee's element type: float32 for "
+     "float* and float4*, uint32 for uint*, float16 for half*, and so on; byte pointers (char*, uchar*), void* and "
+     "structs take any array. A value of the wrong type raises krt.ArgumentTypeError (also a TypeError), naming the "
+     "fix for an array of the wrong dtype (.astype(np.float32), or .view(np.uint32) for the other sign); one that "
+     "does not fit krt.KernelArgumentError (a ValueError); a NumPy host array is refused with the copy to make.\n\n"
+     "The caller owns the arrays' extent: each must cover every element the kernel touches for the range. krt does "
+     "not know how a kernel indexes its arrays, so an array too short for the range is not caught; on the CPU "
+     "devices the kernel then reads and writes past its end (undefined behaviour, which may corrupt the process). "
+     "Every array a queued launch uses stays alive until it has run."},
     {0, NULL},
 };
 

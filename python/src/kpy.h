@@ -176,8 +176,12 @@ typedef struct {
     uint32_t size;     /* bytes krt takes */
     krt_arg_type tag;
     int8_t sign;       /* integers: 1 signed, -1 unsigned by the declared type (krt_arg_info.type_name), 0 unknown */
+    char elem_kind;    /* pointers: the element type an array must have, NumPy's kind ('f', 'i', 'u'), from the
+                        * declared pointee; 0 where any array is taken (convert.c, pointee_dtype) */
+    uint8_t elem_bytes; /* pointers: that element type's size */
     char name[48];     /* the argument's OpName, or "" */
-    char what[48];     /* what the kernel takes, for messages: "float", "int32", "float4", "a global pointer" */
+    char declared[48]; /* the declared type (krt_arg_info.type_name), "uint*", or "" */
+    char what[64];     /* what the kernel takes, for messages: "float", "uint", "float4", "global float*" */
 } argspec;
 
 typedef struct {

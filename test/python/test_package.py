@@ -267,6 +267,125 @@ def test_local_and_constant_arguments(ctx, mod):
     assert np.asarray(out).tolist() == [2 * i for i in range(n)]
 
 
+# Pointer arguments: the array's dtype against the parameter's declared type (krt_arg_info.type_name), where the
+# module keeps it (krt-cc's modules do).
+
+
+def test_pointer_dtype_must_match_the_declared_type(ctx, mod):
+    k = mod["krt_py_axpy"]  # global float *y, global const float *x, float a, int n
+    n = 8
+    x = krt.asarray(ctx, np.arange(n, dtype=np.float32))
+    y = krt.zeros(ctx, n, dtype=np.float32, kind="shared")
+    cases = [(1, "x", np.int32, "int32"), (1, "x", np.float64, "float64"), (0, "y", np.float16, "float16"),
+             (0, "y", np.uint32, "uint32"), (1, "x", np.complex128, "complex128"), (1, "x", np.bool_, "bool")]
+    for i, name, dtype, shown in cases:
+        args = [y, x, 2.0, n]
+        args[i] = krt.zeros(ctx, n, dtype=dtype)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(*args, range=n)
+        err, msg = e.value, str(e.value)
+        assert isinstance(err, TypeError) and err.name == "KRT_ERROR_INVALID_KERNEL_ARGUMENT"
+        assert f"argument {i} ({name}) of krt_py_axpy is float* (float32 elements)" in msg, msg
+        assert f"a krt.Array of {shown} was passed" in msg and ".astype(np.float32)" in msg, msg
+    # complex64 for float*: the same memory as (re, im) pairs is what .view gives.
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k(y, krt.zeros(ctx, n, dtype=np.complex64), 2.0, n, range=n)
+    assert "a krt.Array of complex64" in str(e.value) and ".view(np.float32)" in str(e.value)
+    ctx.synchronize()
+    assert np.asarray(y).tolist() == [0.0] * n  # nothing was launched
+    k(y, x, 2.0, n, range=n, block=True)
+    assert np.asarray(y).tolist() == [2.0 * i for i in range(n)]
+    # The fix the message gives: an int32 array converted with .astype(np.float32).
+    k(y, krt.asarray(ctx, np.arange(n, dtype=np.int32)).astype(np.float32), 1.0, n, range=n, block=True)
+    assert np.asarray(y).tolist() == [3.0 * i for i in range(n)]
+
+
+def test_pointer_sign_and_width_mismatches(ctx, mod):
+    k = mod["krt_py_ptr_types"]  # global uint *u, ulong *ul, short *s, ushort *us, long *l, double *d
+    assert [a.declared for a in k.args] == ["uint*", "ulong*", "short*", "ushort*", "long*", "double*"]
+    n = 4
+    good = {"u": np.uint32, "ul": np.uint64, "s": np.int16, "us": np.uint16, "l": np.int64, "d": np.float64}
+    names = list(good)
+    arrays = [krt.asarray(ctx, np.arange(n, dtype=good[name]), kind="shared") for name in names]
+    # The same width of the other sign: refused, with the reinterpretation (.view) as the fix.
+    for name, dtype, want in [("u", np.int32, "uint32"), ("ul", np.int64, "uint64"), ("s", np.uint16, "int16"),
+                              ("us", np.int16, "uint16"), ("l", np.uint64, "int64")]:
+        i = names.index(name)
+        args = list(arrays)
+        args[i] = krt.zeros(ctx, n, dtype=dtype)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(*args, range=n)
+        msg = str(e.value)
+        assert f"argument {i} ({name}) of krt_py_ptr_types is {k.args[i].declared} ({want} elements)" in msg, msg
+        assert f"krt.Array of {np.dtype(dtype).name} was passed" in msg and f".view(np.{want})" in msg, msg
+    # Another width or kind: refused, with the conversion (.astype) as the fix.
+    for name, dtype, want in [("u", np.int64, "uint32"), ("ul", np.uint32, "uint64"), ("s", np.int8, "int16"),
+                              ("l", np.int32, "int64"), ("d", np.float32, "float64"), ("d", np.int64, "float64")]:
+        i = names.index(name)
+        args = list(arrays)
+        args[i] = krt.zeros(ctx, n, dtype=dtype)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(*args, range=n)
+        msg = str(e.value)
+        assert f"argument {i} ({name})" in msg and f"({want} elements)" in msg and f".astype(np.{want})" in msg, msg
+    k(*arrays, range=n, block=True)
+    for name, a in zip(names, arrays):
+        assert np.asarray(a).tolist() == list(range(1, n + 1)), name
+    # The fix the message gives: an int32 array viewed as uint32 is the same memory, which the kernel updates.
+    signed = krt.asarray(ctx, np.array([0, 5, -1, 2**31 - 1], dtype=np.int32), kind="shared")
+    args = list(arrays)
+    args[0] = signed.view(np.uint32)
+    k(*args, range=n, block=True)
+    assert np.asarray(signed).tolist() == [1, 6, 0, -2**31]
+    # What a call takes, as the messages say it: the declared pointee, signed or not.
+    assert [a.takes for a in k.args][:2] == ["global uint*", "global ulong*"]
+
+
+def test_byte_and_void_pointers_take_any_dtype(ctx, mod):
+    k = mod["krt_py_bytes"]  # global uchar *dst, global const char *src, global void *also, uint n
+    assert [a.declared for a in k.args] == ["uchar*", "char*", "void*", "uint"]
+    src = krt.asarray(ctx, np.array([1.5, -2.25], dtype=np.float32), kind="shared")
+    dst = krt.zeros(ctx, 2, dtype=np.int32, kind="shared")
+    also = krt.zeros(ctx, 1, dtype=np.float64, kind="shared")
+    k(dst, src, also, 8, range=1, block=True)
+    assert np.asarray(dst).tobytes() == np.asarray(src).tobytes() == np.asarray(also).tobytes()
+    assert np.asarray(dst).view(np.float32).tolist() == [1.5, -2.25]
+
+
+def test_vector_and_half_pointees(cpu):
+    k = krt.Module(cpu, path=spv("krt_python_vec"))["krt_py_vec_ptrs"]  # float *out, float4 *v, half *h
+    assert [a.declared for a in k.args] == ["float*", "float4*", "half*"]
+    n = 4
+    out = krt.zeros(cpu, n, dtype=np.float32, kind="shared")
+    v = krt.asarray(cpu, np.arange(4 * n, dtype=np.float32))  # a float4* takes float32 elements, 4 per vector
+    h = krt.asarray(cpu, np.full(n, 0.5, dtype=np.float16))
+    k(out, v, h, range=n, block=True)
+    assert np.asarray(out).tolist() == (np.arange(4 * n).reshape(n, 4).sum(axis=1) + 0.5).tolist()
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k(out, krt.zeros(cpu, 4 * n, dtype=np.float64), h, range=n)
+    msg = str(e.value)
+    assert "argument 1 (v)" in msg and "float4* (float32 elements)" in msg and "float64" in msg, msg
+    assert ".astype(np.float32)" in msg
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k(out, v, krt.zeros(cpu, n, dtype=np.float32), range=n)
+    msg = str(e.value)
+    assert "argument 2 (h)" in msg and "half* (float16 elements)" in msg and ".astype(np.float16)" in msg, msg
+
+
+def test_modules_without_declared_types_leave_pointers_unchecked(cpu):
+    # The same module with its kernel_arg_type strings renamed: krt then knows no declared type (as for a module
+    # built other than by krt-cc), and a pointer takes an array of any dtype, as before the check.
+    with open(spv("krt_python"), "rb") as f:
+        spirv = f.read()
+    assert b"kernel_arg_type." in spirv
+    m = krt.Module(cpu, spirv=spirv.replace(b"kernel_arg_type.", b"kernel_arg_typX."))
+    k = m["krt_py_fill"]
+    assert k.args[0].declared == "" and k.args[0].takes == "global int*"
+    out = krt.zeros(cpu, 4, dtype=np.uint32, kind="shared")
+    k(out, 7, range=4, block=True)
+    assert np.asarray(out).tolist() == [7, 8, 9, 10]
+
+
 def test_exact_ranges_in_1_2_3_dimensions(ctx, mod):
     k = mod["krt_py_fill"]
     for rng in [1, 7, 1000003, (33, 17), (5, 7, 11)]:
