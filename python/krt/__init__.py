@@ -97,15 +97,18 @@ class KernelArgumentError(Error, ValueError):
 
 
 class ArgumentTypeError(KernelArgumentError, TypeError):
-    """A kernel argument of the wrong type, or the wrong number of arguments: names the argument and both types."""
+    """A value of the wrong type in a kernel call: an argument (names it and both types; for an array of another
+    dtype than the pointer's declared type, also the fix), the wrong number of arguments, or a keyword's value of the
+    wrong type (range=1.5, queue=3; the message starts with the keyword)."""
 
 
 class NDRangeError(Error, ValueError):
-    """KRT_ERROR_INVALID_NDRANGE: the range is empty, missing or too large."""
+    """KRT_ERROR_INVALID_NDRANGE: the range is empty, missing or too large (range=0, range=-1)."""
 
 
 class GroupSizeError(Error, ValueError):
-    """KRT_ERROR_INVALID_GROUP_SIZE: the group size is invalid for this kernel or device."""
+    """KRT_ERROR_INVALID_GROUP_SIZE: the group size is invalid for this kernel, device or range (group=(0,), a
+    group of other dimensions than the range's, one larger than the range)."""
 
 
 class InvalidPointerError(Error, ValueError):

@@ -416,6 +416,116 @@ def test_range_and_group_errors(ctx, mod):
         k(out, 1, range=8, colour="red")
 
 
+def test_range_values_name_the_keyword(ctx, mod):
+    k = mod["krt_py_fill"]
+    out = krt.zeros(ctx, 64, dtype=np.int32, kind="shared")
+    # Sizes that are not positive, or too large: krt.NDRangeError (a ValueError).
+    for bad in (-1, 0, (8, 0), (4, -2, 1), 2**64, (2, 2**70)):
+        with pytest.raises(krt.NDRangeError) as e:
+            k(out, 1, range=bad)
+        msg = str(e.value)
+        assert msg.startswith(f"range={bad!r}: ") and ("must be a positive int" in msg or "2**64" in msg), msg
+    # Not an int or a tuple of 1 to 3 ints: krt.ArgumentTypeError (a TypeError).
+    for bad, part in [(1.5, "not float"), ((8, 2.0), "not float"), ("8", "not str"), (None, "not NoneType"),
+                      (True, "not bool"), ((), "1 to 3 sizes, not 0"), ((1, 2, 3, 4), "1 to 3 sizes, not 4")]:
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(out, 1, range=bad)
+        msg = str(e.value)
+        assert isinstance(e.value, TypeError) and msg.startswith(f"range={bad!r}: ") and part in msg, msg
+    # NumPy integers are ints; a correct range still runs.
+    k(out, 3, range=(np.int64(4), np.uint8(2)), block=True)
+    assert np.asarray(out)[:8].tolist() == list(range(3, 11))
+
+
+def test_group_values_name_the_keyword(ctx, mod):
+    k = mod["krt_py_fill"]
+    out = krt.zeros(ctx, 64, dtype=np.int32, kind="shared")
+    # A 0 was read as "krt chooses" (krt_launch_desc.group all 0), silently.
+    for rng, bad, part in [(8, 0, "positive int"), (8, (0,), "positive int"), (8, -4, "positive int"),
+                           ((8, 8), (4, 0), "positive int"), (8, 2**32, "2**32-1"),
+                           ((8, 8), (4,), "range=(8, 8) has 2"), (8, (4, 4), "range=8 has 1"),
+                           (8, 16, "exceeds the range")]:
+        with pytest.raises(krt.GroupSizeError) as e:
+            k(out, 1, range=rng, group=bad)
+        msg = str(e.value)
+        assert msg.startswith(f"group={bad!r}: ") and part in msg, msg
+    with pytest.raises(krt.GroupSizeError) as e:
+        k(out, 1, group=(4,), range=(8, 8))  # the keywords' order does not matter
+    assert str(e.value).startswith("group=(4,): ")
+    for bad, part in [(2.0, "not float"), ((4.0,), "not float"), ("4", "not str"), ((1, 1, 1, 1), "not 4")]:
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(out, 1, range=8, group=bad)
+        msg = str(e.value)
+        assert msg.startswith(f"group={bad!r}: ") and part in msg, msg
+    k(out, 5, range=(4, 4), group=(2, np.int32(4)), block=True)
+    assert np.asarray(out)[:16].tolist() == list(range(5, 21))
+    k(out, 1, range=8, group=None, block=True)  # None: krt chooses
+    assert np.asarray(out)[:8].tolist() == list(range(1, 9))
+
+
+def test_queue_wait_and_block_values_name_the_keyword(ctx, mod):
+    k = mod["krt_py_fill"]
+    out = krt.zeros(ctx, 16, dtype=np.int32, kind="shared")
+    with krt.Context(device=ctx.device.type.lower()) as other:  # "cpu" or "host"
+        other_event = krt.Module(other, path=spv("krt_python"))["krt_py_fill"](
+            krt.zeros(other, 4, dtype=np.int32), 0, range=4)
+        other.synchronize()
+        type_cases = [(dict(queue=3), "queue=3: "), (dict(queue="q"), "queue='q': "), (dict(wait=3), "wait=3: "),
+                      (dict(wait=[3]), "wait=[3]: "), (dict(block="no"), "block='no': "),
+                      (dict(block=2), "block=2: "), (dict(block=None), "block=None: ")]
+        for kw, start in type_cases:
+            with pytest.raises(krt.ArgumentTypeError) as e:
+                k(out, 1, range=16, **kw)
+            assert isinstance(e.value, TypeError) and str(e.value).startswith(start), str(e.value)
+        ev = k(out, 1, range=16)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(out, 1, range=16, wait=ev)  # one event, not a list of them
+        assert "wait=[event]" in str(e.value)
+        for kw, start in [(dict(queue=other.default_queue), "queue="), (dict(wait=[other_event]), "wait=")]:
+            with pytest.raises(krt.InvalidArgumentError) as e:
+                k(out, 1, range=16, **kw)
+            msg = str(e.value)
+            assert msg.startswith(start) and "another context" in msg, msg
+    ev = k(out, 2, range=16, queue=ctx.queue(), wait=[ev], block=True)
+    assert ev.done and np.asarray(out).tolist() == list(range(2, 18))
+    k(out, 3, range=16, block=np.True_)
+    assert np.asarray(out).tolist() == list(range(3, 19))
+
+
+def test_config_tune_and_bench_keywords(ctx, mod):
+    k = mod["krt_py_axpy"]
+    for bad in (0, -1, (8, 0)):
+        with pytest.raises(krt.NDRangeError) as e:
+            k.config(bad)
+        assert str(e.value).startswith(f"range={bad!r}: ")
+    for bad in (1.5, (), (1, 2, 3, 4)):
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k.config(range=bad)
+        assert str(e.value).startswith(f"range={bad!r}: ")
+    n = 64
+    x = krt.zeros(ctx, n)
+    y = krt.zeros(ctx, n)
+    with pytest.raises(krt.GroupSizeError) as e:
+        k.tune(y, x, 1.0, n, range=n, group=(0,))
+    assert str(e.value).startswith("group=(0,): ")
+    # tune's sizes are 32-bit: 2**32 samples was 0 samples, silently.
+    for kw, start in [(dict(samples=-1), "samples=-1: "), (dict(samples=2**32), "samples=4294967296: "),
+                      (dict(local_bytes_per_item=-5), "local_bytes_per_item=-5: ")]:
+        with pytest.raises(krt.InvalidArgumentError) as e:
+            k.tune(y, x, 1.0, n, range=n, **kw)
+        assert str(e.value).startswith(start), str(e.value)
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k.tune(y, x, 1.0, n, range=n, samples=1.5)
+    assert str(e.value).startswith("samples=1.5: ")
+    with pytest.raises(krt.InvalidArgumentError) as e:
+        k.bench_c(y, x, 1.0, n, range=n, n=-1)
+    assert str(e.value).startswith("n=-1: ")
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k.tune(y, krt.zeros(ctx, n, dtype=np.float64), 1.0, n, range=n)  # tune converts as a call does
+    assert k.tune(y, x, 1.0, n, range=n, samples=1).candidates >= 1
+    assert k.config((np.int64(1000003),)).dims == 1
+
+
 def test_config_and_tune(ctx, mod):
     k = mod["krt_py_axpy"]
     cfg = k.config(1000003)
