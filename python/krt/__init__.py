@@ -97,15 +97,18 @@ class KernelArgumentError(Error, ValueError):
 
 
 class ArgumentTypeError(KernelArgumentError, TypeError):
-    """A kernel argument of the wrong type, or the wrong number of arguments: names the argument and both types."""
+    """A value of the wrong type in a kernel call: an argument (names it and both types; for an array of another
+    dtype than the pointer's declared type, also the fix), the wrong number of arguments, or a keyword's value of the
+    wrong type (range=1.5, queue=3; the message starts with the keyword)."""
 
 
 class NDRangeError(Error, ValueError):
-    """KRT_ERROR_INVALID_NDRANGE: the range is empty, missing or too large."""
+    """KRT_ERROR_INVALID_NDRANGE: the range is empty, missing or too large (range=0, range=-1)."""
 
 
 class GroupSizeError(Error, ValueError):
-    """KRT_ERROR_INVALID_GROUP_SIZE: the group size is invalid for this kernel or device."""
+    """KRT_ERROR_INVALID_GROUP_SIZE: the group size is invalid for this kernel, device or range (group=(0,), a
+    group of other dimensions than the range's, one larger than the range)."""
 
 
 class InvalidPointerError(Error, ValueError):
@@ -314,7 +317,34 @@ def _array_dtype(self):
     return np.dtype(self.typestr) if np is not None else self.typestr
 
 
+def _array_view(self, dtype):
+    """A krt.Array over the same memory with elements of another dtype (NumPy's ndarray.view(dtype)): no copy, the
+    same bytes read as the new type. A dtype of another size rescales the last dimension, whose bytes must be a whole
+    number of the new elements (an int32 array of 4 is an int16 view of 8). The view keeps the memory alive: the
+    array's free() ends the array's use, not the view's. This is the fix a kernel call names for an array of the
+    pointer's width and the other sign: a.view(np.uint32) for a uint* parameter."""
+    return _krt.view(self, _typestr(dtype))
+
+
+def _array_astype(self, dtype, kind=None):
+    """A converted copy in a new krt.Array of dtype (NumPy's conversion rules, through the host: the array is read
+    back, converted with ndarray.astype and copied in), of `kind` (default: this array's kind, "device" for an
+    imported one). This is the fix a kernel call names for an array of another element type than the pointer's:
+    a.astype(np.float32) for a float* parameter."""
+    np = _numpy()
+    if np is None:
+        raise ImportError("Array.astype() needs NumPy")
+    if kind is None:
+        kind = self.kind if self.kind in _KINDS else "device"
+    host = np.ascontiguousarray(self.numpy().astype(dtype))
+    out = empty(self.context, host.shape, host.dtype, kind)
+    out.copy_from(host)
+    return out
+
+
 Array.numpy = _array_numpy
 Array.dtype = property(_array_dtype)
+Array.view = _array_view
+Array.astype = _array_astype
 
 _krt._init(_CLASSES, Error, ArgumentTypeError, ModuleWarning, Device, __import__("types").SimpleNamespace)

@@ -1,6 +1,6 @@
 /*
  * _krt.c: krt for Python, the extension module krt._krt: its module-level functions (devices, results, the
- * registration _init, library_path, dlpack_device_of; alloc, fill_zero and import_array are array.c's and
+ * registration _init, library_path, dlpack_device_of; alloc, fill_zero, view and import_array are array.c's and
  * import.c's) and PyInit__krt, which makes the types and the interned strings.
  *
  * The extension is the C files of python/src against CPython's stable ABI (Py_LIMITED_API 3.11), so one build serves
@@ -108,6 +108,7 @@ static PyMethodDef mod_functions[] = {
     {"import_array", mod_import_array, METH_VARARGS,
      "import_array(ctx, obj) -> krt.Array or None: obj's memory in place when the context's kernels can use it."},
     {"fill_zero", mod_fill_zero, METH_O, "fill_zero(array): zeros the array and waits (use krt.zeros)."},
+    {"view", mod_view, METH_VARARGS, "view(array, typestr) -> krt.Array: the same memory as typestr (use Array.view)."},
     {"results", mod_results, METH_NOARGS, "results() -> [(code, name, description)] of every krt_result."},
     {"library_path", mod_library_path, METH_NOARGS, "The path of the libkrt this module uses."},
     {"dlpack_device_of", mod_device_type, METH_VARARGS, "The DLPack device of a context's device memory."},

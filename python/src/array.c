@@ -1,8 +1,9 @@
 /*
- * array.c: krt.Array: krt_alloc memory (_krt.alloc, _krt.fill_zero) and memory imported in place (import.c makes
- * those), its buffer protocol and __array_interface__ for memory the host can read, host copies, and the DLPack
- * export (__dlpack__, __dlpack_device__). Every export first waits for the context's queued work; the memory goes
- * back to krt (through the context's deferred list) once free() was called and no export holds it.
+ * array.c: krt.Array: krt_alloc memory (_krt.alloc, _krt.fill_zero), memory imported in place (import.c makes
+ * those) and views of either with another element type (_krt.view), its buffer protocol and __array_interface__ for
+ * memory the host can read, host copies, and the DLPack export (__dlpack__, __dlpack_device__). Every export first
+ * waits for the context's queued work; the memory goes back to krt (through the context's deferred list) once
+ * free() was called and no export (a view among them) holds it.
  */
 #include "kpy.h"
 
@@ -24,11 +25,20 @@ static const char *kind_name(int kind)
     }
 }
 
+static void array_export_done(ArrayObject *a);
+
 static void array_release(ArrayObject *a)
 {
     if (a->released) return;
     a->released = 1;
-    if (a->kind < 0) {
+    if (a->base) {
+        /* A view owns nothing: it ends its hold on the array whose memory it is (which frees that memory, through
+         * the deferred list, when that array was freed and this was its last export). */
+        ArrayObject *b = (ArrayObject *)a->base;
+        a->base = NULL;
+        array_export_done(b);
+        KPy_DECREF(b);
+    } else if (a->kind < 0) {
         if (a->owner) ctx_defer(a->ctx, DEFER_OBJECT, a->owner);
         a->owner = NULL;
     } else if (a->ptr) {
@@ -474,6 +484,67 @@ PyObject *mod_fill_zero(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* _krt.view(array, typestr): a new krt.Array over the array's memory with elements of typestr (Array.view, NumPy's
+ * rule: a dtype of another size rescales the last dimension, whose bytes must be a whole number of the new
+ * elements). The view counts as an export of the array, as a DLPack capsule does: the memory stays while the view
+ * lives, even after the array's free(). */
+PyObject *mod_view(PyObject *self, PyObject *args)
+{
+    (void)self;
+    ArrayObject *a;
+    const char *typestr;
+    if (!PyArg_ParseTuple(args, "O!s:view", ArrayType, &a, &typestr)) return NULL;
+    if (!array_usable(a)) return NULL;
+    char format[4];
+    krt_dl_dtype dt;
+    int itemsize;
+    if (strlen(typestr) >= sizeof a->typestr || parse_typestr(typestr, format, &dt, &itemsize) < 0) {
+        PyErr_Format(PyExc_TypeError, "krt arrays hold bool, int, uint, float or complex elements, not \"%s\"",
+                     typestr);
+        return NULL;
+    }
+    Py_ssize_t shape[MAX_DIMS];
+    memcpy(shape, a->shape, sizeof shape);
+    if (itemsize != a->itemsize) {
+        if (a->ndim == 0) {
+            PyErr_Format(PyExc_ValueError, "view: a 0-d array of %d bytes takes only a dtype of %d bytes, not %d",
+                         a->itemsize, a->itemsize, itemsize);
+            return NULL;
+        }
+        Py_ssize_t last = a->shape[a->ndim - 1] * a->itemsize;
+        if (last % itemsize) {
+            PyErr_Format(PyExc_ValueError,
+                         "view: the last dimension's %zd bytes are not a whole number of %d-byte elements", last,
+                         itemsize);
+            return NULL;
+        }
+        shape[a->ndim - 1] = last / itemsize;
+    }
+    ArrayObject *v = (ArrayObject *)PyType_GenericAlloc(ArrayType, 0);
+    if (!v) return NULL;
+    KPy_INCREF(a->ctx);
+    v->ctx = a->ctx;
+    v->ptr = a->ptr;
+    v->nbytes = a->nbytes;
+    v->kind = a->kind;
+    v->dl_type = a->dl_type;
+    v->dl_id = a->dl_id;
+    strcpy(v->typestr, typestr);
+    strcpy(v->format, format);
+    v->itemsize = itemsize;
+    v->ndim = a->ndim;
+    Py_ssize_t stride = itemsize;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        v->shape[i] = shape[i];
+        v->strides[i] = stride;
+        stride *= shape[i] ? shape[i] : 1;
+    }
+    KPy_INCREF(a);
+    v->base = (PyObject *)a;
+    a->exports++;
+    return (PyObject *)v;
+}
+
 static PyObject *array_get_shape(ArrayObject *a, void *closure)
 {
     (void)closure;
@@ -567,7 +638,7 @@ static PyObject *array_repr(ArrayObject *a)
 static PyMethodDef array_methods[] = {
     {"free", (PyCFunction)array_free, METH_NOARGS,
      "free()\n\nEnds the array's use: passing it to a kernel or copying it then raises krt.InvalidStateError. The "
-     "memory goes back to krt once no NumPy view, buffer or DLPack consumer holds it, and once queued work that "
+     "memory goes back to krt once no NumPy view, buffer, DLPack consumer or krt view (view()) holds it, and once queued work that "
      "used it has run. Freeing twice does nothing; an array also frees itself when it is collected."},
     {"copy_to", (PyCFunction)array_copy_to, METH_O,
      "copy_to(dst)\n\nCopies the whole array into dst, a writable C-contiguous buffer of the same size in bytes (a "

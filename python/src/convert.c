@@ -3,7 +3,8 @@
  * converter per argument once, when the kernel is looked up (argspec: what the kernel takes and how a Python value
  * becomes it); convert_args runs them per call, filling krt_arg's from values on the caller's stack: ints that fit
  * the width, floats, halves, vectors, structs as bytes, krt.Array pointers (or foreign arrays imported in place,
- * import.c), and krt.Local, the value of a __local argument. A value of the wrong type raises
+ * import.c) whose element type is the declared pointee's where the module declares one, and krt.Local, the value of
+ * a __local argument. A value of the wrong type (an array of the wrong dtype among them) raises
  * krt.ArgumentTypeError, one that does not fit krt.KernelArgumentError, each naming the argument.
  */
 #include "kpy.h"
@@ -12,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -52,6 +54,81 @@ static int8_t declared_sign(const char *t)
         if (strcmp(t, sig[i]) == 0)
             return 1;
     return 0;
+}
+
+/* The element type an array passed for a pointer must have, from the pointer's declared type as the module keeps
+ * it: "float*", "uint4*", "half*". (krt-cc's modules carry llvm-spirv's kernel_arg_type strings, which spell the
+ * pointee alone, without const, volatile or an address space; such words are skipped all the same, should another
+ * producer write them.) *kind is NumPy's kind of that type ('f', 'i', 'u') and *bytes its size; *kind stays 0 where
+ * any array is taken:
+ *   - char and uchar (and their vectors): byte pointers, through which a kernel reads or writes the bytes of any
+ *     data, as C's char* may alias every object;
+ *   - void*, a struct, a typedef krt does not know, a pointer to a pointer, and no declared type at all ("": a
+ *     module built other than by krt-cc), where krt would only guess.
+ * A vector pointee (float4*) takes an array of its element type (float32): its lanes are consecutive elements, so
+ * that an (n, 4) float32 array is n float4's. size_t and its kin take the pointer's width (ptr_bytes). */
+static void pointee_dtype(const char *declared, uint32_t ptr_bytes, char *kind, uint8_t *bytes)
+{
+    static const struct {
+        const char *name;
+        char kind;
+        uint8_t bytes; /* 0: the pointer's width */
+        uint8_t vectors; /* OpenCL C has vectors of it: "float4" */
+    } types[] = {
+        {"float", 'f', 4, 1}, {"double", 'f', 8, 1}, {"half", 'f', 2, 1}, {"short", 'i', 2, 1},
+        {"ushort", 'u', 2, 1}, {"int", 'i', 4, 1}, {"uint", 'u', 4, 1}, {"long", 'i', 8, 1}, {"ulong", 'u', 8, 1},
+        {"signed short", 'i', 2, 0}, {"unsigned short", 'u', 2, 0}, {"signed int", 'i', 4, 0},
+        {"signed", 'i', 4, 0}, {"unsigned int", 'u', 4, 0}, {"unsigned", 'u', 4, 0}, {"signed long", 'i', 8, 0},
+        {"unsigned long", 'u', 8, 0}, {"size_t", 'u', 0, 0}, {"uintptr_t", 'u', 0, 0}, {"ptrdiff_t", 'i', 0, 0},
+        {"intptr_t", 'i', 0, 0},
+    };
+    static const char *const qualifiers[] = {"const", "volatile", "restrict", "global", "__global", "constant",
+                                             "__constant", "local", "__local", "private", "__private", "generic",
+                                             "__generic"};
+    *kind = 0;
+    *bytes = 0;
+    char buf[64], base[64];
+    size_t n = strlen(declared);
+    if (n >= sizeof buf) return;
+    memcpy(buf, declared, n + 1);
+    while (n && buf[n - 1] == ' ') buf[--n] = 0;
+    if (!n || buf[n - 1] != '*') return;
+    buf[--n] = 0;
+    while (n && buf[n - 1] == ' ') buf[--n] = 0;
+    if (n && buf[n - 1] == '*') return; /* a pointer to a pointer */
+    /* The words of the pointee, qualifiers left out, joined by single spaces (base is no longer than buf). */
+    size_t len = 0;
+    for (char *w = buf; *w;) {
+        if (*w == ' ') {
+            w++;
+            continue;
+        }
+        size_t wl = strcspn(w, " ");
+        int qualifier = 0;
+        for (size_t q = 0; q < sizeof qualifiers / sizeof *qualifiers; q++)
+            qualifier |= strlen(qualifiers[q]) == wl && memcmp(w, qualifiers[q], wl) == 0;
+        if (!qualifier) {
+            if (len) base[len++] = ' ';
+            memcpy(base + len, w, wl);
+            len += wl;
+        }
+        w += wl;
+    }
+    base[len] = 0;
+    if (!len) return;
+    /* A vector's width: the digits that end its name (2, 3, 4, 8, 16). */
+    size_t stem = len;
+    while (stem && base[stem - 1] >= '0' && base[stem - 1] <= '9') stem--;
+    int width = stem == len ? 1 : len - stem <= 2 && base[stem] != '0' ? (int)strtol(base + stem, NULL, 10) : 0;
+    if (width != 1 && width != 2 && width != 3 && width != 4 && width != 8 && width != 16) return;
+    base[stem] = 0;
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        if (strcmp(base, types[t].name) != 0 || (width != 1 && !types[t].vectors) || (stem < len && width == 1))
+            continue;
+        *kind = types[t].kind;
+        *bytes = types[t].bytes ? types[t].bytes : (uint8_t)ptr_bytes;
+        return;
+    }
 }
 
 static int elem_conv(krt_scalar_type t, uint8_t *conv, uint8_t *size, krt_arg_type *tag)
@@ -96,12 +173,22 @@ int kernel_build_spec(KernelObject *k)
         s->width = ai.vector_width ? ai.vector_width : 1;
         switch (ai.kind) {
         case KRT_ARG_GLOBAL_POINTER:
-        case KRT_ARG_CONSTANT_POINTER:
+        case KRT_ARG_CONSTANT_POINTER: {
             s->conv = CV_PTR;
             s->tag = KRT_ARG_TYPE_POINTER;
-            snprintf(s->what, sizeof s->what, "%s %s*", ai.kind == KRT_ARG_GLOBAL_POINTER ? "global" : "constant",
-                     ai.type == KRT_TYPE_NONE ? "void" : scalar_c_name(ai.type));
+            /* The declared pointee where the module keeps it ("global uint*"), else the SPIR-V element type's C
+             * name, which carries no sign ("global int*"). */
+            const char *space = ai.kind == KRT_ARG_GLOBAL_POINTER ? "global" : "constant";
+            const char *declared = ai.type_name ? ai.type_name : "";
+            snprintf(s->declared, sizeof s->declared, "%s", declared);
+            if (declared[0])
+                snprintf(s->what, sizeof s->what, "%s %s", space, s->declared);
+            else
+                snprintf(s->what, sizeof s->what, "%s %s*", space,
+                         ai.type == KRT_TYPE_NONE ? "void" : scalar_c_name(ai.type));
+            pointee_dtype(declared, ai.size, &s->elem_kind, &s->elem_bytes);
             break;
+        }
         case KRT_ARG_LOCAL_POINTER:
             s->conv = CV_LOCAL;
             snprintf(s->what, sizeof s->what, "a __local pointer");
@@ -285,6 +372,51 @@ static int conv_scalar(KernelObject *k, uint32_t i, const argspec *s, int conv, 
     }
 }
 
+/* "int32", "float64", "bool" (NumPy's dtype names) for an array-interface kind and size. */
+static void dtype_name(char kind, int bytes, char *out, size_t cap)
+{
+    const char *stem = kind == 'i' ? "int" : kind == 'u' ? "uint" : kind == 'f' ? "float" : kind == 'c' ? "complex" : "";
+    if (kind == 'b') snprintf(out, cap, "bool");
+    else snprintf(out, cap, "%s%d", stem[0] ? stem : "?", bytes * 8);
+}
+
+/* Whether the array's element type is what the pointer's declared type asks (s->elem_kind, pointee_dtype; any
+ * where that is 0). On the launch path: two compares. */
+static int elements_fit(const argspec *s, const ArrayObject *a)
+{
+    return !s->elem_kind || (a->typestr[1] == s->elem_kind && a->itemsize == s->elem_bytes);
+}
+
+/* Refuses an array (a, passed as o) whose element type does not fit (elements_fit), naming both types and the fix:
+ * a reinterpretation (.view) where one gives the right elements of the same memory, an integer of the same width
+ * and the other sign (the values both types hold read the same) or a complex array of the float's pairs; else a
+ * conversion (.astype, a copy). A krt.Array has both methods (as NumPy and CuPy arrays do); for another library's
+ * array torch's spelling is given too. Returns -1. */
+static int wrong_elements(KernelObject *k, uint32_t i, const argspec *s, PyObject *o, const ArrayObject *a)
+{
+    char kind = a->typestr[1];
+    char have[16], want[16], torch[48] = "", fix[160];
+    dtype_name(kind, a->itemsize, have, sizeof have);
+    dtype_name(s->elem_kind, s->elem_bytes, want, sizeof want);
+    int other_sign = (kind == 'i' || kind == 'u') && s->elem_kind != 'f' && a->itemsize == s->elem_bytes;
+    int pairs = kind == 'c' && s->elem_kind == 'f' && a->itemsize == 2 * s->elem_bytes;
+    int ours = KPy_IS_TYPE(o, ArrayType);
+    if (other_sign || pairs) {
+        if (!ours) snprintf(torch, sizeof torch, " (torch: .view(torch.%s))", want);
+        snprintf(fix, sizeof fix, "reinterpret it with .view(np.%s)%s: the same memory, %s", want, torch,
+                 pairs ? "as (real, imaginary) pairs" : "values that both types hold unchanged");
+    } else {
+        if (!ours) snprintf(torch, sizeof torch, " (torch: .to(torch.%s))", want);
+        snprintf(fix, sizeof fix, "convert it with .astype(np.%s)%s, a %s copy", want, torch, want);
+    }
+    PyObject *tn = ours ? PyUnicode_FromString("krt.Array") : type_name(o);
+    if (!tn) return -1;
+    raise_type(ARG_FMT " is %s (%s elements) but a %U of %s was passed; %s", ARG_VALS(i, s, k), s->declared, want,
+               tn, have, fix);
+    KPy_DECREF(tn);
+    return -1;
+}
+
 static int conv_pointer(KernelObject *k, uint32_t i, const argspec *s, PyObject *o, void **out, call_state *cs)
 {
     if (KPy_IS_TYPE(o, ArrayType)) {
@@ -298,6 +430,7 @@ static int conv_pointer(KernelObject *k, uint32_t i, const argspec *s, PyObject 
             raise_code(KRT_ERROR_INVALID_STATE, ARG_FMT " is a krt.Array that was freed", ARG_VALS(i, s, k));
             return -1;
         }
+        if (!elements_fit(s, a)) return wrong_elements(k, i, s, o, a);
         *out = a->ptr;
         return 0;
     }
@@ -311,6 +444,11 @@ static int conv_pointer(KernelObject *k, uint32_t i, const argspec *s, PyObject 
     int not_here = 1;
     PyObject *imported = import_any(k->ctx, o, &not_here);
     if (imported) {
+        if (!elements_fit(s, (ArrayObject *)imported)) {
+            wrong_elements(k, i, s, o, (ArrayObject *)imported);
+            KPy_DECREF(imported);
+            return -1;
+        }
         if (cs->nkeep >= STACK_ARGS) {
             KPy_DECREF(imported);
             PyErr_SetString(PyExc_ValueError, "more than 32 foreign arrays in one call: import them with krt.asarray");

@@ -141,6 +141,7 @@ typedef struct {
     int released;
     int exports;      /* buffer-protocol views and DLPack capsules alive */
     int iface_seen;   /* __array_interface__ was read: its consumer is not counted, so free() waits for dealloc */
+    PyObject *base;   /* a view (Array.view): the array whose memory this is, held as one of its exports; else NULL */
 } ArrayObject;
 
 extern PyType_Slot array_slots[];
@@ -150,6 +151,7 @@ int dtype_to_typestr(krt_dl_dtype dt, char *ts);
 Py_ssize_t array_set_shape(ArrayObject *a, PyObject *shape);
 PyObject *mod_alloc(PyObject *self, PyObject *args);
 PyObject *mod_fill_zero(PyObject *self, PyObject *arg);
+PyObject *mod_view(PyObject *self, PyObject *args);
 
 PyObject *import_any(CtxObject *c, PyObject *obj, int *not_here);
 PyObject *mod_import_array(PyObject *self, PyObject *args);
@@ -174,8 +176,12 @@ typedef struct {
     uint32_t size;     /* bytes krt takes */
     krt_arg_type tag;
     int8_t sign;       /* integers: 1 signed, -1 unsigned by the declared type (krt_arg_info.type_name), 0 unknown */
+    char elem_kind;    /* pointers: the element type an array must have, NumPy's kind ('f', 'i', 'u'), from the
+                        * declared pointee; 0 where any array is taken (convert.c, pointee_dtype) */
+    uint8_t elem_bytes; /* pointers: that element type's size */
     char name[48];     /* the argument's OpName, or "" */
-    char what[48];     /* what the kernel takes, for messages: "float", "int32", "float4", "a global pointer" */
+    char declared[48]; /* the declared type (krt_arg_info.type_name), "uint*", or "" */
+    char what[64];     /* what the kernel takes, for messages: "float", "uint", "float4", "global float*" */
 } argspec;
 
 typedef struct {

@@ -56,3 +56,29 @@ kernel void krt_py_local(global int *out, local int *tmp)
     barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = tmp[(l + 1) % n];
 }
+
+/* Pointers of declared types other than float and int, for the dtype checks: each array's element i gets 1
+ * added, so a test sees each array used as the type it is declared. */
+kernel void krt_py_ptr_types(global uint *u, global ulong *ul, global short *s, global ushort *us, global long *l,
+                             global double *d)
+{
+    size_t i = get_global_id(0);
+    u[i] += 1;
+    ul[i] += 1;
+    s[i] += 1;
+    us[i] += 1;
+    l[i] += 1;
+    d[i] += 1;
+}
+
+/* Byte pointers (uchar*, char*, void*), which take an array of any dtype: work-item 0 copies n bytes of src to dst
+ * and to also. */
+kernel void krt_py_bytes(global uchar *dst, global const char *src, global void *also, uint n)
+{
+    if (get_global_id(0) != 0)
+        return;
+    for (uint i = 0; i < n; i++) {
+        dst[i] = (uchar)src[i];
+        ((global uchar *)also)[i] = (uchar)src[i];
+    }
+}

@@ -19,3 +19,11 @@ kernel void krt_py_other(global float *out, float4 v, half h, krt_py_pair p, cha
     out[9] = v3.x + v3.y + v3.z;
     out[10] = (float)b;
 }
+
+/* Vector and half pointees, for the dtype checks: out[i] is the sum of v[i]'s four lanes plus h[i]. */
+kernel void krt_py_vec_ptrs(global float *out, global const float4 *v, global const half *h)
+{
+    size_t i = get_global_id(0);
+    float4 x = v[i];
+    out[i] = x.x + x.y + x.z + x.w + (float)h[i];
+}

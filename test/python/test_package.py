@@ -267,6 +267,125 @@ def test_local_and_constant_arguments(ctx, mod):
     assert np.asarray(out).tolist() == [2 * i for i in range(n)]
 
 
+# Pointer arguments: the array's dtype against the parameter's declared type (krt_arg_info.type_name), where the
+# module keeps it (krt-cc's modules do).
+
+
+def test_pointer_dtype_must_match_the_declared_type(ctx, mod):
+    k = mod["krt_py_axpy"]  # global float *y, global const float *x, float a, int n
+    n = 8
+    x = krt.asarray(ctx, np.arange(n, dtype=np.float32))
+    y = krt.zeros(ctx, n, dtype=np.float32, kind="shared")
+    cases = [(1, "x", np.int32, "int32"), (1, "x", np.float64, "float64"), (0, "y", np.float16, "float16"),
+             (0, "y", np.uint32, "uint32"), (1, "x", np.complex128, "complex128"), (1, "x", np.bool_, "bool")]
+    for i, name, dtype, shown in cases:
+        args = [y, x, 2.0, n]
+        args[i] = krt.zeros(ctx, n, dtype=dtype)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(*args, range=n)
+        err, msg = e.value, str(e.value)
+        assert isinstance(err, TypeError) and err.name == "KRT_ERROR_INVALID_KERNEL_ARGUMENT"
+        assert f"argument {i} ({name}) of krt_py_axpy is float* (float32 elements)" in msg, msg
+        assert f"a krt.Array of {shown} was passed" in msg and ".astype(np.float32)" in msg, msg
+    # complex64 for float*: the same memory as (re, im) pairs is what .view gives.
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k(y, krt.zeros(ctx, n, dtype=np.complex64), 2.0, n, range=n)
+    assert "a krt.Array of complex64" in str(e.value) and ".view(np.float32)" in str(e.value)
+    ctx.synchronize()
+    assert np.asarray(y).tolist() == [0.0] * n  # nothing was launched
+    k(y, x, 2.0, n, range=n, block=True)
+    assert np.asarray(y).tolist() == [2.0 * i for i in range(n)]
+    # The fix the message gives: an int32 array converted with .astype(np.float32).
+    k(y, krt.asarray(ctx, np.arange(n, dtype=np.int32)).astype(np.float32), 1.0, n, range=n, block=True)
+    assert np.asarray(y).tolist() == [3.0 * i for i in range(n)]
+
+
+def test_pointer_sign_and_width_mismatches(ctx, mod):
+    k = mod["krt_py_ptr_types"]  # global uint *u, ulong *ul, short *s, ushort *us, long *l, double *d
+    assert [a.declared for a in k.args] == ["uint*", "ulong*", "short*", "ushort*", "long*", "double*"]
+    n = 4
+    good = {"u": np.uint32, "ul": np.uint64, "s": np.int16, "us": np.uint16, "l": np.int64, "d": np.float64}
+    names = list(good)
+    arrays = [krt.asarray(ctx, np.arange(n, dtype=good[name]), kind="shared") for name in names]
+    # The same width of the other sign: refused, with the reinterpretation (.view) as the fix.
+    for name, dtype, want in [("u", np.int32, "uint32"), ("ul", np.int64, "uint64"), ("s", np.uint16, "int16"),
+                              ("us", np.int16, "uint16"), ("l", np.uint64, "int64")]:
+        i = names.index(name)
+        args = list(arrays)
+        args[i] = krt.zeros(ctx, n, dtype=dtype)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(*args, range=n)
+        msg = str(e.value)
+        assert f"argument {i} ({name}) of krt_py_ptr_types is {k.args[i].declared} ({want} elements)" in msg, msg
+        assert f"krt.Array of {np.dtype(dtype).name} was passed" in msg and f".view(np.{want})" in msg, msg
+    # Another width or kind: refused, with the conversion (.astype) as the fix.
+    for name, dtype, want in [("u", np.int64, "uint32"), ("ul", np.uint32, "uint64"), ("s", np.int8, "int16"),
+                              ("l", np.int32, "int64"), ("d", np.float32, "float64"), ("d", np.int64, "float64")]:
+        i = names.index(name)
+        args = list(arrays)
+        args[i] = krt.zeros(ctx, n, dtype=dtype)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(*args, range=n)
+        msg = str(e.value)
+        assert f"argument {i} ({name})" in msg and f"({want} elements)" in msg and f".astype(np.{want})" in msg, msg
+    k(*arrays, range=n, block=True)
+    for name, a in zip(names, arrays):
+        assert np.asarray(a).tolist() == list(range(1, n + 1)), name
+    # The fix the message gives: an int32 array viewed as uint32 is the same memory, which the kernel updates.
+    signed = krt.asarray(ctx, np.array([0, 5, -1, 2**31 - 1], dtype=np.int32), kind="shared")
+    args = list(arrays)
+    args[0] = signed.view(np.uint32)
+    k(*args, range=n, block=True)
+    assert np.asarray(signed).tolist() == [1, 6, 0, -2**31]
+    # What a call takes, as the messages say it: the declared pointee, signed or not.
+    assert [a.takes for a in k.args][:2] == ["global uint*", "global ulong*"]
+
+
+def test_byte_and_void_pointers_take_any_dtype(ctx, mod):
+    k = mod["krt_py_bytes"]  # global uchar *dst, global const char *src, global void *also, uint n
+    assert [a.declared for a in k.args] == ["uchar*", "char*", "void*", "uint"]
+    src = krt.asarray(ctx, np.array([1.5, -2.25], dtype=np.float32), kind="shared")
+    dst = krt.zeros(ctx, 2, dtype=np.int32, kind="shared")
+    also = krt.zeros(ctx, 1, dtype=np.float64, kind="shared")
+    k(dst, src, also, 8, range=1, block=True)
+    assert np.asarray(dst).tobytes() == np.asarray(src).tobytes() == np.asarray(also).tobytes()
+    assert np.asarray(dst).view(np.float32).tolist() == [1.5, -2.25]
+
+
+def test_vector_and_half_pointees(cpu):
+    k = krt.Module(cpu, path=spv("krt_python_vec"))["krt_py_vec_ptrs"]  # float *out, float4 *v, half *h
+    assert [a.declared for a in k.args] == ["float*", "float4*", "half*"]
+    n = 4
+    out = krt.zeros(cpu, n, dtype=np.float32, kind="shared")
+    v = krt.asarray(cpu, np.arange(4 * n, dtype=np.float32))  # a float4* takes float32 elements, 4 per vector
+    h = krt.asarray(cpu, np.full(n, 0.5, dtype=np.float16))
+    k(out, v, h, range=n, block=True)
+    assert np.asarray(out).tolist() == (np.arange(4 * n).reshape(n, 4).sum(axis=1) + 0.5).tolist()
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k(out, krt.zeros(cpu, 4 * n, dtype=np.float64), h, range=n)
+    msg = str(e.value)
+    assert "argument 1 (v)" in msg and "float4* (float32 elements)" in msg and "float64" in msg, msg
+    assert ".astype(np.float32)" in msg
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k(out, v, krt.zeros(cpu, n, dtype=np.float32), range=n)
+    msg = str(e.value)
+    assert "argument 2 (h)" in msg and "half* (float16 elements)" in msg and ".astype(np.float16)" in msg, msg
+
+
+def test_modules_without_declared_types_leave_pointers_unchecked(cpu):
+    # The same module with its kernel_arg_type strings renamed: krt then knows no declared type (as for a module
+    # built other than by krt-cc), and a pointer takes an array of any dtype, as before the check.
+    with open(spv("krt_python"), "rb") as f:
+        spirv = f.read()
+    assert b"kernel_arg_type." in spirv
+    m = krt.Module(cpu, spirv=spirv.replace(b"kernel_arg_type.", b"kernel_arg_typX."))
+    k = m["krt_py_fill"]
+    assert k.args[0].declared == "" and k.args[0].takes == "global int*"
+    out = krt.zeros(cpu, 4, dtype=np.uint32, kind="shared")
+    k(out, 7, range=4, block=True)
+    assert np.asarray(out).tolist() == [7, 8, 9, 10]
+
+
 def test_exact_ranges_in_1_2_3_dimensions(ctx, mod):
     k = mod["krt_py_fill"]
     for rng in [1, 7, 1000003, (33, 17), (5, 7, 11)]:
@@ -295,6 +414,116 @@ def test_range_and_group_errors(ctx, mod):
     assert isinstance(e.value, ValueError)
     with pytest.raises(TypeError):
         k(out, 1, range=8, colour="red")
+
+
+def test_range_values_name_the_keyword(ctx, mod):
+    k = mod["krt_py_fill"]
+    out = krt.zeros(ctx, 64, dtype=np.int32, kind="shared")
+    # Sizes that are not positive, or too large: krt.NDRangeError (a ValueError).
+    for bad in (-1, 0, (8, 0), (4, -2, 1), 2**64, (2, 2**70)):
+        with pytest.raises(krt.NDRangeError) as e:
+            k(out, 1, range=bad)
+        msg = str(e.value)
+        assert msg.startswith(f"range={bad!r}: ") and ("must be a positive int" in msg or "2**64" in msg), msg
+    # Not an int or a tuple of 1 to 3 ints: krt.ArgumentTypeError (a TypeError).
+    for bad, part in [(1.5, "not float"), ((8, 2.0), "not float"), ("8", "not str"), (None, "not NoneType"),
+                      (True, "not bool"), ((), "1 to 3 sizes, not 0"), ((1, 2, 3, 4), "1 to 3 sizes, not 4")]:
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(out, 1, range=bad)
+        msg = str(e.value)
+        assert isinstance(e.value, TypeError) and msg.startswith(f"range={bad!r}: ") and part in msg, msg
+    # NumPy integers are ints; a correct range still runs.
+    k(out, 3, range=(np.int64(4), np.uint8(2)), block=True)
+    assert np.asarray(out)[:8].tolist() == list(range(3, 11))
+
+
+def test_group_values_name_the_keyword(ctx, mod):
+    k = mod["krt_py_fill"]
+    out = krt.zeros(ctx, 64, dtype=np.int32, kind="shared")
+    # A 0 was read as "krt chooses" (krt_launch_desc.group all 0), silently.
+    for rng, bad, part in [(8, 0, "positive int"), (8, (0,), "positive int"), (8, -4, "positive int"),
+                           ((8, 8), (4, 0), "positive int"), (8, 2**32, "2**32-1"),
+                           ((8, 8), (4,), "range=(8, 8) has 2"), (8, (4, 4), "range=8 has 1"),
+                           (8, 16, "exceeds the range")]:
+        with pytest.raises(krt.GroupSizeError) as e:
+            k(out, 1, range=rng, group=bad)
+        msg = str(e.value)
+        assert msg.startswith(f"group={bad!r}: ") and part in msg, msg
+    with pytest.raises(krt.GroupSizeError) as e:
+        k(out, 1, group=(4,), range=(8, 8))  # the keywords' order does not matter
+    assert str(e.value).startswith("group=(4,): ")
+    for bad, part in [(2.0, "not float"), ((4.0,), "not float"), ("4", "not str"), ((1, 1, 1, 1), "not 4")]:
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(out, 1, range=8, group=bad)
+        msg = str(e.value)
+        assert msg.startswith(f"group={bad!r}: ") and part in msg, msg
+    k(out, 5, range=(4, 4), group=(2, np.int32(4)), block=True)
+    assert np.asarray(out)[:16].tolist() == list(range(5, 21))
+    k(out, 1, range=8, group=None, block=True)  # None: krt chooses
+    assert np.asarray(out)[:8].tolist() == list(range(1, 9))
+
+
+def test_queue_wait_and_block_values_name_the_keyword(ctx, mod):
+    k = mod["krt_py_fill"]
+    out = krt.zeros(ctx, 16, dtype=np.int32, kind="shared")
+    with krt.Context(device=ctx.device.type.lower()) as other:  # "cpu" or "host"
+        other_event = krt.Module(other, path=spv("krt_python"))["krt_py_fill"](
+            krt.zeros(other, 4, dtype=np.int32), 0, range=4)
+        other.synchronize()
+        type_cases = [(dict(queue=3), "queue=3: "), (dict(queue="q"), "queue='q': "), (dict(wait=3), "wait=3: "),
+                      (dict(wait=[3]), "wait=[3]: "), (dict(block="no"), "block='no': "),
+                      (dict(block=2), "block=2: "), (dict(block=None), "block=None: ")]
+        for kw, start in type_cases:
+            with pytest.raises(krt.ArgumentTypeError) as e:
+                k(out, 1, range=16, **kw)
+            assert isinstance(e.value, TypeError) and str(e.value).startswith(start), str(e.value)
+        ev = k(out, 1, range=16)
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k(out, 1, range=16, wait=ev)  # one event, not a list of them
+        assert "wait=[event]" in str(e.value)
+        for kw, start in [(dict(queue=other.default_queue), "queue="), (dict(wait=[other_event]), "wait=")]:
+            with pytest.raises(krt.InvalidArgumentError) as e:
+                k(out, 1, range=16, **kw)
+            msg = str(e.value)
+            assert msg.startswith(start) and "another context" in msg, msg
+    ev = k(out, 2, range=16, queue=ctx.queue(), wait=[ev], block=True)
+    assert ev.done and np.asarray(out).tolist() == list(range(2, 18))
+    k(out, 3, range=16, block=np.True_)
+    assert np.asarray(out).tolist() == list(range(3, 19))
+
+
+def test_config_tune_and_bench_keywords(ctx, mod):
+    k = mod["krt_py_axpy"]
+    for bad in (0, -1, (8, 0)):
+        with pytest.raises(krt.NDRangeError) as e:
+            k.config(bad)
+        assert str(e.value).startswith(f"range={bad!r}: ")
+    for bad in (1.5, (), (1, 2, 3, 4)):
+        with pytest.raises(krt.ArgumentTypeError) as e:
+            k.config(range=bad)
+        assert str(e.value).startswith(f"range={bad!r}: ")
+    n = 64
+    x = krt.zeros(ctx, n)
+    y = krt.zeros(ctx, n)
+    with pytest.raises(krt.GroupSizeError) as e:
+        k.tune(y, x, 1.0, n, range=n, group=(0,))
+    assert str(e.value).startswith("group=(0,): ")
+    # tune's sizes are 32-bit: 2**32 samples was 0 samples, silently.
+    for kw, start in [(dict(samples=-1), "samples=-1: "), (dict(samples=2**32), "samples=4294967296: "),
+                      (dict(local_bytes_per_item=-5), "local_bytes_per_item=-5: ")]:
+        with pytest.raises(krt.InvalidArgumentError) as e:
+            k.tune(y, x, 1.0, n, range=n, **kw)
+        assert str(e.value).startswith(start), str(e.value)
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k.tune(y, x, 1.0, n, range=n, samples=1.5)
+    assert str(e.value).startswith("samples=1.5: ")
+    with pytest.raises(krt.InvalidArgumentError) as e:
+        k.bench_c(y, x, 1.0, n, range=n, n=-1)
+    assert str(e.value).startswith("n=-1: ")
+    with pytest.raises(krt.ArgumentTypeError) as e:
+        k.tune(y, krt.zeros(ctx, n, dtype=np.float64), 1.0, n, range=n)  # tune converts as a call does
+    assert k.tune(y, x, 1.0, n, range=n, samples=1).candidates >= 1
+    assert k.config((np.int64(1000003),)).dims == 1
 
 
 def test_config_and_tune(ctx, mod):
@@ -353,6 +582,36 @@ def test_array_properties_and_copies(ctx):
     assert isinstance(e.value, MemoryError)
     z = krt.zeros(ctx, 0)
     assert z.size == 0 and z.numpy().shape == (0,)
+
+
+def test_array_view_and_astype(ctx):
+    a = krt.asarray(ctx, np.array([1, -1, 2**31 - 1, -2**31], dtype=np.int32), kind="shared")
+    v = a.view(np.uint32)  # the same memory, read as uint32
+    assert v.ptr == a.ptr and v.dtype == np.uint32 and v.shape == (4,) and v.kind == "shared"
+    assert np.asarray(v).tolist() == [1, 2**32 - 1, 2**31 - 1, 2**31]
+    assert a.view("int16").shape == (8,) and a.view(np.int64).shape == (2,)
+    m = krt.asarray(ctx, np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert m.view(np.uint8).shape == (2, 12) and m.view(np.uint8).nbytes == m.nbytes
+    with pytest.raises(ValueError):
+        krt.zeros(ctx, 3, dtype=np.int16).view(np.int32)  # 6 bytes are not whole int32s
+    # The view keeps the memory: the array freed and dropped, the view still reads it.
+    a.free()
+    del a
+    gc.collect()
+    junk = [krt.zeros(ctx, 4, dtype=np.int32, kind="shared") for _ in range(50)]  # would reuse freed memory
+    for j in junk:
+        np.asarray(j)[:] = -7
+    assert np.asarray(v).tolist() == [1, 2**32 - 1, 2**31 - 1, 2**31]
+    v.free()
+    with pytest.raises(krt.InvalidStateError):
+        v.view(np.int32)
+    # astype: a converted copy, in an array of the same kind.
+    f = krt.asarray(ctx, np.array([1.75, -2.5, 3.0]), kind="device")
+    g = f.astype(np.float32)
+    assert g.dtype == np.float32 and g.kind == "device" and g.ptr != f.ptr
+    assert g.numpy().tolist() == [1.75, -2.5, 3.0]
+    assert f.astype(np.int32, kind="shared").numpy().tolist() == [1, -2, 3]
+    assert f.astype(np.int32, kind="shared").kind == "shared"
 
 
 def test_dlpack_round_trips(ctx):
