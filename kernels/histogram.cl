@@ -29,3 +29,7 @@ __kernel void histogram_local(__global const uchar *data, __global uint *bins, u
             atomic_add(&bins[b], count);
     }
 }
+
+/* Right for any group: each work-item adds its byte to the group's bins, and the loops over the bins step by the
+ * group's own size, so krt may choose the group (it would not for a kernel whose __local tile fits one group). */
+KRT_ANY_GROUP(histogram_local);

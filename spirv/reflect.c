@@ -86,13 +86,18 @@ typedef struct id_info {
     uint32_t size, align; /* a type's layout under OpenCL C's rules; align 0 = none (unknown or unsized) */
     uint32_t entry;  /* functions: index + 1 of the first kernel entry point naming it */
     uint32_t spec_id; /* ID_SPEC: the SpecId decoration */
+    uint32_t stamp;   /* build(): index + 1 of the last kernel whose call tree visited this function or variable */
     char *name;
 } id_info;
 
 enum { ID_BYVAL = 1, ID_PACKED = 2, ID_SPEC = 4 };
 /* What the launch configuration wants to know of a function (flags on the function's id) and of a module-scope
  * variable: a work-group barrier or collective, a use of Workgroup (static __local) storage. */
-enum { ID_FN_BARRIER = 8, ID_FN_LOCAL = 16, ID_WORKGROUP_VAR = 32 };
+enum { ID_FN_BARRIER = 8, ID_FN_LOCAL = 16, ID_WORKGROUP_VAR = 32, ID_MODULE_VAR = 64 };
+
+/* The marker KRT_ANY_GROUP(kernel) of krt_kernel.h declares: a module-scope variable of this name prefix followed by
+ * the kernel's name says that the kernel computes the same result whatever its group size. */
+#define ANY_GROUP_PREFIX "krt_any_group__"
 
 typedef struct entry {
     uint32_t function;
@@ -101,6 +106,8 @@ typedef struct entry {
     uint32_t first_param, num_params;
     int defined; /* its OpFunction was seen */
     const char *types; /* its declared parameter types (declared_types), found once by build() */
+    char *local_vars;  /* its call tree's Workgroup variables for messages (local_vars), or NULL */
+    int any_group;     /* the module declares KRT_ANY_GROUP(name) */
 } entry;
 
 typedef struct parse_state {
@@ -118,7 +125,8 @@ typedef struct parse_state {
     uint32_t *spec_ids, num_spec_ids, cap_spec_ids; /* result ids of specialization constants */
     uint32_t current_entry;                   /* index + 1 of the entry whose OpFunction is open; 0 = none */
     uint32_t current_function;                /* id of the open OpFunction (any function); 0 = none */
-    uint32_t *calls, num_calls, cap_calls;    /* (caller, callee) pairs of OpFunctionCall */
+    uint32_t *calls, num_calls, cap_calls;    /* (callee, caller) pairs of OpFunctionCall */
+    uint32_t *uses, num_uses, cap_uses;       /* (function, Workgroup variable) pairs: which uses which */
     /* OpStrings "kernel_arg_type.KERNEL.T0,T1,...,": the OpenCL C types as declared, which llvm-spirv keeps when
      * asked (krt-cc does); the integers' sign lives only there. */
     char **arg_types;
@@ -150,6 +158,13 @@ static const id_info *id_find(const parse_state *s, uint32_t id)
         if (s->ids[i].id == 0)
             return &no_id;
     }
+}
+
+/* The entry of an id the table holds, writable; NULL for one it does not. */
+static id_info *id_known(parse_state *s, uint32_t id)
+{
+    const id_info *i = id_find(s, id);
+    return i == &no_id ? NULL : (id_info *)i;
 }
 
 /* The entry of id, created zeroed on first use; NULL when the table is full, which the sizing rules out for
@@ -326,10 +341,18 @@ static int note_function_use(parse_state *s, const spv_parsed_instruction_t *ins
             !push_u32(&s->calls, &s->num_calls, &s->cap_calls, s->current_function))
             return -1;
     }
-    for (uint16_t i = 0; i < inst->num_operands; i++)
-        if (inst->operands[i].type == SPV_OPERAND_TYPE_ID &&
-            (id_find(s, inst->words[inst->operands[i].offset])->flags & ID_WORKGROUP_VAR))
-            fn->flags |= ID_FN_LOCAL;
+    for (uint16_t i = 0; i < inst->num_operands; i++) {
+        uint32_t v = inst->words[inst->operands[i].offset];
+        if (inst->operands[i].type != SPV_OPERAND_TYPE_ID || !(id_find(s, v)->flags & ID_WORKGROUP_VAR))
+            continue;
+        fn->flags |= ID_FN_LOCAL;
+        /* The pair, for the names in messages; a repeat of the last one (the same variable again) is left out. */
+        if (s->num_uses >= 2 && s->uses[s->num_uses - 2] == s->current_function && s->uses[s->num_uses - 1] == v)
+            continue;
+        if (!push_u32(&s->uses, &s->num_uses, &s->cap_uses, s->current_function) ||
+            !push_u32(&s->uses, &s->num_uses, &s->cap_uses, v))
+            return -1;
+    }
     return 0;
 }
 
@@ -548,8 +571,12 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
             goto oom;
         break;
     case OP_VARIABLE:
-        if (!s->current_function && inst->num_operands >= 3 && word(inst, 2) == SC_WORKGROUP && id)
-            id->flags |= ID_WORKGROUP_VAR;
+        if (!s->current_function && id) {
+            id->flags |= ID_MODULE_VAR;
+            id->a = inst->type_id;
+            if (inst->num_operands >= 3 && word(inst, 2) == SC_WORKGROUP)
+                id->flags |= ID_WORKGROUP_VAR;
+        }
         break;
     case OP_FUNCTION: {
         s->current_function = rid;
@@ -673,8 +700,10 @@ static void state_free(parse_state *s)
     if (s->ids)
         for (uint32_t i = 0; i < s->id_cap; i++)
             free(s->ids[i].name);
-    for (uint32_t i = 0; i < s->num_entries; i++)
+    for (uint32_t i = 0; i < s->num_entries; i++) {
         free(s->entries[i].name);
+        free(s->entries[i].local_vars);
+    }
     for (uint32_t i = 0; i < s->num_arg_types; i++)
         free(s->arg_types[i]);
     free(s->arg_types);
@@ -684,6 +713,7 @@ static void state_free(parse_state *s)
     free(s->params);
     free(s->spec_ids);
     free(s->calls);
+    free(s->uses);
 }
 
 /* Writes the message into err (err_size bytes, truncated) and returns code. */
@@ -719,6 +749,176 @@ static const char *declared_types(const parse_state *s, const entry *e)
     return NULL;
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Sorts n (key, value) pairs and drops repeats; returns the new count. */
+static uint32_t sort_unique_pairs(uint32_t *p, uint32_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(p, n, 2 * sizeof *p, cmp_pair);
+    uint32_t w = 1;
+    for (uint32_t i = 1; i < n; i++)
+        if (p[2 * i] != p[2 * (w - 1)] || p[2 * i + 1] != p[2 * (w - 1) + 1]) {
+            p[2 * w] = p[2 * i];
+            p[2 * w + 1] = p[2 * i + 1];
+            w++;
+        }
+    return w;
+}
+
+/* The index of the first of n sorted pairs whose key is at least key. */
+static uint32_t first_pair(const uint32_t *p, uint32_t n, uint32_t key)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p[2 * mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Appends to a growing string; 0 when out of memory. */
+static int str_append(char **buf, size_t *len, size_t *cap, const char *add)
+{
+    size_t n = strlen(add);
+    if (*len + n + 1 > *cap) {
+        size_t nc = (*len + n + 1) * 2;
+        char *p = realloc(*buf, nc);
+        if (!p)
+            return 0;
+        *buf = p;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, add, n + 1);
+    *len += n;
+    return 1;
+}
+
+/* For each kernel, the Workgroup variables (static __local memory) its call tree uses, as messages name them:
+ * "tile (1296 bytes), bins (1024 bytes)", each name without the "KERNEL." prefix clang gives a kernel's own
+ * __local variables; at most 8, then "and N more". A walk over the call graph per kernel, bounded in total: past
+ * the bound (a generated module of thousands of kernels) the remaining kernels get no list, which only shortens a
+ * message. Returns 0 when out of memory. */
+#define LOCAL_VARS_SHOWN 8
+#define LOCAL_VARS_STEPS (1u << 22)
+static int local_vars(parse_state *s)
+{
+    uint32_t nuses = sort_unique_pairs(s->uses, s->num_uses / 2);
+    if (nuses == 0)
+        return 1;
+    uint32_t ncalls = s->num_calls / 2;
+    uint32_t *down = malloc(((size_t)ncalls * 2 + 1) * sizeof *down); /* (caller, callee), sorted */
+    uint32_t *stack = malloc(((size_t)ncalls + 1) * sizeof *stack);
+    if (!down || !stack) {
+        free(down);
+        free(stack);
+        return 0;
+    }
+    for (uint32_t i = 0; i < ncalls; i++) {
+        down[2 * i] = s->calls[2 * i + 1];
+        down[2 * i + 1] = s->calls[2 * i];
+    }
+    ncalls = sort_unique_pairs(down, ncalls);
+    uint64_t steps = 0;
+    int ok = 1;
+    for (uint32_t k = 0; k < s->num_entries && ok && steps < LOCAL_VARS_STEPS; k++) {
+        entry *e = &s->entries[k];
+        id_info *f0 = id_known(s, e->function);
+        if (!f0 || !(f0->flags & ID_FN_LOCAL))
+            continue;
+        char *buf = NULL, item[320];
+        size_t len = 0, cap = 0, prefix = strlen(e->name);
+        uint32_t shown = 0, more = 0, top = 0;
+        f0->stamp = k + 1;
+        stack[top++] = e->function;
+        while (top && ok && steps++ < LOCAL_VARS_STEPS) {
+            uint32_t f = stack[--top];
+            for (uint32_t i = first_pair(s->uses, nuses, f); i < nuses && s->uses[2 * i] == f; i++) {
+                id_info *v = id_known(s, s->uses[2 * i + 1]);
+                if (!v || v->stamp == k + 1)
+                    continue;
+                v->stamp = k + 1;
+                if (shown == LOCAL_VARS_SHOWN) {
+                    more++;
+                    continue;
+                }
+                const char *name = v->name ? v->name : "(unnamed)";
+                if (strncmp(name, e->name, prefix) == 0 && name[prefix] == '.' && name[prefix + 1])
+                    name += prefix + 1;
+                uint32_t bytes = id_find(s, id_find(s, v->a)->b)->size;
+                snprintf(item, sizeof item, "%s%.256s (%u bytes)", shown ? ", " : "", name, bytes);
+                ok = str_append(&buf, &len, &cap, item);
+                shown++;
+            }
+            for (uint32_t i = first_pair(down, ncalls, f); i < ncalls && down[2 * i] == f && ok; i++) {
+                id_info *c = id_known(s, down[2 * i + 1]);
+                if (c && c->stamp != k + 1 && top <= ncalls) {
+                    c->stamp = k + 1;
+                    stack[top++] = c->id;
+                }
+            }
+        }
+        if (ok && more) {
+            snprintf(item, sizeof item, ", and %u more", more);
+            ok = str_append(&buf, &len, &cap, item);
+        }
+        e->local_vars = buf;
+    }
+    free(down);
+    free(stack);
+    return ok;
+}
+
+static int cmp_entry_name(const void *a, const void *b, void *user)
+{
+    const entry *e = user;
+    return strcmp(e[*(const uint32_t *)a].name, e[*(const uint32_t *)b].name);
+}
+
+/* The kernels the module marks with KRT_ANY_GROUP: module-scope variables named ANY_GROUP_PREFIX + a kernel's
+ * name. Returns 0 when out of memory. */
+static int any_group_markers(parse_state *s)
+{
+    uint32_t *order = NULL, n = 0;
+    size_t plen = strlen(ANY_GROUP_PREFIX);
+    for (uint32_t i = 0; i < s->id_cap; i++) {
+        const id_info *v = &s->ids[i];
+        if (!v->id || !(v->flags & ID_MODULE_VAR) || !v->name || strncmp(v->name, ANY_GROUP_PREFIX, plen) != 0)
+            continue;
+        if (!order) {
+            if (!(order = malloc((s->num_entries ? s->num_entries : 1) * sizeof *order)))
+                return 0;
+            for (n = 0; n < s->num_entries; n++)
+                order[n] = n;
+            qsort_r(order, n, sizeof *order, cmp_entry_name, s->entries);
+        }
+        const char *want = v->name + plen;
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            int c = strcmp(s->entries[order[mid]].name, want);
+            if (c == 0) {
+                s->entries[order[mid]].any_group = 1;
+                break;
+            }
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    free(order);
+    return 1;
+}
+
 /* Everything the reflection keeps goes into one allocation of strings plus the arrays, so that the module
  * frees it in three calls and the names stay valid as long as the module. */
 static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size_t err_size)
@@ -727,7 +927,7 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
         if (!s->entries[k].defined)
             return fail(err, err_size, KRT_ERROR_INVALID_MODULE,
                         "kernel %s has an entry point but no function body (truncated module?)", s->entries[k].name);
-    if (!propagate_calls(s))
+    if (!propagate_calls(s) || !local_vars(s) || !any_group_markers(s))
         return fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY,
                     "out of host memory for the module's reflection");
     size_t strings = 0;
@@ -742,6 +942,7 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
         }
         e->types = declared_types(s, e);
         strings += (e->types ? strlen(e->types) : 0) + 1; /* the list, its commas becoming NULs, and one "" */
+        strings += (e->local_vars ? strlen(e->local_vars) : 0) + 1;
     }
     memset(out, 0, sizeof *out);
     out->kernels = calloc(s->num_entries ? s->num_entries : 1, sizeof *out->kernels);
@@ -772,6 +973,11 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
         memcpy(kr->group_hint, e->hint, sizeof e->hint);
         kr->uses_barrier = (id_find(s, e->function)->flags & ID_FN_BARRIER) != 0;
         kr->uses_static_local = (id_find(s, e->function)->flags & ID_FN_LOCAL) != 0;
+        kr->any_group = e->any_group;
+        len = (e->local_vars ? strlen(e->local_vars) : 0) + 1;
+        memcpy(str, e->local_vars ? e->local_vars : "", len);
+        kr->local_vars = str;
+        str += len;
         /* The declared types: the list copied, each comma ending one type; "" for all when the module has none. */
         const char *types = e->types;
         char *type = str;

@@ -21,6 +21,10 @@ typedef struct krt_spv_kernel {
     int uses_barrier;
     int uses_static_local;
     uint32_t local_args;
+    /* The static __local variables of the call tree, for messages: "tile (1296 bytes), ..." ("" for none). */
+    const char *local_vars;
+    /* The module marks the kernel KRT_ANY_GROUP(name): its result does not depend on its group size. */
+    int any_group;
 } krt_spv_kernel;
 
 /* A specialization constant the module declares: its SpecId and the bytes its type takes (0: unsized). */

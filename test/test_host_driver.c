@@ -39,7 +39,7 @@ typedef struct {
 static void hd_init(hd_env *e)
 {
     memset(e, 0, sizeof *e);
-    HD_OK(krt__host_ddi(&e->t));
+    HD_OK(krt__host_ddi(&e->t, NULL));
     HD_OK(e->t.Global.pfnInit(0));
     uint32_t n = 1;
     HD_OK(e->t.Driver.pfnGet(&n, &e->driver));

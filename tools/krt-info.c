@@ -236,6 +236,16 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
     }
     print_triple("required group size", info.required_group);
     print_triple("group size hint", info.group_hint);
+    if (info.uses_static_local)
+        printf("  %-22s %s%s\n", "static __local", info.local_vars[0] ? info.local_vars : "(unnamed)",
+               info.uses_barrier ? ", shared across barriers" : "");
+    /* Who picks the group when the caller gives none (krt.h, krt_launch_config_get). */
+    printf("  %-22s %s\n", "group chosen by",
+           info.required_group[0] ? "the kernel (reqd_work_group_size)"
+           : info.group_dependent ? "the caller: the result may depend on the group (its __local memory is shared "
+                                    "across barriers); KRT_ANY_GROUP or krt_kernel_set_any_group lets krt choose"
+           : info.any_group       ? "krt (the kernel is marked KRT_ANY_GROUP)"
+                                  : "krt");
 
     krt_kernel *kernel = NULL;
     r = krt_kernel_get(module, name, &kernel);
@@ -278,8 +288,14 @@ static int show_kernel(krt_module *module, const char *name, const krt_ndrange *
     }
     printf("  launch over %s:\n", rs);
     printf("    %-20s %u x %u x %u\n", "group", c.group[0], c.group[1], c.group[2]);
-    printf("    %-20s %u x %u x %u%s\n", "groups", c.groups[0], c.groups[1], c.groups[2],
-           c.masked ? " (the last ones partial)" : "");
+    /* A range smaller than the group runs one partial group, of the range's size (krt.h, the launch contract). */
+    char partial[200] = "";
+    if (c.masked && c.groups[0] == 1 && c.groups[1] == 1 && c.groups[2] == 1)
+        snprintf(partial, sizeof partial, " (one partial group: %s of its %u x %u x %u work-items run)", rs, c.group[0],
+                 c.group[1], c.group[2]);
+    else if (c.masked)
+        snprintf(partial, sizeof partial, " (the last ones partial)");
+    printf("    %-20s %u x %u x %u%s\n", "groups", c.groups[0], c.groups[1], c.groups[2], partial);
     printf("    %-20s %s\n", "decided by", krt_limit_name(c.limit));
     printf("    %-20s max group %u, preferred multiple %u, spill %u bytes per work-item\n", "from",
            c.max_group_size, c.preferred_multiple, c.spill_mem_size);

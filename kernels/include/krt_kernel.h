@@ -93,4 +93,17 @@ KRT_KERNEL_HELPER ulong krt_linear_3d(ulong nx, ulong ny)
 #define KRT_LOCAL(type, name, dims) __local type name dims
 #endif
 
+/* KRT_ANY_GROUP(kernel); at file scope, after or before the kernel: the kernel's result does not depend on its group
+ * size (a histogram whose __local bins every work-item adds to, a reduction that reads get_local_size). A kernel
+ * that keeps kernel-scope __local memory across barriers gets a group from krt only with this mark (or a
+ * reqd_work_group_size, or the caller's krt_kernel_set_any_group): a tile sized for 16 x 16 items is right for one
+ * group only, and nothing in the compiled kernel tells the two apart (docs/design.md, "Groups krt does not
+ * choose"). It declares a constant of that name, which krt's reflection reads from the SPIR-V; in C (KRT_HOST) an
+ * unused one. */
+#ifdef KRT_HOST
+#define KRT_ANY_GROUP(kernel) static const char krt_any_group__##kernel __attribute__((unused)) = 1
+#else
+#define KRT_ANY_GROUP(kernel) __constant char krt_any_group__##kernel = 1
+#endif
+
 #endif /* KRT_KERNEL_H */

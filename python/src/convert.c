@@ -512,9 +512,11 @@ int convert_args(KernelObject *k, PyObject *args, krt_arg *argv, unsigned char (
             break;
         case CV_LOCAL:
             if (!KPy_IS_TYPE(o, LocalType))
-                return wrong_type(k, i, s, "a __local pointer", o, " (pass krt.Local(nbytes))");
+                return wrong_type(k, i, s, "a __local pointer", o,
+                                  " (pass krt.Local(nbytes) per group, or krt.Local(per_item=nbytes))");
             argv[i].value = NULL;
             argv[i].size = (size_t)((LocalObject *)o)->nbytes;
+            argv[i].type = ((LocalObject *)o)->per_item ? KRT_ARG_TYPE_LOCAL_PER_ITEM : KRT_ARG_TYPE_NONE;
             break;
         case CV_INT:
         case CV_BOOL:
@@ -593,15 +595,27 @@ void call_state_release(call_state *cs, int keep_alive, CtxObject *c)
 
 static PyObject *local_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"nbytes", NULL};
-    Py_ssize_t n;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "n:Local", kwlist, &n)) return NULL;
-    if (n <= 0) {
-        PyErr_SetString(PyExc_ValueError, "krt.Local(nbytes) needs nbytes > 0");
+    static char *kwlist[] = {"nbytes", "per_item", NULL};
+    PyObject *group = Py_None, *item = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$O:Local", kwlist, &group, &item)) return NULL;
+    if ((group == Py_None) == (item == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "krt.Local takes nbytes (bytes per work-group) or per_item= (bytes per "
+                                         "work-item of the launch's group), one of the two");
+        return NULL;
+    }
+    PyObject *v = group != Py_None ? group : item;
+    Py_ssize_t n = PyLong_Check(v) ? PyLong_AsSsize_t(v) : -1;
+    if (n == -1 && PyErr_Occurred()) PyErr_Clear();
+    if (!PyLong_Check(v) || n <= 0) {
+        PyErr_Format(PyExc_ValueError, "krt.Local(%s%R): the bytes must be an int > 0",
+                     group != Py_None ? "" : "per_item=", v);
         return NULL;
     }
     LocalObject *l = (LocalObject *)PyType_GenericAlloc(type, 0);
-    if (l) l->nbytes = n;
+    if (l) {
+        l->nbytes = n;
+        l->per_item = item != Py_None;
+    }
     return (PyObject *)l;
 }
 
@@ -616,13 +630,21 @@ static PyObject *local_get_nbytes(LocalObject *l, void *closure)
     return PyLong_FromSsize_t(l->nbytes);
 }
 
+static PyObject *local_get_per_item(LocalObject *l, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(l->per_item);
+}
+
 static PyObject *local_repr(LocalObject *l)
 {
-    return PyUnicode_FromFormat("krt.Local(%zd)", l->nbytes);
+    return l->per_item ? PyUnicode_FromFormat("krt.Local(per_item=%zd)", l->nbytes)
+                       : PyUnicode_FromFormat("krt.Local(%zd)", l->nbytes);
 }
 
 static PyGetSetDef local_getset[] = {
-    {"nbytes", (getter)local_get_nbytes, NULL, "Bytes per work-group.", NULL},
+    {"nbytes", (getter)local_get_nbytes, NULL, "Bytes per work-group, or per work-item when per_item.", NULL},
+    {"per_item", (getter)local_get_per_item, NULL, "True: nbytes per work-item of the launch's group.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -631,8 +653,10 @@ PyType_Slot local_slots[] = {
     {Py_tp_dealloc, local_dealloc},
     {Py_tp_getset, local_getset},
     {Py_tp_repr, local_repr},
-    {Py_tp_doc, "Local(nbytes)\n\nThe value of a __local pointer argument: nbytes of work-group local memory "
-                "(KRT_ARG_LOCAL)."},
+    {Py_tp_doc, "Local(nbytes) or Local(per_item=nbytes)\n\nThe value of a __local pointer argument: nbytes of "
+                "work-group local memory per group (KRT_ARG_LOCAL), or per work-item of whatever group the launch gets "
+                "(KRT_ARG_LOCAL_PER_ITEM: a reduction's scratch of one float per item is Local(per_item=4)); krt "
+                "then keeps the group within the device's local memory."},
     {0, NULL},
 };
 

@@ -548,11 +548,37 @@ static PyObject *kernel_get_info(KernelObject *k, void *closure)
     krt_kernel_info ki;
     krt_result r = krt_kernel_info_get(k->k, &ki);
     if (r != KRT_SUCCESS) return raise_krt(r);
-    return new_namespace(Py_BuildValue("{s:s,s:I,s:N,s:N,s:O,s:O,s:I}", "name", ki.name, "num_args", ki.num_args,
-                                       "required_group", triple(ki.required_group), "group_hint",
+    return new_namespace(Py_BuildValue("{s:s,s:I,s:N,s:N,s:O,s:O,s:I,s:s,s:O,s:O}", "name", ki.name, "num_args",
+                                       ki.num_args, "required_group", triple(ki.required_group), "group_hint",
                                        triple(ki.group_hint), "uses_barrier", ki.uses_barrier ? Py_True : Py_False,
                                        "uses_static_local", ki.uses_static_local ? Py_True : Py_False, "local_args",
-                                       ki.local_args));
+                                       ki.local_args, "local_vars", ki.local_vars, "any_group",
+                                       ki.any_group ? Py_True : Py_False, "group_dependent",
+                                       ki.group_dependent ? Py_True : Py_False));
+}
+
+static PyObject *kernel_get_any_group(KernelObject *k, void *closure)
+{
+    (void)closure;
+    krt_kernel_info ki;
+    krt_result r = krt_kernel_info_get(k->k, &ki);
+    if (r != KRT_SUCCESS) return raise_krt(r);
+    return PyBool_FromLong(ki.any_group);
+}
+
+static int kernel_set_any_group(KernelObject *k, PyObject *v, void *closure)
+{
+    (void)closure;
+    if (!v || !PyBool_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "kernel.any_group takes True or False");
+        return -1;
+    }
+    krt_result r = krt_kernel_set_any_group(k->k, v == Py_True);
+    if (r != KRT_SUCCESS) {
+        raise_krt(r);
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *kernel_get_properties(KernelObject *k, void *closure)
@@ -625,7 +651,12 @@ static PyGetSetDef kernel_getset[] = {
      "kernel declares it, \"uint*\"; \"\" where the module keeps none), and takes (what the parameter is, as "
      "messages name it: \"global uint*\").", NULL},
     {"info", (getter)kernel_get_info, NULL,
-     "Reflection of the kernel (krt_kernel_info): required_group, group_hint, uses_barrier, ...", NULL},
+     "Reflection of the kernel (krt_kernel_info): required_group, group_hint, uses_barrier, uses_static_local, "
+     "local_args, local_vars, any_group, group_dependent.", NULL},
+    {"any_group", (getter)kernel_get_any_group, (setter)kernel_set_any_group,
+     "True when krt may choose the group of a kernel whose result could depend on it: its source marks it "
+     "KRT_ANY_GROUP, or this was set True (krt_kernel_set_any_group: the caller's word that any group is right). "
+     "Setting False takes the caller's word back (a source mark stays).", NULL},
     {"properties", (getter)kernel_get_properties, NULL,
      "The driver's view (krt_kernel_properties): max_group_size, preferred_multiple, spill_mem_size, ...", NULL},
     {NULL, NULL, NULL, NULL, NULL},

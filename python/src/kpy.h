@@ -195,10 +195,11 @@ typedef struct {
     argspec *spec;
 } KernelObject;
 
-/* Local: a __local argument's size */
+/* Local: a __local argument's size, per work-group or per work-item */
 typedef struct {
     PyObject_HEAD
     Py_ssize_t nbytes;
+    int per_item; /* nbytes is per work-item of the launch's group (KRT_ARG_LOCAL_PER_ITEM) */
 } LocalObject;
 
 /* Per-call state of the arguments that need releasing. */

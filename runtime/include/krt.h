@@ -518,6 +518,17 @@ typedef struct krt_kernel_info {
     int uses_barrier;           /* 1: a work-group barrier (OpControlBarrier) or collective at Workgroup scope */
     int uses_static_local;      /* 1: static __local memory (a Workgroup variable) */
     uint32_t local_args;        /* number of __local pointer arguments */
+    /* The static __local variables of the call tree as messages name them, "tile (1296 bytes), ..."; "" for none. */
+    const char *local_vars;
+    /* 1: the kernel's source says its result does not depend on its group size (KRT_ANY_GROUP(name), krt_kernel.h),
+     * or, from krt_kernel_info_get, its caller said so (krt_kernel_set_any_group). */
+    int any_group;
+    /* 1: the kernel's result may depend on its group size, so krt does not choose one for it: it keeps kernel-scope
+     * __local memory across work-group barriers (uses_barrier and uses_static_local) and has neither a
+     * reqd_work_group_size nor KRT_ANY_GROUP. Launch it with a group (krt_launch_desc.group), or say that any group
+     * is right: KRT_ANY_GROUP(name) in its source, or krt_kernel_set_any_group (after which krt_kernel_info_get
+     * reports 0). docs/design.md, "Groups krt does not choose". */
+    int group_dependent;
 } krt_kernel_info;
 
 /* Reflection straight from the SPIR-V, without building a kernel. Strings live as long as the module.
@@ -539,6 +550,13 @@ KRT_API krt_result krt_module_arg_info(krt_module *module, const char *kernel_na
 KRT_API krt_result krt_kernel_get(krt_module *module, const char *name, krt_kernel **out);
 /* Same as krt_module_kernel_info for this kernel. */
 KRT_API krt_result krt_kernel_info_get(krt_kernel *kernel, krt_kernel_info *out);
+/* The caller's word that the kernel computes the same result whatever its group size (any = 1), as
+ * KRT_ANY_GROUP(name) in its source says it; any = 0 takes it back. krt then chooses the group of a kernel it
+ * would otherwise leave to the caller (krt_kernel_info.group_dependent): a histogram whose __local bins every
+ * work-item of a group adds to is right for any group, a tile sized for 16 x 16 items is not. For the kernel's
+ * every launch, krt_launch_config_get and krt_kernel_tune, from any thread; launches already appended keep the
+ * group they got. Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (kernel NULL, any not 0 or 1). */
+KRT_API krt_result krt_kernel_set_any_group(krt_kernel *kernel, int any);
 KRT_API krt_result krt_kernel_arg_info(krt_kernel *kernel, uint32_t index, krt_arg_info *out);
 
 typedef struct krt_kernel_properties {
@@ -572,14 +590,18 @@ typedef enum krt_arg_type {
     KRT_ARG_TYPE_INT8, KRT_ARG_TYPE_UINT8, KRT_ARG_TYPE_INT16, KRT_ARG_TYPE_UINT16,
     KRT_ARG_TYPE_INT32, KRT_ARG_TYPE_UINT32, KRT_ARG_TYPE_INT64, KRT_ARG_TYPE_UINT64,
     KRT_ARG_TYPE_FLOAT, KRT_ARG_TYPE_DOUBLE, KRT_ARG_TYPE_POINTER,
+    /* Not a C type: a __local argument whose size is bytes per work-item (KRT_ARG_LOCAL_PER_ITEM). */
+    KRT_ARG_TYPE_LOCAL_PER_ITEM,
 } krt_arg_type;
 
 /* "untyped", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "float",
- * "double", "pointer", in enum order; "unknown" for a value not in the enum. The string is static. */
+ * "double", "pointer", "__local bytes per work-item", in enum order; "unknown" for a value not in the enum. The
+ * string is static. */
 KRT_API const char *krt_arg_type_name(krt_arg_type type);
 
 /* One kernel argument: size bytes at value. For a pointer argument value points at the pointer; for a
- * __local argument value is NULL and size is the number of bytes per work-group. type is the C type of the
+ * __local argument value is NULL and size is the number of bytes per work-group, or, with type
+ * KRT_ARG_TYPE_LOCAL_PER_ITEM, per work-item of the group the launch gets. type is the C type of the
  * value (see krt_arg_type); 0, the default of an initializer that leaves it out, means untyped. (GCC's
  * -Wmissing-field-initializers, part of -Wextra, flags a positional { &x, sizeof x } that leaves it out; a
  * designated { .value = &x, .size = sizeof x } is not flagged.) */
@@ -595,18 +617,25 @@ typedef struct krt_arg {
  * launch call; for a value (KRT_ARG(3.0f), KRT_ARG(n - 1)) use the typed helpers below (KRT_F32, KRT_I32, ...):
  * in C the compiler's error then names them through the macro it expands, KRT_ARG_WANTS_A_VARIABLE_..., and in
  * C++ an rvalue does not compile. Before C11, KRT_ARG is untyped.
- * KRT_ARG_LOCAL(bytes): a __local argument of bytes per work-group. */
+ * KRT_ARG_LOCAL(bytes): a __local argument of bytes per work-group.
+ * KRT_ARG_LOCAL_PER_ITEM(bytes): a __local argument of bytes per work-item of whatever group the launch gets (a
+ * reduction's scratch of one float per item: KRT_ARG_LOCAL_PER_ITEM(sizeof(float))): krt sets group items * bytes,
+ * and when it chooses the group it keeps every __local byte within the device's local memory (KRT_LIMIT_LOCAL_MEMORY).
+ * One launch, where sizing a __local argument by krt's group once took krt_launch_config_get first. */
 #if defined(__cplusplus)
 #define KRT_ARG(x) krt__arg_of(x)
 #define KRT_ARG_LOCAL(bytes) krt__arg_local(bytes)
+#define KRT_ARG_LOCAL_PER_ITEM(bytes) krt__arg_local_per_item(bytes)
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define KRT_ARG(x) ((krt_arg){ KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x), sizeof(x), \
                               KRT__ARG_TYPE_OF(x) })
 #define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
+#define KRT_ARG_LOCAL_PER_ITEM(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_LOCAL_PER_ITEM })
 #else
 #define KRT_ARG(x) ((krt_arg){ KRT_ARG_WANTS_A_VARIABLE_for_a_value_use_KRT_F32_KRT_I32_etc(x), sizeof(x), \
                               KRT_ARG_TYPE_NONE })
 #define KRT_ARG_LOCAL(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_NONE })
+#define KRT_ARG_LOCAL_PER_ITEM(bytes) ((krt_arg){ NULL, (bytes), KRT_ARG_TYPE_LOCAL_PER_ITEM })
 #endif
 
 #if !defined(__cplusplus)
@@ -708,9 +737,16 @@ typedef struct krt_launch_config {
  * the group size to 1 to make a prime range divide evenly. (On a Level Zero driver without krt's
  * ZE_krt_exact_range extension, krt's own groups divide the range instead, and a static or required group that
  * does not is refused with KRT_ERROR_INVALID_GROUP_SIZE; docs/design.md, "Exact ranges".)
- * A static group, the caller's own shape (as a ported OpenCL program gives it), must fit the range: one larger
- * than the range in a dimension is refused (KRT_ERROR_INVALID_GROUP_SIZE, naming the dimension), as OpenCL
- * refuses it. A range that is not a multiple of the static group is allowed: its last group is partial.
+ * One rule for groups, whoever picks them: a static group, the caller's own shape (as a ported OpenCL program gives
+ * it), runs as krt's own would. A range that is not a multiple of it gets a partial last group, and a range smaller
+ * than it in a dimension one partial group there, of the range's size (get_local_size(d) is the range's,
+ * get_enqueued_local_size(d) the group's). So the group krt reports for a small range (its usual shape, kept so
+ * that a backend compiles few shapes) is the group that runs, and a caller may give it back as a static group.
+ *
+ * krt does not choose the group of a kernel whose result may depend on it (krt_kernel_info.group_dependent: kernel-
+ * scope __local memory shared across barriers, no reqd_work_group_size): krt_launch_config_get and a launch without
+ * a group return KRT_ERROR_INVALID_GROUP_SIZE naming the kernel, its __local variables and the ways out (a static
+ * group, reqd_work_group_size, or KRT_ANY_GROUP / krt_kernel_set_any_group where any group is right).
  *
  * A kernel's work_group_size_hint(x,y,z) is a soft preference: when the kernel has no reqd_work_group_size
  * (which always wins) and the caller gives no group size, krt aims at the hint's shape instead of the largest
@@ -720,8 +756,9 @@ typedef struct krt_launch_config {
  * is, else the limit that changed it. This is how a kernel tells krt which size suits its algorithm (a tree
  * reduction on a CPU device wants small groups).
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_NDRANGE (as for krt_launch);
- * KRT_ERROR_INVALID_GROUP_SIZE (the kernel's reqd_work_group_size exceeds the device's limits);
- * KRT_ERROR_INVALID_KERNEL_ARGUMENT (the kernel's static local memory exceeds the device's); KRT_ERROR_DRIVER. */
+ * KRT_ERROR_INVALID_GROUP_SIZE (the kernel's reqd_work_group_size exceeds the device's limits; a kernel whose
+ * group krt does not choose, see above); KRT_ERROR_INVALID_KERNEL_ARGUMENT (the kernel's static local memory
+ * exceeds the device's); KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, krt_launch_config *out);
 
 typedef struct krt_launch_desc {
@@ -743,15 +780,17 @@ typedef struct krt_launch_desc {
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (desc NULL, args NULL with num_args > 0, num_wait > 0 with
  * wait NULL); KRT_ERROR_INVALID_KERNEL_ARGUMENT (count, kind, C type or size, the message names the argument
  * and, for a C type, both types; or
- * static plus argument __local memory over the device's maxSharedLocalMemory, or a __local argument the driver
+ * static plus argument __local memory over the device's maxSharedLocalMemory (with KRT_ARG_LOCAL_PER_ITEM, for the
+ * static group, or for one work-item when krt chooses), or a __local argument the driver
  * refuses for the local memory it gives the kernel: ze_pocl gives every kernel all of its module's __local
  * variables);
  * KRT_ERROR_INVALID_POINTER (a pointer argument that is not an allocation; the message names it);
  * KRT_ERROR_INVALID_NDRANGE (a zero size; more groups than the device allows, which a range near 2^64 always
  * needs; or more work-items than a 64-bit linear id can number, the product of the sizes or of the whole groups
  * launched above 2^64 - 1, as 2^32 in each of three dimensions is: the message names the sizes);
- * KRT_ERROR_INVALID_GROUP_SIZE (a static size larger than the range in a dimension, over the device or
- * kernel limits, or against the kernel's required size); KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
+ * KRT_ERROR_INVALID_GROUP_SIZE (a static size over the device or kernel limits, or against the kernel's
+ * required size; no static size for a kernel whose group krt does not choose, krt_launch_config_get);
+ * KRT_ERROR_DRIVER; KRT_ERROR_DEVICE_LOST. */
 KRT_API krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc);
 
 /* Convenience: launch and wait for the queue. Same results as krt_launch, plus those of
@@ -962,6 +1001,11 @@ template <typename T> krt_arg krt__arg_of(const T &&x) = delete;
 inline krt_arg krt__arg_local(size_t bytes)
 {
     krt_arg a = { NULL, bytes, KRT_ARG_TYPE_NONE };
+    return a;
+}
+inline krt_arg krt__arg_local_per_item(size_t bytes)
+{
+    krt_arg a = { NULL, bytes, KRT_ARG_TYPE_LOCAL_PER_ITEM };
     return a;
 }
 }

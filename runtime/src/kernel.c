@@ -91,6 +91,11 @@ krt_result krt__kernel_not_found(const krt_module *module, const char *name)
     return krt__fail(KRT_ERROR_KERNEL_NOT_FOUND, "no kernel \"%s\" in the module; its kernels: %s", name, names);
 }
 
+int krt__group_dependent(const krt_spv_kernel *kr)
+{
+    return kr->uses_barrier && kr->uses_static_local && !kr->required_group[0] && !kr->any_group;
+}
+
 void krt__kernel_info_fill(const krt_spv_kernel *kr, krt_kernel_info *out)
 {
     out->name = kr->name;
@@ -100,6 +105,9 @@ void krt__kernel_info_fill(const krt_spv_kernel *kr, krt_kernel_info *out)
     out->uses_barrier = kr->uses_barrier;
     out->uses_static_local = kr->uses_static_local;
     out->local_args = kr->local_args;
+    out->local_vars = kr->local_vars;
+    out->any_group = kr->any_group;
+    out->group_dependent = krt__group_dependent(kr);
 }
 
 void krt__kernel_destroy(krt_kernel *k)
@@ -212,6 +220,13 @@ krt_result krt_kernel_info_get(krt_kernel *kernel, krt_kernel_info *out)
     if (!kernel || !out)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_info_get: %s is NULL", kernel ? "out" : "kernel");
     krt__kernel_info_fill(kernel->refl, out);
+    /* The kernel's state, which its caller's word changes (krt_kernel_set_any_group). */
+    pthread_mutex_lock(&kernel->lock);
+    if (kernel->any_group) {
+        out->any_group = 1;
+        out->group_dependent = 0;
+    }
+    pthread_mutex_unlock(&kernel->lock);
     return KRT_SUCCESS;
 }
 

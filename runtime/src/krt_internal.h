@@ -293,7 +293,8 @@ typedef struct krt__warm_arg {
 
 typedef struct krt__config_key {
     uint32_t dims;
-    uint32_t local_bytes; /* __local argument bytes: part of the key, they bound the group size */
+    uint32_t local_bytes;    /* __local argument bytes per group: part of the key, they bound the group size */
+    uint32_t local_per_item; /* __local argument bytes per work-item (KRT_ARG_LOCAL_PER_ITEM): the same */
     uint64_t size[3];
 } krt__config_key;
 
@@ -328,12 +329,14 @@ struct krt_kernel {
     uint32_t static_group[3];
     krt__config_key static_key;
     krt_launch_config static_config;
+    /* krt_kernel_set_any_group: the caller's word that any group is right (read under the lock). */
+    int any_group;
 
     krt__arg_slot *slots; /* refl->num_args, inline after the struct */
     /* The warm-launch record (launch.c), valid after a launch checked and set every argument; dropped before
      * any argument is set again. warm_generation is the free generation its pointers were checked at. */
     int warm_valid;
-    uint32_t warm_local_bytes;
+    uint32_t warm_local_bytes, warm_local_per_item;
     uint64_t warm_generation;
     krt__warm_arg *warm; /* refl->num_args, inline after the slots */
 };
@@ -349,6 +352,9 @@ krt_result krt__kernel_query_properties(krt_kernel *kernel, int has_max_ext, krt
  * reflected signature. */
 krt_result krt__kernel_not_found(const krt_module *module, const char *name);
 void krt__kernel_info_fill(const krt_spv_kernel *kr, krt_kernel_info *out);
+/* Whether the kernel's result may depend on its group size by its reflection alone: kernel-scope __local memory
+ * across barriers, neither reqd_work_group_size nor KRT_ANY_GROUP (krt_kernel_info.group_dependent). */
+int krt__group_dependent(const krt_spv_kernel *kr);
 krt_result krt__module_create_builtin(krt_context *ctx, krt_module **out);
 
 /* ---- file.c -------------------------------------------------------------------------------------------- */
@@ -374,7 +380,8 @@ void krt__module_destroy_locked(krt_module *module);
 typedef struct krt__config_input {
     uint32_t dims;
     uint64_t size[3];
-    uint32_t local_bytes;
+    uint32_t local_bytes;    /* __local argument bytes per group */
+    uint32_t local_per_item; /* __local argument bytes per work-item of the group */
     /* device */
     uint32_t dev_max_total, dev_max[3], dev_max_count[3], dev_max_slm;
     /* kernel */
@@ -406,10 +413,10 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
 krt_result krt__config_static(const krt__config_input *in, const uint32_t group[3], krt_launch_config *out);
 /* The memoized lookup of the launch path. Caller holds kernel->lock. */
 krt_result krt__config_lookup(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
-                              const krt_launch_config **out);
+                              uint32_t local_per_item, const krt_launch_config **out);
 /* The check of a caller's static group size. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *kernel, const krt_ndrange *range, uint32_t local_bytes,
-                                  const uint32_t group[3], const krt_launch_config **out);
+                                  uint32_t local_per_item, const uint32_t group[3], const krt_launch_config **out);
 
 /* ---- wisdom.c ---------------------------------------------------------------------------------------- */
 

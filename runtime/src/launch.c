@@ -36,9 +36,10 @@ static krt_result far_pointer(const krt_kernel *k, uint32_t i, const void *p, ze
                      label, p, name, k->ctx->info.name);
 }
 
-static const char *const arg_type_names[] = { "untyped", "int8_t",  "uint8_t",  "int16_t", "uint16_t", "int32_t",
-                                              "uint32_t", "int64_t", "uint64_t", "float",   "double",   "pointer" };
-_Static_assert(sizeof arg_type_names / sizeof arg_type_names[0] == KRT_ARG_TYPE_POINTER + 1,
+static const char *const arg_type_names[] = { "untyped",  "int8_t",  "uint8_t",  "int16_t", "uint16_t",
+                                              "int32_t",  "uint32_t", "int64_t", "uint64_t", "float",
+                                              "double",   "pointer",  "__local bytes per work-item" };
+_Static_assert(sizeof arg_type_names / sizeof arg_type_names[0] == KRT_ARG_TYPE_LOCAL_PER_ITEM + 1,
                "one name per krt_arg_type");
 
 const char *krt_arg_type_name(krt_arg_type type)
@@ -50,8 +51,9 @@ const char *krt_arg_type_name(krt_arg_type type)
 static const krt_scalar_type arg_type_scalar[] = {
     KRT_TYPE_NONE,  KRT_TYPE_INT8,  KRT_TYPE_INT8,  KRT_TYPE_INT16,   KRT_TYPE_INT16,   KRT_TYPE_INT32,
     KRT_TYPE_INT32, KRT_TYPE_INT64, KRT_TYPE_INT64, KRT_TYPE_FLOAT32, KRT_TYPE_FLOAT64, KRT_TYPE_NONE,
+    KRT_TYPE_NONE,
 };
-_Static_assert(sizeof arg_type_scalar / sizeof arg_type_scalar[0] == KRT_ARG_TYPE_POINTER + 1,
+_Static_assert(sizeof arg_type_scalar / sizeof arg_type_scalar[0] == KRT_ARG_TYPE_LOCAL_PER_ITEM + 1,
                "one scalar type per krt_arg_type");
 
 /* Whether a typed argument's C type is the reflected one. Integers match by width: SPIR-V carries no sign. */
@@ -112,11 +114,13 @@ static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
     char label[160];
     switch (info->kind) {
     case KRT_ARG_LOCAL_POINTER:
-        if (a->value != NULL || a->size == 0) {
+        if (a->value != NULL || a->size == 0 || (a->type != KRT_ARG_TYPE_NONE && a->type != KRT_ARG_TYPE_LOCAL_PER_ITEM)) {
             arg_label(k, i, label, sizeof label);
             return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
-                             "%s is a __local pointer: pass KRT_ARG_LOCAL(bytes) with bytes > 0 (got value %p, size %zu)",
-                             label, a->value, a->size);
+                             "%s is a __local pointer: pass KRT_ARG_LOCAL(bytes per group) or "
+                             "KRT_ARG_LOCAL_PER_ITEM(bytes per work-item) with bytes > 0 (got value %p, size %zu, "
+                             "type %s)",
+                             label, a->value, a->size, krt_arg_type_name(a->type));
         }
         return KRT_SUCCESS;
     case KRT_ARG_OTHER:
@@ -130,7 +134,7 @@ static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
                              krt_arg_kind_name(info->kind));
         }
         if (a->type != KRT_ARG_TYPE_NONE) {
-            if ((unsigned)a->type > KRT_ARG_TYPE_POINTER) {
+            if ((unsigned)a->type > KRT_ARG_TYPE_LOCAL_PER_ITEM) {
                 arg_label(k, i, label, sizeof label);
                 return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
                                  "%s was passed with type tag %u, which is not a krt_arg_type", label,
@@ -230,13 +234,36 @@ static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force
     return KRT_SUCCESS;
 }
 
-static uint32_t local_bytes_of(const krt_kernel *k, const krt_launch_desc *d)
+/* The launch's __local argument bytes: per group (KRT_ARG_LOCAL) and per work-item (KRT_ARG_LOCAL_PER_ITEM). */
+static void local_bytes_of(const krt_kernel *k, const krt_launch_desc *d, uint32_t *per_group, uint32_t *per_item)
 {
-    uint64_t total = 0;
+    uint64_t group = 0, item = 0;
     for (uint32_t i = 0; i < d->num_args; i++)
-        if (k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER && d->args[i].value == NULL)
-            total += d->args[i].size;
-    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+        if (k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER && d->args[i].value == NULL) {
+            if (d->args[i].type == KRT_ARG_TYPE_LOCAL_PER_ITEM)
+                item += d->args[i].size;
+            else
+                group += d->args[i].size;
+        }
+    *per_group = group > UINT32_MAX ? UINT32_MAX : (uint32_t)group;
+    *per_item = item > UINT32_MAX ? UINT32_MAX : (uint32_t)item;
+}
+
+/* Sets the __local arguments sized per work-item for the group of cfg (items * bytes), each only if its size
+ * changed: the group differs from one range to the next, so this runs on warm launches too. */
+static krt_result set_local_per_item(krt_kernel *k, const krt_launch_desc *d, const krt_launch_config *cfg, int force)
+{
+    uint64_t items = (uint64_t)cfg->group[0] * cfg->group[1] * cfg->group[2];
+    for (uint32_t i = 0; i < d->num_args; i++) {
+        if (d->args[i].type != KRT_ARG_TYPE_LOCAL_PER_ITEM || k->refl->args[i].kind != KRT_ARG_LOCAL_POINTER)
+            continue;
+        krt_arg a = d->args[i];
+        a.size = (size_t)(items * a.size);
+        krt_result r = set_arg(k, i, &a, force);
+        if (r != KRT_SUCCESS)
+            return r;
+    }
+    return KRT_SUCCESS;
 }
 
 static void trace_launch(const krt_kernel *k, const krt_launch_config *c, const krt_ndrange *range)
@@ -306,7 +333,8 @@ static int warm_match(const krt_kernel *k, const krt_arg *args, uint32_t n)
 /* Records the arguments the driver now holds, after every argument was checked and set. The bytes come from
  * the slots (equal to the caller's after set_arg), so the caller's memory is read once per launch. generation
  * is the free generation read before the pointers were checked. Caller holds k->lock. */
-static void warm_record(krt_kernel *k, const krt_arg *args, uint32_t n, uint32_t local_bytes, uint64_t generation)
+static void warm_record(krt_kernel *k, const krt_arg *args, uint32_t n, uint32_t local_bytes,
+                        uint32_t local_per_item, uint64_t generation)
 {
     krt__warm_arg *w = k->warm;
     for (uint32_t i = 0; i < n; i++) {
@@ -321,6 +349,7 @@ static void warm_record(krt_kernel *k, const krt_arg *args, uint32_t n, uint32_t
         }
     }
     k->warm_local_bytes = local_bytes;
+    k->warm_local_per_item = local_per_item;
     k->warm_generation = generation;
     k->warm_valid = 1;
 }
@@ -351,7 +380,7 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     int is_static = d->group[0] || d->group[1] || d->group[2];
     const krt_launch_config *cfg = NULL;
     krt_result r = KRT_SUCCESS;
-    uint32_t local_bytes;
+    uint32_t local_bytes, local_per_item;
     ze_event_handle_t wait_stack[16];
     ze_event_handle_t *wait = wait_stack;
 
@@ -366,11 +395,12 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
                warm_match(k, d->args, d->num_args);
     if (warm) {
         local_bytes = k->warm_local_bytes;
+        local_per_item = k->warm_local_per_item;
     } else {
         for (uint32_t i = 0; i < d->num_args; i++)
             if ((r = check_arg(k, i, &d->args[i])) != KRT_SUCCESS)
                 goto out;
-        local_bytes = local_bytes_of(k, d);
+        local_bytes_of(k, d, &local_bytes, &local_per_item);
     }
 
     /* Wait events as driver handles; a launch waiting on more than the stack holds is rare enough to pay. */
@@ -398,23 +428,29 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
 
     /* 1. The configuration: memoized per (ndrange, local bytes), or the caller's static size, checked. */
     if (is_static) {
-        r = krt__config_static_for(k, &d->range, local_bytes, d->group, &cfg);
+        r = krt__config_static_for(k, &d->range, local_bytes, local_per_item, d->group, &cfg);
     } else {
-        r = krt__config_lookup(k, &d->range, local_bytes, &cfg);
+        r = krt__config_lookup(k, &d->range, local_bytes, local_per_item, &cfg);
     }
     if (r != KRT_SUCCESS)
         goto out;
 
     /* 2. Arguments: set only those that changed. The record is dropped first: a failure part-way leaves the
-     * driver holding a mix of old and new values, which no record describes. */
+     * driver holding a mix of old and new values, which no record describes. __local arguments sized per
+     * work-item follow the group, warm or not. */
     if (!warm) {
         k->warm_valid = 0;
         uint64_t gen = atomic_load_explicit(&ctx->free_generation, memory_order_acquire);
         for (uint32_t i = 0; i < d->num_args; i++)
-            if ((r = set_arg(k, i, &d->args[i], nomemo)) != KRT_SUCCESS)
+            if (d->args[i].type != KRT_ARG_TYPE_LOCAL_PER_ITEM && (r = set_arg(k, i, &d->args[i], nomemo)) != KRT_SUCCESS)
                 goto out;
+        if (local_per_item && (r = set_local_per_item(k, d, cfg, nomemo)) != KRT_SUCCESS)
+            goto out;
         if (!nomemo)
-            warm_record(k, d->args, d->num_args, local_bytes, gen);
+            warm_record(k, d->args, d->num_args, local_bytes, local_per_item, gen);
+    } else if (local_per_item && (r = set_local_per_item(k, d, cfg, 0)) != KRT_SUCCESS) {
+        k->warm_valid = 0;
+        goto out;
     }
 
     /* 3. The group size, only if it changed. */

@@ -2,10 +2,14 @@
  * launch_config.c: the group size krt chooses when the caller gives none, and its memo per (kernel, ndrange).
  *
  * The rule, in order (docs/design.md explains each step):
+ *   0. a kernel whose result may depend on its group (kernel-scope __local memory across barriers, no
+ *      reqd_work_group_size, no KRT_ANY_GROUP and no krt_kernel_set_any_group) gets no group from krt: the caller
+ *      gives one (group_choice_refused, docs/design.md "Groups krt does not choose");
  *   1. a reqd_work_group_size is obeyed exactly (it wins over everything below);
  *   2. the bound: the kernel's max group size from ZE_extension_kernel_max_group_size_properties, else the
  *      device's maxTotalGroupSize;
  *   3. the spill-aware cap: if spill > 0 and bound * spill > budget, bound = max(1, prevpow2(budget / spill));
+ *      and with __local arguments sized per work-item, no more items than the device's local memory holds;
  *   4. a measured group (krt_kernel_tune, wisdom) for this kernel and range class, when it fits the limits;
  *      then a work_group_size_hint takes the hint's shape instead of steps 5-8 (compute_hinted);
  *   5. the size set: base * 2^k (base = the preferred multiple) up to the largest within the bound; every
@@ -175,15 +179,34 @@ static krt_result finish(const krt__config_input *in, krt_launch_config *out, in
     return KRT_SUCCESS;
 }
 
-static krt_result check_local_memory(const krt__config_input *in)
+/* The kernel's static __local memory plus its __local arguments, for a group of items work-items, within the
+ * device's local memory. */
+static krt_result check_local_memory(const krt__config_input *in, uint64_t items)
 {
-    uint64_t local = (uint64_t)in->local_mem_size + in->local_bytes;
-    if (in->dev_max_slm && local > in->dev_max_slm)
+    uint64_t per_item = items * in->local_per_item;
+    uint64_t local = (uint64_t)in->local_mem_size + in->local_bytes + per_item;
+    if (in->dev_max_slm && local > in->dev_max_slm) {
+        char items_part[96] = "";
+        if (in->local_per_item)
+            snprintf(items_part, sizeof items_part, " and %llu bytes of __local arguments per work-item (%u) of %llu",
+                     (unsigned long long)per_item, in->local_per_item, (unsigned long long)items);
         return krt__fail(KRT_ERROR_INVALID_KERNEL_ARGUMENT,
-                         "local memory limit: %u bytes of static __local plus %u bytes of __local arguments "
+                         "local memory limit: %u bytes of static __local plus %u bytes of __local arguments%s "
                          "exceed the device's %u bytes per group",
-                         in->local_mem_size, in->local_bytes, in->dev_max_slm);
+                         in->local_mem_size, in->local_bytes, items_part, in->dev_max_slm);
+    }
     return KRT_SUCCESS;
+}
+
+/* The most work-items whose per-item __local arguments fit beside the rest of the group's local memory, or
+ * UINT32_MAX when nothing bounds them (no per-item arguments, or a device that reports no limit). */
+static uint32_t local_memory_items(const krt__config_input *in)
+{
+    if (!in->local_per_item || !in->dev_max_slm)
+        return UINT32_MAX;
+    uint64_t used = (uint64_t)in->local_mem_size + in->local_bytes;
+    uint64_t fit = used < in->dev_max_slm ? (in->dev_max_slm - used) / in->local_per_item : 0;
+    return fit > UINT32_MAX ? UINT32_MAX : (uint32_t)fit;
 }
 
 static void fill_common(const krt__config_input *in, krt_launch_config *out)
@@ -196,9 +219,6 @@ static void fill_common(const krt__config_input *in, krt_launch_config *out)
 
 krt_result krt__config_static(const krt__config_input *in, const uint32_t group[3], krt_launch_config *out)
 {
-    krt_result r = check_local_memory(in);
-    if (r != KRT_SUCCESS)
-        return r;
     fill_common(in, out);
     uint64_t total = 1;
     for (uint32_t d = 0; d < 3; d++) {
@@ -211,12 +231,9 @@ krt_result krt__config_static(const krt__config_input *in, const uint32_t group[
                              "static group size: group[%u] is %u but the range has %u dimensions", d, g, in->dims);
         if (g == 0)
             g = 1;
-        /* The launch contract (krt.h): a range that is not a multiple of the group gets a partial last group,
-         * but a static group larger than the range in a dimension is refused, as OpenCL refuses it. */
-        if (d < in->dims && g > in->size[d])
-            return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
-                             "static group size: group[%u] = %u exceeds the range in dimension %u (%c), %llu", d, g,
-                             d, "xyz"[d], (unsigned long long)in->size[d]);
+        /* The launch contract (krt.h): a range that is not a multiple of the group gets a partial last group, and
+         * one smaller than the group a single partial group, as krt's own choice does (one rule for groups,
+         * whoever picks them). finish() refuses both on a driver that cannot run a partial group. */
         if (g > in->dev_max[d])
             return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
                              "static group size: group[%u] = %u exceeds the device's maxGroupSize%c = %u", d, g,
@@ -224,6 +241,9 @@ krt_result krt__config_static(const krt__config_input *in, const uint32_t group[
         out->group[d] = g;
         total *= g;
     }
+    krt_result r = check_local_memory(in, total);
+    if (r != KRT_SUCCESS)
+        return r;
     uint32_t bound = in->kernel_max < in->dev_max_total ? in->kernel_max : in->dev_max_total;
     if (total > bound)
         return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
@@ -384,7 +404,7 @@ static void spread(const krt__config_input *in, uint32_t base, uint64_t total, i
 
 krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *out)
 {
-    krt_result r = check_local_memory(in);
+    krt_result r = check_local_memory(in, in->required[0] ? 0 : 1);
     if (r != KRT_SUCCESS)
         return r;
     fill_common(in, out);
@@ -404,6 +424,8 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
             return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
                              "the kernel's reqd_work_group_size (%llu items) exceeds the device's maxTotalGroupSize %u",
                              (unsigned long long)total, in->dev_max_total);
+        if ((r = check_local_memory(in, total)) != KRT_SUCCESS)
+            return r;
         out->max_group_size = (uint32_t)total;
         out->limit = KRT_LIMIT_REQUIRED;
         return finish(in, out, 1);
@@ -424,6 +446,12 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
     if (capped < bound) {
         bound = capped;
         limit = KRT_LIMIT_SPILL;
+    }
+    /* 3b. __local arguments sized per work-item: as many items as the device's local memory holds. */
+    uint32_t fit = local_memory_items(in);
+    if (fit < bound) {
+        bound = fit;
+        limit = KRT_LIMIT_LOCAL_MEMORY;
     }
     if (in->tuned[0]) {
         /* A measured group (krt_kernel_tune, or wisdom for this device, module and range class): used as it
@@ -510,15 +538,15 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
     return finish(in, out, 0);
 }
 
-static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t dims, const krt_ndrange *range,
-                       uint32_t local_bytes, krt__config_input *in)
+static void input_fill(krt_kernel *k, const krt_kernel_properties *p, const krt__config_key *key,
+                       krt__config_input *in)
 {
     const ze_device_compute_properties_t *c = &k->ctx->dev->compute;
     memset(in, 0, sizeof *in);
-    in->dims = dims;
-    for (uint32_t d = 0; d < 3; d++)
-        in->size[d] = d < dims ? range->size[d] : 1;
-    in->local_bytes = local_bytes;
+    in->dims = key->dims;
+    memcpy(in->size, key->size, sizeof in->size);
+    in->local_bytes = key->local_bytes;
+    in->local_per_item = key->local_per_item;
     in->dev_max_total = c->maxTotalGroupSize;
     in->dev_max[0] = c->maxGroupSizeX;
     in->dev_max[1] = c->maxGroupSizeY;
@@ -539,7 +567,7 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t d
     in->device_cpu = k->ctx->dev->props.type == ZE_DEVICE_TYPE_CPU;
     in->no_split = in->device_cpu && k->ctx->min_groups_default;
     if (!in->required[0])
-        krt__wisdom_find(k, dims, in->size, in->tuned);
+        krt__wisdom_find(k, key->dims, in->size, in->tuned);
     in->uses_barrier = k->refl->uses_barrier;
     in->inexact = !k->ctx->drv->has_exact_range_ext;
     in->uses_static_local = k->refl->uses_static_local || p->local_mem_size > 0;
@@ -547,7 +575,8 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, uint32_t d
 
 static uint64_t key_hash(const krt__config_key *key)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ key->dims ^ ((uint64_t)key->local_bytes << 32);
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ key->dims ^ ((uint64_t)key->local_bytes << 32) ^
+                 ((uint64_t)key->local_per_item << 8);
     for (int d = 0; d < 3; d++) {
         h ^= key->size[d] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
     }
@@ -556,7 +585,8 @@ static uint64_t key_hash(const krt__config_key *key)
 
 static int key_equal(const krt__config_key *a, const krt__config_key *b)
 {
-    return a->dims == b->dims && a->local_bytes == b->local_bytes && a->size[0] == b->size[0] &&
+    return a->dims == b->dims && a->local_bytes == b->local_bytes && a->local_per_item == b->local_per_item &&
+           a->size[0] == b->size[0] &&
            a->size[1] == b->size[1] && a->size[2] == b->size[2];
 }
 
@@ -613,27 +643,48 @@ static void config_memo_empty(krt_kernel *k)
 }
 
 /* Checks the range and builds its memo key: unused dimensions count as 1. */
-static krt_result make_key(const krt_ndrange *range, uint32_t local_bytes, krt__config_key *key)
+static krt_result make_key(const krt_ndrange *range, uint32_t local_bytes, uint32_t local_per_item,
+                           krt__config_key *key)
 {
     uint32_t dims;
     krt_result r = krt__ndrange_check(range, &dims);
     if (r != KRT_SUCCESS)
         return r;
-    *key = (krt__config_key){ dims, local_bytes, { range->size[0], dims > 1 ? range->size[1] : 1,
-                                                   dims > 2 ? range->size[2] : 1 } };
+    *key = (krt__config_key){ dims, local_bytes, local_per_item,
+                              { range->size[0], dims > 1 ? range->size[1] : 1, dims > 2 ? range->size[2] : 1 } };
     return KRT_SUCCESS;
 }
 
-krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
+/* Step 0 of the rule: a kernel whose result may depend on its group size gets none from krt. Kernel-scope __local
+ * memory that a group shares across barriers is how a kernel comes to depend on it (a tile sized for 16 x 16
+ * items), and nothing in SPIR-V tells a tile that fits any group from one that fits one; so unless the kernel has
+ * a reqd_work_group_size (then krt obeys it) or its source or its caller says any group is right, the caller
+ * gives the group. Cold: it formats. */
+__attribute__((cold, noinline)) static krt_result group_choice_refused(const krt_kernel *k)
+{
+    const krt_spv_kernel *kr = k->refl;
+    return krt__fail(KRT_ERROR_INVALID_GROUP_SIZE,
+                     "krt does not choose a group for kernel %s: its kernel-scope __local memory, %s, is shared by "
+                     "the work-items of a group across barriers, so its result may depend on the group size. Give "
+                     "the group the kernel is written for: at launch (krt_launch_desc.group, Python group=), or in "
+                     "the kernel (__attribute__((reqd_work_group_size(X, Y, Z)))). If any group is right, say so: "
+                     "KRT_ANY_GROUP(%s) in its source (krt_kernel.h), or krt_kernel_set_any_group (Python "
+                     "kernel.any_group = True)",
+                     kr->name, kr->local_vars[0] ? kr->local_vars : "static __local variables", kr->name);
+}
+
+krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes, uint32_t local_per_item,
                               const krt_launch_config **out)
 {
     krt__config_key key;
-    krt_result r = make_key(range, local_bytes, &key);
+    krt_result r = make_key(range, local_bytes, local_per_item, &key);
     if (r != KRT_SUCCESS)
         return r;
 
     if (k->ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO) {
         /* The debug knob: everything a cache-less runtime asks per launch, asked again. */
+        if (!k->any_group && krt__group_dependent(k->refl))
+            return group_choice_refused(k);
         int has_ext = 0;
         krt_kernel_properties props;
         if ((r = krt__driver_query_max_group_ext(k->ctx->driver, &has_ext)) != KRT_SUCCESS)
@@ -641,7 +692,7 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
         if ((r = krt__kernel_query_properties(k, has_ext, &props)) != KRT_SUCCESS)
             return r;
         krt__config_input in;
-        input_fill(k, &props, key.dims, range, local_bytes, &in);
+        input_fill(k, &props, &key, &in);
         if ((r = krt__config_compute(&in, &k->unmemoized)) != KRT_SUCCESS)
             return r;
         *out = &k->unmemoized;
@@ -663,12 +714,16 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
     }
     e = memo_find(k, &key);
     if (!e) {
+        /* Checked here, on a miss only: a refused kernel has no memo entries (krt_kernel_set_any_group empties
+         * the memo when it takes its word back). */
+        if (!k->any_group && krt__group_dependent(k->refl))
+            return group_choice_refused(k);
         krt_kernel_properties *props;
         if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
             return r;
         krt__config_input in;
         krt_launch_config cfg;
-        input_fill(k, props, key.dims, range, local_bytes, &in);
+        input_fill(k, props, &key, &in);
         if ((r = krt__config_compute(&in, &cfg)) != KRT_SUCCESS)
             return r;
         e = memo_insert(k, &key, &cfg);
@@ -683,10 +738,10 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
 /* The static-size check of a launch, with the same inputs as the dynamic rule; the last check is kept so that
  * a repeated static launch costs a comparison. Caller holds kernel->lock. */
 krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint32_t local_bytes,
-                                  const uint32_t group[3], const krt_launch_config **out)
+                                  uint32_t local_per_item, const uint32_t group[3], const krt_launch_config **out)
 {
     krt__config_key key;
-    krt_result r = make_key(range, local_bytes, &key);
+    krt_result r = make_key(range, local_bytes, local_per_item, &key);
     if (r != KRT_SUCCESS)
         return r;
     int memo = !(k->ctx->flags & KRT_CONTEXT_FLAG_NO_MEMO);
@@ -699,7 +754,7 @@ krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint3
     if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
         return r;
     krt__config_input in;
-    input_fill(k, props, key.dims, range, local_bytes, &in);
+    input_fill(k, props, &key, &in);
     k->static_valid = 0;
     if ((r = krt__config_static(&in, group, &k->static_config)) != KRT_SUCCESS)
         return r;
@@ -710,6 +765,22 @@ krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint3
     return KRT_SUCCESS;
 }
 
+krt_result krt_kernel_set_any_group(krt_kernel *kernel, int any)
+{
+    if (!kernel)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_set_any_group: kernel is NULL");
+    if (any != 0 && any != 1)
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_kernel_set_any_group: any is %d, not 0 or 1", any);
+    pthread_mutex_lock(&kernel->lock);
+    /* Taking the word back drops the configurations chosen on it: the lookup checks the kernel on a memo miss
+     * only. */
+    if (kernel->any_group && !any)
+        config_memo_empty(kernel);
+    kernel->any_group = any;
+    pthread_mutex_unlock(&kernel->lock);
+    return KRT_SUCCESS;
+}
+
 krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, krt_launch_config *out)
 {
     if (!kernel || !range || !out)
@@ -717,7 +788,7 @@ krt_result krt_launch_config_get(krt_kernel *kernel, const krt_ndrange *range, k
                          !kernel ? "kernel" : !range ? "range" : "out");
     pthread_mutex_lock(&kernel->lock);
     const krt_launch_config *cfg;
-    krt_result r = krt__config_lookup(kernel, range, 0, &cfg);
+    krt_result r = krt__config_lookup(kernel, range, 0, 0, &cfg);
     if (r == KRT_SUCCESS)
         *out = *cfg;
     pthread_mutex_unlock(&kernel->lock);

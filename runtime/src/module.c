@@ -271,6 +271,17 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
     }
     if ((r = check_capabilities(ctx, &m->refl)) != KRT_SUCCESS)
         goto fail;
+    /* Said at load, where the author reads the module's warnings, rather than first at a launch that fails. */
+    for (uint32_t k = 0; k < m->refl.num_kernels; k++) {
+        const krt_spv_kernel *kr = &m->refl.kernels[k];
+        if (krt__group_dependent(kr))
+            krt__warn(&ctx->log, &m->warnings,
+                      "kernel %s: its result may depend on its group size (kernel-scope __local memory %s, shared "
+                      "across barriers), so krt will not choose its group: launch it with a group, give it "
+                      "reqd_work_group_size, or, if any group is right, mark it KRT_ANY_GROUP(%s) or call "
+                      "krt_kernel_set_any_group",
+                      kr->name, kr->local_vars[0] ? kr->local_vars : "(unnamed)", kr->name);
+    }
     if ((r = check_spec_constants(d, &m->refl)) != KRT_SUCCESS)
         goto fail;
     m->kernels = calloc(m->refl.num_kernels, sizeof *m->kernels);

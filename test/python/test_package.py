@@ -410,7 +410,7 @@ def test_range_and_group_errors(ctx, mod):
     with pytest.raises(TypeError):
         k(out, 1, range=(1, 2, 3, 4))
     with pytest.raises(krt.GroupSizeError) as e:
-        k(out, 1, range=8, group=16)
+        k(out, 1, range=8, group=1 << 20)  # over the device's maximum (a group over the range is one partial group)
     assert isinstance(e.value, ValueError)
     with pytest.raises(TypeError):
         k(out, 1, range=8, colour="red")
@@ -444,7 +444,7 @@ def test_group_values_name_the_keyword(ctx, mod):
     for rng, bad, part in [(8, 0, "positive int"), (8, (0,), "positive int"), (8, -4, "positive int"),
                            ((8, 8), (4, 0), "positive int"), (8, 2**32, "2**32-1"),
                            ((8, 8), (4,), "range=(8, 8) has 2"), (8, (4, 4), "range=8 has 1"),
-                           (8, 16, "exceeds the range")]:
+                           (8, 1 << 20, "exceeds the device's")]:
         with pytest.raises(krt.GroupSizeError) as e:
             k(out, 1, range=rng, group=bad)
         msg = str(e.value)
@@ -459,6 +459,9 @@ def test_group_values_name_the_keyword(ctx, mod):
         assert msg.startswith(f"group={bad!r}: ") and part in msg, msg
     k(out, 5, range=(4, 4), group=(2, np.int32(4)), block=True)
     assert np.asarray(out)[:16].tolist() == list(range(5, 21))
+    # A group larger than the range runs as one partial group, as krt's own choice for a small range does.
+    k(out, 7, range=8, group=16, block=True)
+    assert np.asarray(out)[:8].tolist() == list(range(7, 15)), np.asarray(out)[:8]
     k(out, 1, range=8, group=None, block=True)  # None: krt chooses
     assert np.asarray(out)[:8].tolist() == list(range(1, 9))
 
@@ -811,3 +814,88 @@ def test_python_m_krt_prints_krt_info():
     assert r.returncode == 0, r.stderr
     for d in krt.devices():
         assert d.name in r.stdout
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Groups krt does not choose, and __local arguments sized per work-item (test/kernels/krt_group_dep.cl)
+# ------------------------------------------------------------------------------------------------------------
+
+
+def blur_reference(img):
+    p = np.pad(img, 1, mode="edge")
+    return np.float32(0.2) * (p[1:-1, 1:-1] + p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+
+
+def test_group_dependent_kernel_is_refused_not_run_wrong(ctx):
+    m = krt.Module(ctx, path=spv("krt_group_dep"))
+    assert any("kernel blur:" in w for w in m.warnings)
+    blur = m["blur"]
+    info = blur.info
+    assert info.group_dependent and not info.any_group and info.local_vars == "tile (1296 bytes)"
+    assert not blur.any_group
+    h, w = 77, 100
+    img = (np.arange(h * w, dtype=np.float32).reshape(h, w) * 7919 % 1000) / 8
+    x = krt.asarray(ctx, img)
+    y = krt.zeros(ctx, h * w, dtype=np.float32, kind="shared")
+    with pytest.raises(krt.GroupSizeError) as e:
+        blur(x, y, w, h, range=(w, h), block=True)
+    for part in ("kernel blur", "tile (1296 bytes)", "group=", "reqd_work_group_size", "KRT_ANY_GROUP(blur)",
+                 "kernel.any_group = True"):
+        assert part in str(e.value), str(e.value)
+    assert not np.asarray(y).any(), "a refused launch wrote"
+    with pytest.raises(krt.GroupSizeError):
+        blur.config((w, h))
+    blur(x, y, w, h, range=(w, h), group=(16, 16), block=True)
+    assert np.allclose(np.asarray(y).reshape(h, w), blur_reference(img), rtol=1e-5)
+
+
+def test_any_group_from_the_caller(ctx):
+    m = krt.Module(ctx, path=spv("krt_group_dep"))
+    marked, unmarked = m["count16"], m["count16_unmarked"]
+    assert marked.any_group and not marked.info.group_dependent
+    n = 10007
+    vals = (np.arange(n, dtype=np.uint32) * np.uint32(2654435761)) >> np.uint32(7)
+    want = np.bincount(vals % 16, minlength=16)
+    x = krt.asarray(ctx, vals)
+    for k in (marked, unmarked):
+        out = krt.zeros(ctx, 16, dtype=np.uint32, kind="shared")
+        if k is unmarked:
+            with pytest.raises(krt.GroupSizeError):
+                k(x, out, n, range=n, block=True)
+            k.any_group = True
+            assert k.any_group and not k.info.group_dependent
+        k(x, out, n, range=n, block=True)
+        assert np.asarray(out).tolist() == want.tolist()
+    unmarked.any_group = False
+    with pytest.raises(krt.GroupSizeError):
+        unmarked.config(n)
+    marked.any_group = False  # the source's mark stays
+    assert marked.any_group
+    with pytest.raises(TypeError):
+        unmarked.any_group = 1
+
+
+def test_local_per_item_follows_the_group(ctx):
+    k = krt.Module(ctx, path=spv("krt_group_dep"))["scratch_sum"]
+    nmax = 100003
+    vals = (np.arange(nmax) % 13 - 6).astype(np.float32)
+    x = krt.asarray(ctx, vals)
+    for n in (1, 7, 1000, nmax, 7):
+        partial = krt.empty(ctx, n + 1, dtype=np.float32, kind="shared")
+        sizes = krt.zeros(ctx, n + 1, dtype=np.uint32, kind="shared")
+        np.asarray(partial)[:] = -1.0
+        k(x, partial, sizes, krt.Local(per_item=4), range=n, block=True)
+        g = int(np.asarray(sizes)[0])
+        groups = -(-n // g)
+        want = np.add.reduceat(vals[:n], np.arange(0, n, g)).astype(np.float32)
+        assert np.allclose(np.asarray(partial)[:groups], want, atol=1e-3), n
+        assert np.asarray(partial)[groups] == -1.0
+    assert repr(krt.Local(per_item=4)) == "krt.Local(per_item=4)" and krt.Local(per_item=4).per_item
+    assert not krt.Local(64).per_item and krt.Local(64).nbytes == 64
+    with pytest.raises(TypeError):
+        krt.Local()
+    with pytest.raises(TypeError):
+        krt.Local(4, per_item=4)
+    for bad in (dict(nbytes=0), dict(per_item=0), dict(per_item=-4), dict(per_item=2.5)):
+        with pytest.raises(ValueError):
+            krt.Local(**bad)
