@@ -34,6 +34,8 @@
 
 /* Monotonic wall time in nanoseconds. */
 uint64_t bench_now_ns(void);
+/* The process's CPU time so far (every thread's), in milliseconds. */
+double bench_process_cpu_ms(void);
 /* Median of n values (sorts a copy; n may be 0, giving 0). */
 double bench_median(const double *v, size_t n);
 double bench_min(const double *v, size_t n);

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define N 4096u
 
@@ -207,6 +208,21 @@ int main(int argc, char **argv)
     snprintf(title, sizeof title, "Recorded launches on %s: K kernels launched one by one vs one replay of them "
                                   "(median of %d runs)", dev.name, repeats);
     bench_table_emit(out, "replay.md", title, COLS, ROWS, cells);
+
+    /* What an idle context costs: the process's CPU time (every thread's) over a second of doing nothing after a
+     * chain of kernels and its wait. Threads that watch for work before they sleep (the host device's pool and
+     * queues, docs/design.md) show here as their watch time. */
+    launch(&s, 1, k);
+    KRT_CHECK(krt_queue_synchronize(s.q));
+    double cpu0 = bench_process_cpu_ms();
+    struct timespec second = { 1, 0 };
+    nanosleep(&second, NULL);
+    double idle_ms = bench_process_cpu_ms() - cpu0;
+    printf("\nidle: %.3f ms of CPU time (every thread) in the second after a chain of %u kernels and its wait\n",
+           idle_ms, k);
+    FILE *idle = bench_csv_open(out, "replay_idle.csv");
+    fprintf(idle, "idle_cpu_ms_per_s\n%.4f\n", idle_ms);
+    fclose(idle);
     krt_context_destroy(s.ctx);
     return 0;
 }

@@ -100,6 +100,18 @@ static __thread host_fibers *running;
 
 host_fibers *host_fibers_new(void) { return calloc(1, sizeof(host_fibers)); }
 
+void host_fibers_free(host_fibers *f) {
+    if (!f) return;
+    if (f->stacks) munmap(f->stacks, f->stacks_len);
+    free(f->ctx);
+    free(f->sp);
+    free(f->finished);
+#ifdef HOST_TSAN
+    free(f->fibers); /* each run destroys the TSan fibers it made */
+#endif
+    free(f);
+}
+
 int host_fibers_reserve(host_fibers *f, size_t n) {
     if (n <= f->cap) return 1;
     ucontext_t *c = realloc(f->ctx, n * sizeof *c);

@@ -92,9 +92,10 @@ typedef struct host_job {
     size_t group_items;
     atomic_size_t next;       /* the next group index to hand out */
     size_t chunk;             /* groups handed out at a time (host_run_job) */
-    size_t finished;          /* groups done (under the pool's lock) */
-    int failed;               /* a thread could not get its buffers: the launch fails (under the pool's lock) */
-    unsigned active;          /* workers inside the job (under the pool's lock) */
+    /* Written under the pool's lock; read without it by the submitting thread while it spins (pool.c). */
+    atomic_size_t finished;   /* groups done */
+    atomic_int failed;        /* a thread could not get its buffers: the launch fails */
+    atomic_uint active;       /* threads inside the job */
     struct host_job *next_job;
 } host_job;
 
@@ -102,9 +103,17 @@ typedef struct host_job {
  * number from 1 to HOST_MAX_THREADS (pool.c). */
 #define HOST_MAX_THREADS 1024
 ZP_HIDDEN uint32_t host_pool_threads(void);
-/* Runs a launch on the pool (started on the first call) and returns when every group is done:
- * ZE_RESULT_SUCCESS, or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when the pool or a thread's buffers could not be had. */
+/* Runs a launch on the calling thread (a queue's) and the pool (started on the first call), and returns when every
+ * group is done: ZE_RESULT_SUCCESS, or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when a thread's buffers could not be had.
+ * A launch of one chunk runs on the calling thread alone. */
 ZP_HIDDEN ze_result_t host_run_job(host_job *j);
+
+/* How long a thread out of work (a pool thread, a queue's thread) watches for more before it sleeps: a launch that
+ * comes meanwhile starts without a wake-up (a futex call and a scheduler's latency, tens of microseconds), and an
+ * idle program stops using the CPU this long after its last command (docs/design.md, "The host device's pool"). */
+#define HOST_SPIN_NS 50000u
+/* Watches *v for up to HOST_SPIN_NS; returns 1 as soon as it differs from seen, 0 when the time ran out. */
+ZP_HIDDEN int host_spin_while(const atomic_uint *v, unsigned seen);
 
 /* ---- fiber.c: work-items on their own stacks -------------------------------------------------------------- */
 
@@ -114,6 +123,8 @@ typedef struct host_fibers host_fibers;
 
 /* A pool thread's fibers, with room for none yet; NULL when out of memory. */
 ZP_HIDDEN host_fibers *host_fibers_new(void);
+/* Frees a thread's fibers (none may be running). */
+ZP_HIDDEN void host_fibers_free(host_fibers *f);
 /* Room for n fibers; 0 when out of memory (what was there stays usable). */
 ZP_HIDDEN int host_fibers_reserve(host_fibers *f, size_t n);
 /* Runs n fibers (n <= the room reserved) to their ends, round robin: each pass calls resume(arg, i) and then

@@ -1,5 +1,8 @@
-/* The host device's thread pool and its work-groups (host_be.h): one thread per core takes a launch's groups
- * one at a time and runs each group's work-items, in a plain loop or, for a kernel with barriers, as fibers. */
+/* The host device's thread pool and its work-groups (host_be.h): the thread that submits a launch (a queue's) and
+ * one pool thread per other core take its groups a chunk at a time and run each group's work-items, in a plain
+ * loop or, for a kernel with barriers, as fibers. A thread out of work watches for more for HOST_SPIN_NS before it
+ * sleeps, and a launch of one chunk never leaves the submitting thread: a chain of small kernels costs no wake-up
+ * (docs/design.md, "The host device's pool"). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -11,9 +14,29 @@
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
-static host_job *pool_jobs;   /* jobs with groups left to hand out */
+static host_job *pool_jobs;   /* jobs with groups left to hand out (under pool_lock) */
+/* Counts the jobs published, so that a spinning thread sees new work without the lock. */
+static atomic_uint pool_posted;
+/* Pool threads asleep on pool_work, and submitters asleep on pool_done (under pool_lock): the other side signals
+ * only when one is, so that a busy pool makes no futex call. */
+static unsigned pool_sleepers, done_sleepers;
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-static ze_result_t pool_result = ZE_RESULT_ERROR_UNINITIALIZED;
+static uint32_t pool_helpers; /* pool threads started: the cores beside the submitting thread */
+
+int host_spin_while(const atomic_uint *v, unsigned seen) {
+    uint64_t until = host_now_ns() + HOST_SPIN_NS;
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            if (atomic_load_explicit(v, memory_order_acquire) != seen) return 1;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#elif defined(__aarch64__)
+            __asm__ __volatile__("yield");
+#endif
+        }
+        if (host_now_ns() >= until) return 0;
+    }
+}
 
 /* What one pool thread keeps between groups. */
 typedef struct worker {
@@ -225,85 +248,172 @@ static void run_group(worker *w, host_job *j, size_t g, size_t count) {
     host_fibers_run(w->fibers, n, item_body, resume_item, w);
 }
 
+/* Runs chunks of j on this thread until none is left. Returns the groups run; 0 with *ok = 0 when the thread's
+ * buffers could not be had. */
+static size_t run_chunks(worker *w, host_job *j, int *ok) {
+    size_t done = 0;
+    *ok = w && worker_reserve(w, j);
+    if (!*ok) return 0;
+    w->job = j;
+    w->slot = j->kern->mod->slot();
+    /* Groups are handed out j->chunk at a time (one atomic operation per chunk), and a chunk is run row by row: a
+     * group runner takes each row's part of it in one call. */
+    for (;;) {
+        size_t g = atomic_fetch_add(&j->next, j->chunk);
+        if (g >= j->total_groups) break;
+        size_t end = g + j->chunk < j->total_groups ? g + j->chunk : j->total_groups;
+        while (g < end) {
+            size_t row = j->num_groups[0] - g % j->num_groups[0];
+            size_t c = end - g < row ? end - g : row;
+            run_group(w, j, g, c);
+            done += c;
+            g += c;
+        }
+    }
+    *w->slot = NULL;
+    w->job = NULL;
+    return done;
+}
+
+/* A thread's part of j is over: its count goes in, and a submitter waiting for the job is woken. Caller holds
+ * pool_lock. */
+static void part_done(host_job *j, size_t done, int ok) {
+    if (!ok) {
+        /* Out of memory for this thread's buffers: no group is handed out any more and the launch fails. */
+        atomic_store(&j->failed, 1);
+        atomic_store(&j->next, j->total_groups);
+    }
+    atomic_fetch_add(&j->finished, done);
+    atomic_fetch_sub(&j->active, 1);
+    if (done_sleepers) pthread_cond_broadcast(&pool_done);
+}
+
+/* A job with groups left to hand out, or NULL. Caller holds pool_lock. */
+static host_job *job_with_work(void) {
+    host_job *j = pool_jobs;
+    while (j && atomic_load(&j->next) >= j->total_groups) j = j->next_job;
+    return j;
+}
+
 static void *pool_main(void *arg) {
     (void)arg;
     worker *w = calloc(1, sizeof *w);
     pthread_mutex_lock(&pool_lock);
     for (;;) {
-        host_job *j = pool_jobs;
-        while (j && atomic_load(&j->next) >= j->total_groups) j = j->next_job;
+        host_job *j = job_with_work();
         if (!j) {
-            pthread_cond_wait(&pool_work, &pool_lock);
+            /* Watch for a job for a while, then sleep until a submitter signals. */
+            unsigned posted = atomic_load(&pool_posted);
+            pthread_mutex_unlock(&pool_lock);
+            int more = host_spin_while(&pool_posted, posted);
+            pthread_mutex_lock(&pool_lock);
+            if (!more && !job_with_work()) {
+                pool_sleepers++;
+                pthread_cond_wait(&pool_work, &pool_lock);
+                pool_sleepers--;
+            }
             continue;
         }
-        j->active++;
+        atomic_fetch_add(&j->active, 1);
         pthread_mutex_unlock(&pool_lock);
-        size_t done = 0;
-        int ok = w && worker_reserve(w, j);
-        if (ok) {
-            w->job = j;
-            w->slot = j->kern->mod->slot();
-            /* Groups are handed out j->chunk at a time (one atomic operation per chunk), and a chunk is run
-             * row by row: a group runner takes each row's part of it in one call. */
-            for (;;) {
-                size_t g = atomic_fetch_add(&j->next, j->chunk);
-                if (g >= j->total_groups) break;
-                size_t end = g + j->chunk < j->total_groups ? g + j->chunk : j->total_groups;
-                while (g < end) {
-                    size_t row = j->num_groups[0] - g % j->num_groups[0];
-                    size_t c = end - g < row ? end - g : row;
-                    run_group(w, j, g, c);
-                    done += c;
-                    g += c;
-                }
-            }
-            *w->slot = NULL;
-            w->job = NULL;
-        }
+        int ok;
+        size_t done = run_chunks(w, j, &ok);
         pthread_mutex_lock(&pool_lock);
-        if (!ok) {
-            /* Out of memory for this thread's buffers: no group is handed out any more and the launch fails. */
-            j->failed = 1;
-            atomic_store(&j->next, j->total_groups);
-        }
-        j->finished += done;
-        j->active--;
-        pthread_cond_broadcast(&pool_done);
+        part_done(j, done, ok);
     }
     return NULL;
 }
 
+/* One thread per core beside the submitting thread, which takes its part of every job it submits. */
 static void pool_start(void) {
     uint32_t n = host_pool_threads();
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    uint32_t started = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 1; i < n; i++) {
         pthread_t t;
-        if (pthread_create(&t, &attr, pool_main, NULL) == 0) started++;
+        if (pthread_create(&t, &attr, pool_main, NULL) == 0) pool_helpers++;
     }
     pthread_attr_destroy(&attr);
-    pool_result = started ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* The submitting thread's buffers, kept for its next launches (a queue's thread submits all of its queue's). */
+static pthread_key_t self_key;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void worker_free(void *p) {
+    worker *w = p;
+    if (!w) return;
+    free(w->local);
+    free(w->avalues);
+    free(w->ptrs);
+    free(w->items);
+    if (w->fibers) host_fibers_free(w->fibers);
+    free(w);
+}
+
+static void self_key_make(void) { (void)pthread_key_create(&self_key, worker_free); }
+
+static worker *self_worker(void) {
+    pthread_once(&self_once, self_key_make);
+    worker *w = pthread_getspecific(self_key);
+    if (!w && (w = calloc(1, sizeof *w)) != NULL && pthread_setspecific(self_key, w) != 0) {
+        free(w);
+        w = NULL;
+    }
+    return w;
 }
 
 ze_result_t host_run_job(host_job *j) {
     pthread_once(&pool_once, pool_start);
-    if (pool_result != ZE_RESULT_SUCCESS) return pool_result;
     /* About 16 chunks per thread: few enough atomic operations and calls that a group's own cost is lost in its
      * work, enough chunks that threads finishing early take the rest (bench/host_device measured it). */
     size_t chunk = j->total_groups / ((size_t)host_pool_threads() * HOST_CHUNKS_PER_THREAD);
     j->chunk = chunk < 1 ? 1 : chunk > HOST_MAX_CHUNK ? HOST_MAX_CHUNK : chunk;
+    worker *w = self_worker();
+    int ok;
+    if (j->total_groups <= j->chunk || pool_helpers == 0) {
+        /* Too small to share (one chunk): no other thread is told of it. */
+        atomic_store(&j->active, 1);
+        size_t done = run_chunks(w, j, &ok);
+        atomic_store(&j->finished, done);
+        atomic_store(&j->active, 0);
+        return ok && done == j->total_groups ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
     pthread_mutex_lock(&pool_lock);
     j->next_job = pool_jobs;
     pool_jobs = j;
-    pthread_cond_broadcast(&pool_work);
-    while ((j->finished < j->total_groups && !j->failed) || j->active > 0) pthread_cond_wait(&pool_done, &pool_lock);
+    atomic_fetch_add(&j->active, 1); /* this thread's part */
+    atomic_fetch_add_explicit(&pool_posted, 1, memory_order_release);
+    if (pool_sleepers) pthread_cond_broadcast(&pool_work);
+    pthread_mutex_unlock(&pool_lock);
+
+    size_t done = run_chunks(w, j, &ok);
+    pthread_mutex_lock(&pool_lock);
+    part_done(j, done, ok);
+    /* The others' parts: usually done, or nearly, when this thread's is; a short watch, then sleep. */
+    if (atomic_load(&j->active) > 0) {
+        pthread_mutex_unlock(&pool_lock);
+        uint64_t until = host_now_ns() + HOST_SPIN_NS;
+        while (atomic_load_explicit(&j->active, memory_order_acquire) > 0 && host_now_ns() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        pthread_mutex_lock(&pool_lock);
+        while (atomic_load(&j->active) > 0) {
+            done_sleepers++;
+            pthread_cond_wait(&pool_done, &pool_lock);
+            done_sleepers--;
+        }
+    }
     for (host_job **p = &pool_jobs; *p; p = &(*p)->next_job)
         if (*p == j) {
             *p = j->next_job;
             break;
         }
     pthread_mutex_unlock(&pool_lock);
-    return j->finished == j->total_groups ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    return !atomic_load(&j->failed) && atomic_load(&j->finished) == j->total_groups
+               ? ZE_RESULT_SUCCESS
+               : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 }

@@ -34,6 +34,11 @@ struct zp_bqueue {
     hcmd *head, *tail;
     int busy;      /* a command is running */
     int stop;
+    /* Counts the commands submitted (and the stop), so that the thread, watching for work before it sleeps
+     * (HOST_SPIN_NS), sees one without the lock; it is asleep on cv only when sleeping is set (under lock), and
+     * only then does a submitter signal. */
+    atomic_uint posted;
+    int sleeping;
     pthread_t thread;
     ze_result_t error; /* the first failure of a command, reported by queue_finish */
     hcmd *free_cmds;   /* under lock */
@@ -93,9 +98,9 @@ static ze_result_t run_graph(host_graph *g) {
         switch (c->type) {
         case CMD_LAUNCH:
             atomic_store(&c->launch.next, 0);
-            c->launch.finished = 0;
-            c->launch.failed = 0;
-            c->launch.active = 0;
+            atomic_store(&c->launch.finished, 0);
+            atomic_store(&c->launch.failed, 0);
+            atomic_store(&c->launch.active, 0);
             c->launch.next_job = NULL;
             r = host_run_job(&c->launch);
             break;
@@ -112,7 +117,20 @@ static void *queue_main(void *arg) {
     zp_bqueue *q = arg;
     pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!q->head && !q->stop) pthread_cond_wait(&q->cv, &q->lock);
+        if (!q->head && !q->stop) {
+            /* Out of work: watch for the next command for a while (a chain of small kernels then never waits for a
+             * wake-up), then sleep until a submitter signals. */
+            unsigned seen = atomic_load(&q->posted);
+            pthread_mutex_unlock(&q->lock);
+            int more = host_spin_while(&q->posted, seen);
+            pthread_mutex_lock(&q->lock);
+            while (!more && !q->head && !q->stop) {
+                q->sleeping = 1;
+                pthread_cond_wait(&q->cv, &q->lock);
+                q->sleeping = 0;
+            }
+            continue;
+        }
         if (!q->head) break;
         hcmd *c = q->head;
         q->head = c->next;
@@ -175,6 +193,7 @@ void host_queue_destroy(zp_bqueue *q) {
     pthread_mutex_lock(&q->lock);
     while (q->head || q->busy) pthread_cond_wait(&q->cv, &q->lock);
     q->stop = 1;
+    atomic_fetch_add(&q->posted, 1);
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->lock);
     pthread_join(q->thread, NULL);
@@ -252,7 +271,8 @@ static void cmd_submit(zp_bqueue *q, hcmd *c, zp_btoken **done) {
     else
         q->head = c;
     q->tail = c;
-    pthread_cond_signal(&q->cv);
+    atomic_fetch_add_explicit(&q->posted, 1, memory_order_release);
+    if (q->sleeping) pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->lock);
 }
 
