@@ -2,8 +2,10 @@
 # - the translation: SPIR-V -> one LLVM module and the per-kernel facts, shared by the drivers that compile
 #   SPIR-V (ze_pocl, driver/driver.mk; ze_cuda, driver/cuda/cuda.mk) and built once, into $(BUILD)/obj/spirv/.
 #   Each driver links SPIRV_OBJS with SPIRV_LDLIBS. C++ against LLVM 15, libLLVMSPIRVLib 15 and SPIRV-Tools.
-# - the reflection (reflect.c, reflect.h): kernel signatures, plain C over SPIRV-Tools, in krt.h's public
-#   types. libkrt links SPIRV_REFLECT_OBJS for its runtime and its host driver (runtime/runtime.mk).
+# - the reflection (reflect.c, reflect.h): kernel signatures, plain C over SPIRV-Tools, in the front end's own
+#   types (the runtime translates them into krt.h's). libkrt links SPIRV_REFLECT_OBJS for its runtime and its
+#   host driver (runtime/runtime.mk). Built without runtime/include on the include path: spirv/ stays below the
+#   runtime (tools/structure.py refuses an include of krt.h).
 
 SPIRV_OBJDIR := $(OBJDIR)/spirv
 SPIRV_SRCS   := $(wildcard spirv/*.cpp)
@@ -28,9 +30,9 @@ $(SPIRV_OBJDIR)/%.o: spirv/%.cpp $(SPIRV_HDRS)
 	$(CXX) $(SPIRV_CXXFLAGS) -c $< -o $@
 
 SPIRV_REFLECT_OBJS := $(OBJDIR)/spirv-reflect/reflect.o
-SPIRV_REFLECT_CFLAGS := $(CFLAGS_C) -fvisibility=hidden -Iruntime/include \
+SPIRV_REFLECT_CFLAGS := $(CFLAGS_C) -fvisibility=hidden \
                         $(shell $(PKG_CONFIG) --cflags SPIRV-Tools 2>/dev/null)
 
-$(OBJDIR)/spirv-reflect/%.o: spirv/%.c spirv/reflect.h runtime/include/krt.h
+$(OBJDIR)/spirv-reflect/%.o: spirv/%.c $(wildcard spirv/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(SPIRV_REFLECT_CFLAGS) -c $< -o $@

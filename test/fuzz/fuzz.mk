@@ -55,7 +55,7 @@ $(FUZZ_DIR)/obj/runtime/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(KRT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
 
-$(FUZZ_DIR)/obj/spirv-reflect/%.o: spirv/%.c spirv/reflect.h runtime/include/krt.h
+$(FUZZ_DIR)/obj/spirv-reflect/%.o: spirv/%.c $(wildcard spirv/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(SPIRV_REFLECT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
 
