@@ -6,11 +6,17 @@
 #   types (the runtime translates them into krt.h's). libkrt links SPIRV_REFLECT_OBJS for its runtime and its
 #   host driver (runtime/runtime.mk). Built without runtime/include on the include path: spirv/ stays below the
 #   runtime (tools/structure.py refuses an include of krt.h).
+# extensions.c (plain C) is in both: what SPIRV-Tools' validator cannot judge, for the drivers' validation and
+# libkrt's.
 
 SPIRV_OBJDIR := $(OBJDIR)/spirv
 SPIRV_SRCS   := $(wildcard spirv/*.cpp)
 SPIRV_HDRS   := $(wildcard spirv/*.h)
-SPIRV_OBJS   := $(patsubst spirv/%.cpp,$(SPIRV_OBJDIR)/%.o,$(SPIRV_SRCS))
+# The C both parts share: what the validator cannot judge (extensions.c), for the drivers' validation before the
+# translator and for libkrt's (runtime/src/validate.c).
+SPIRV_SHARED_SRCS := spirv/extensions.c
+SPIRV_OBJS   := $(patsubst spirv/%.cpp,$(SPIRV_OBJDIR)/%.o,$(SPIRV_SRCS)) \
+                $(patsubst spirv/%.c,$(SPIRV_OBJDIR)/%.o,$(SPIRV_SHARED_SRCS))
 
 # The LLVM the front end is built with; the drivers' own LLVM code (driver/pocl, driver/cuda) uses the same.
 SPIRV_LLVM_CXXFLAGS := -I$(shell llvm-config-15 --includedir 2>/dev/null || echo /usr/lib/llvm-15/include)
@@ -29,7 +35,12 @@ $(SPIRV_OBJDIR)/%.o: spirv/%.cpp $(SPIRV_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(SPIRV_CXXFLAGS) -c $< -o $@
 
-SPIRV_REFLECT_OBJS := $(OBJDIR)/spirv-reflect/reflect.o
+$(SPIRV_OBJDIR)/%.o: spirv/%.c $(SPIRV_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SPIRV_REFLECT_CFLAGS) -c $< -o $@
+
+SPIRV_REFLECT_OBJS := $(OBJDIR)/spirv-reflect/reflect.o \
+                      $(patsubst spirv/%.c,$(OBJDIR)/spirv-reflect/%.o,$(SPIRV_SHARED_SRCS))
 SPIRV_REFLECT_CFLAGS := $(CFLAGS_C) -fvisibility=hidden \
                         $(shell $(PKG_CONFIG) --cflags SPIRV-Tools 2>/dev/null)
 
