@@ -193,9 +193,9 @@ int validate(const std::vector<uint32_t> &words, std::string &why) {
         std::string msg = diag && diag->error ? diag->error : "";
         spvDiagnosticDestroy(diag);
         if (unknown == -2) {
-            const char *found[8];
-            unknown = krt_spv_unknown_extensions(words.data(), words.size(), found, 8);
-            for (int k = 0; k < unknown && k < 8; k++)
+            const char *found[16];
+            unknown = krt_spv_unknown_extensions(words.data(), words.size(), found, 16);
+            for (int k = 0; k < unknown && k < 16; k++)
                 if (!translator_knows(found[k])) {
                     why = std::string("the module declares the extension ") + found[k] + ", which neither "
                           "SPIRV-Tools' validator nor the SPIR-V translator knows";
