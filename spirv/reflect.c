@@ -3,7 +3,8 @@
  * module order, per argument its kind, type, size and name, and the reqd_work_group_size /
  * work_group_size_hint execution modes. libkrt's runtime checks a launch's arguments against it without asking
  * the driver, language runtimes marshal arguments from it, and krt's host driver builds its call interfaces
- * from it (reflect.h). Plain C over SPIRV-Tools; the reflection's types are krt.h's public ones.
+ * from it (reflect.h). Plain C over SPIRV-Tools, in the front end's own types (reflect.h), which the runtime
+ * translates into krt.h's.
  */
 #include "reflect.h"
 
@@ -249,7 +250,7 @@ static int is_scalar(const id_info *t)
 }
 
 /* The layout of a type being defined, from the layouts of its parts (OpenCL C's rules: 3-component vectors
- * take 4). A part without a layout leaves the type without one; sizes past 4 GiB too, as krt_arg_info's size
+ * take 4). A part without a layout leaves the type without one; sizes past 4 GiB too, as krt_spv_arg's size
  * has 32 bits. Returns an error for the malformed vectors that would otherwise divide by zero or loop. */
 static spv_result_t set_layout(parse_state *s, id_info *t)
 {
@@ -604,7 +605,7 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         break;
     default:
         /* Any other instruction defining a typed value. Types not listed above (images, samplers, events,
-         * opaque) keep op at the generic marker so that arguments of those types are KRT_ARG_OTHER. */
+         * opaque) keep op at the generic marker so that arguments of those types are KRT_SPV_ARG_OTHER. */
         if (id && !inst->type_id && !id->op)
             id->op = 0xFFFF;
         break;
@@ -617,7 +618,7 @@ oom:
 
 /* The element type and width of a scalar or a vector type; vectors hold scalars by construction (set_layout
  * refuses any other component), so this looks one level down at most. */
-static krt_scalar_type scalar_type(const parse_state *s, uint32_t type, uint32_t *width)
+static krt_spv_scalar scalar_type(const parse_state *s, uint32_t type, uint32_t *width)
 {
     *width = 1;
     const id_info *t = id_find(s, type);
@@ -626,22 +627,25 @@ static krt_scalar_type scalar_type(const parse_state *s, uint32_t type, uint32_t
         t = id_find(s, t->a);
     }
     if (t->op == OP_TYPE_BOOL)
-        return KRT_TYPE_BOOL;
+        return KRT_SPV_TYPE_BOOL;
     if (t->op == OP_TYPE_INT)
-        return t->a == 8 ? KRT_TYPE_INT8 : t->a == 16 ? KRT_TYPE_INT16 : t->a == 32 ? KRT_TYPE_INT32 : KRT_TYPE_INT64;
+        return t->a == 8    ? KRT_SPV_TYPE_INT8
+               : t->a == 16 ? KRT_SPV_TYPE_INT16
+               : t->a == 32 ? KRT_SPV_TYPE_INT32
+                            : KRT_SPV_TYPE_INT64;
     if (t->op == OP_TYPE_FLOAT)
-        return t->a == 16 ? KRT_TYPE_FLOAT16 : t->a == 32 ? KRT_TYPE_FLOAT32 : KRT_TYPE_FLOAT64;
-    return KRT_TYPE_NONE;
+        return t->a == 16 ? KRT_SPV_TYPE_FLOAT16 : t->a == 32 ? KRT_SPV_TYPE_FLOAT32 : KRT_SPV_TYPE_FLOAT64;
+    return KRT_SPV_TYPE_NONE;
 }
 
-static void describe_arg(const parse_state *s, uint32_t param, krt_arg_info *out)
+static void describe_arg(const parse_state *s, uint32_t param, krt_spv_arg *out)
 {
     const id_info *p = id_find(s, param);
     uint32_t type = p->a;
     const id_info *t = id_find(s, type);
     uint32_t width = 1;
-    out->kind = KRT_ARG_OTHER;
-    out->type = KRT_TYPE_NONE;
+    out->kind = KRT_SPV_ARG_OTHER;
+    out->type = KRT_SPV_TYPE_NONE;
     out->vector_width = 1;
     out->size = 0;
     if (t == &no_id)
@@ -650,10 +654,10 @@ static void describe_arg(const parse_state *s, uint32_t param, krt_arg_info *out
         uint32_t storage = t->a;
         if ((p->flags & ID_BYVAL) && storage == SC_FUNCTION) {
             /* A by-value struct whose size krt cannot know (a part without a layout, or over 4 GiB) stays
-             * KRT_ARG_OTHER, which krt_launch refuses, rather than a struct of 0 bytes. */
+             * KRT_SPV_ARG_OTHER (krt_launch refuses KRT_ARG_OTHER), rather than a struct of 0 bytes. */
             const id_info *pointee = id_find(s, t->b);
             if (pointee->align) {
-                out->kind = KRT_ARG_STRUCT;
+                out->kind = KRT_SPV_ARG_STRUCT;
                 out->size = pointee->size;
             }
             return;
@@ -663,19 +667,19 @@ static void describe_arg(const parse_state *s, uint32_t param, krt_arg_info *out
         switch (storage) {
         case SC_CROSS_WORKGROUP:
         case SC_GENERIC:
-            out->kind = KRT_ARG_GLOBAL_POINTER;
+            out->kind = KRT_SPV_ARG_GLOBAL_POINTER;
             out->size = s->pointer_size;
             break;
         case SC_UNIFORM_CONSTANT:
-            out->kind = KRT_ARG_CONSTANT_POINTER;
+            out->kind = KRT_SPV_ARG_CONSTANT_POINTER;
             out->size = s->pointer_size;
             break;
         case SC_WORKGROUP:
-            out->kind = KRT_ARG_LOCAL_POINTER;
+            out->kind = KRT_SPV_ARG_LOCAL_POINTER;
             out->size = 0;
             break;
         default:
-            out->type = KRT_TYPE_NONE;
+            out->type = KRT_SPV_TYPE_NONE;
             break;
         }
         return;
@@ -684,13 +688,13 @@ static void describe_arg(const parse_state *s, uint32_t param, krt_arg_info *out
         out->type = scalar_type(s, type, &width);
         out->vector_width = width;
         if (t->align) {
-            out->kind = KRT_ARG_SCALAR;
+            out->kind = KRT_SPV_ARG_SCALAR;
             out->size = t->size;
         }
         return;
     }
     if (t->op == OP_TYPE_STRUCT && t->align) {
-        out->kind = KRT_ARG_STRUCT;
+        out->kind = KRT_SPV_ARG_STRUCT;
         out->size = t->size;
     }
 }
@@ -717,9 +721,9 @@ static void state_free(parse_state *s)
 }
 
 /* Writes the message into err (err_size bytes, truncated) and returns code. */
-static krt_result fail(char *err, size_t err_size, krt_result code, const char *fmt, ...)
+static krt_spv_status fail(char *err, size_t err_size, krt_spv_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static krt_result fail(char *err, size_t err_size, krt_result code, const char *fmt, ...)
+static krt_spv_status fail(char *err, size_t err_size, krt_spv_status code, const char *fmt, ...)
 {
     if (err && err_size) {
         va_list ap;
@@ -921,14 +925,14 @@ static int any_group_markers(parse_state *s)
 
 /* Everything the reflection keeps goes into one allocation of strings plus the arrays, so that the module
  * frees it in three calls and the names stay valid as long as the module. */
-static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size_t err_size)
+static krt_spv_status build(parse_state *s, krt_spv_reflection *out, char *err, size_t err_size)
 {
     for (uint32_t k = 0; k < s->num_entries; k++)
         if (!s->entries[k].defined)
-            return fail(err, err_size, KRT_ERROR_INVALID_MODULE,
+            return fail(err, err_size, KRT_SPV_INVALID_MODULE,
                         "kernel %s has an entry point but no function body (truncated module?)", s->entries[k].name);
     if (!propagate_calls(s) || !local_vars(s) || !any_group_markers(s))
-        return fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY,
+        return fail(err, err_size, KRT_SPV_OUT_OF_MEMORY,
                     "out of host memory for the module's reflection");
     size_t strings = 0;
     uint32_t total_args = 0;
@@ -947,18 +951,18 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
     memset(out, 0, sizeof *out);
     out->kernels = calloc(s->num_entries ? s->num_entries : 1, sizeof *out->kernels);
     out->kernel_names = calloc(s->num_entries ? s->num_entries : 1, sizeof *out->kernel_names);
-    krt_arg_info *args = calloc(total_args ? total_args : 1, sizeof *args);
+    krt_spv_arg *args = calloc(total_args ? total_args : 1, sizeof *args);
     out->strings = malloc(strings ? strings : 1);
     out->spec_constants = calloc(s->num_spec_ids ? s->num_spec_ids : 1, sizeof *out->spec_constants);
     if (!out->kernels || !out->kernel_names || !args || !out->strings || !out->spec_constants) {
         free(args);
         krt_spv_reflection_free(out);
-        return fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY,
+        return fail(err, err_size, KRT_SPV_OUT_OF_MEMORY,
                     "out of host memory for the module's reflection");
     }
     out->all_args = args;
     char *str = out->strings;
-    krt_arg_info *next_arg = args;
+    krt_spv_arg *next_arg = args;
     for (uint32_t k = 0; k < s->num_entries; k++) {
         entry *e = &s->entries[k];
         krt_spv_kernel *kr = &out->kernels[k];
@@ -997,7 +1001,7 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
             }
             uint32_t pid = s->params[e->first_param + i];
             describe_arg(s, pid, &next_arg[i]);
-            kr->local_args += next_arg[i].kind == KRT_ARG_LOCAL_POINTER;
+            kr->local_args += next_arg[i].kind == KRT_SPV_ARG_LOCAL_POINTER;
             const char *n = id_find(s, pid)->name ? id_find(s, pid)->name : "";
             len = strlen(n) + 1;
             memcpy(str, n, len);
@@ -1020,15 +1024,15 @@ static krt_result build(parse_state *s, krt_spv_reflection *out, char *err, size
     out->uses_fp16 = s->fp16;
     out->uses_fp64 = s->fp64;
     out->uses_int64_atomics = s->int64_atomics;
-    return KRT_SUCCESS;
+    return KRT_SPV_OK;
 }
 
-krt_result krt_spv_reflect(const uint32_t *words, size_t num_words, krt_spv_reflection *out, char *err,
-                           size_t err_size)
+krt_spv_status krt_spv_reflect(const uint32_t *words, size_t num_words, krt_spv_reflection *out, char *err,
+                               size_t err_size)
 {
     spv_context sctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
     if (!sctx)
-        return fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the SPIR-V parser");
+        return fail(err, err_size, KRT_SPV_OUT_OF_MEMORY, "out of host memory for the SPIR-V parser");
     parse_state s;
     memset(&s, 0, sizeof s);
     s.pointer_size = 8;
@@ -1038,21 +1042,21 @@ krt_result krt_spv_reflect(const uint32_t *words, size_t num_words, krt_spv_refl
      * gigabytes before the first instruction is read). */
     if (num_words >= 5 && words[3] > MAX_ID_BOUND) {
         spvContextDestroy(sctx);
-        return fail(err, err_size, KRT_ERROR_INVALID_MODULE,
+        return fail(err, err_size, KRT_SPV_INVALID_MODULE,
                     "the module's id bound %u (header word 3) exceeds SPIR-V's limit of %u ids", words[3],
                     (unsigned)MAX_ID_BOUND);
     }
     spv_diagnostic diag = NULL;
     spv_result_t sr = spvBinaryParse(sctx, &s, words, num_words, on_header, on_inst, &diag);
-    krt_result r = KRT_SUCCESS;
+    krt_spv_status r = KRT_SPV_OK;
     if (s.oom) {
-        r = fail(err, err_size, KRT_ERROR_OUT_OF_HOST_MEMORY,
+        r = fail(err, err_size, KRT_SPV_OUT_OF_MEMORY,
                  "out of host memory while parsing the SPIR-V module");
     } else if (sr != SPV_SUCCESS && s.error[0]) {
-        r = fail(err, err_size, KRT_ERROR_INVALID_MODULE, "the SPIR-V module cannot be reflected: %s (at word %zu)",
-                 s.error, s.error_word);
+        r = fail(err, err_size, KRT_SPV_INVALID_MODULE,
+                 "the SPIR-V module cannot be reflected: %s (at word %zu)", s.error, s.error_word);
     } else if (sr != SPV_SUCCESS) {
-        r = fail(err, err_size, KRT_ERROR_INVALID_MODULE, "the SPIR-V module does not parse: %s (at word %zu)",
+        r = fail(err, err_size, KRT_SPV_INVALID_MODULE, "the SPIR-V module does not parse: %s (at word %zu)",
                  diag && diag->error ? diag->error : "malformed instruction stream",
                  diag ? diag->position.index : (size_t)0);
     } else {

@@ -2,13 +2,21 @@
 # - the translation: SPIR-V -> one LLVM module and the per-kernel facts, shared by the drivers that compile
 #   SPIR-V (ze_pocl, driver/driver.mk; ze_cuda, driver/cuda/cuda.mk) and built once, into $(BUILD)/obj/spirv/.
 #   Each driver links SPIRV_OBJS with SPIRV_LDLIBS. C++ against LLVM 15, libLLVMSPIRVLib 15 and SPIRV-Tools.
-# - the reflection (reflect.c, reflect.h): kernel signatures, plain C over SPIRV-Tools, in krt.h's public
-#   types. libkrt links SPIRV_REFLECT_OBJS for its runtime and its host driver (runtime/runtime.mk).
+# - the reflection (reflect.c, reflect.h): kernel signatures, plain C over SPIRV-Tools, in the front end's own
+#   types (the runtime translates them into krt.h's). libkrt links SPIRV_REFLECT_OBJS for its runtime and its
+#   host driver (runtime/runtime.mk). Built without runtime/include on the include path: spirv/ stays below the
+#   runtime (tools/structure.py refuses an include of krt.h).
+# extensions.c (plain C) is in both: what SPIRV-Tools' validator cannot judge, for the drivers' validation and
+# libkrt's.
 
 SPIRV_OBJDIR := $(OBJDIR)/spirv
 SPIRV_SRCS   := $(wildcard spirv/*.cpp)
 SPIRV_HDRS   := $(wildcard spirv/*.h)
-SPIRV_OBJS   := $(patsubst spirv/%.cpp,$(SPIRV_OBJDIR)/%.o,$(SPIRV_SRCS))
+# The C both parts share: what the validator cannot judge (extensions.c), for the drivers' validation before the
+# translator and for libkrt's (runtime/src/validate.c).
+SPIRV_SHARED_SRCS := spirv/extensions.c
+SPIRV_OBJS   := $(patsubst spirv/%.cpp,$(SPIRV_OBJDIR)/%.o,$(SPIRV_SRCS)) \
+                $(patsubst spirv/%.c,$(SPIRV_OBJDIR)/%.o,$(SPIRV_SHARED_SRCS))
 
 # The LLVM the front end is built with; the drivers' own LLVM code (driver/pocl, driver/cuda) uses the same.
 SPIRV_LLVM_CXXFLAGS := -I$(shell llvm-config-15 --includedir 2>/dev/null || echo /usr/lib/llvm-15/include)
@@ -27,10 +35,15 @@ $(SPIRV_OBJDIR)/%.o: spirv/%.cpp $(SPIRV_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(SPIRV_CXXFLAGS) -c $< -o $@
 
-SPIRV_REFLECT_OBJS := $(OBJDIR)/spirv-reflect/reflect.o
-SPIRV_REFLECT_CFLAGS := $(CFLAGS_C) -fvisibility=hidden -Iruntime/include \
+$(SPIRV_OBJDIR)/%.o: spirv/%.c $(SPIRV_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SPIRV_REFLECT_CFLAGS) -c $< -o $@
+
+SPIRV_REFLECT_OBJS := $(OBJDIR)/spirv-reflect/reflect.o \
+                      $(patsubst spirv/%.c,$(OBJDIR)/spirv-reflect/%.o,$(SPIRV_SHARED_SRCS))
+SPIRV_REFLECT_CFLAGS := $(CFLAGS_C) -fvisibility=hidden \
                         $(shell $(PKG_CONFIG) --cflags SPIRV-Tools 2>/dev/null)
 
-$(OBJDIR)/spirv-reflect/%.o: spirv/%.c spirv/reflect.h runtime/include/krt.h
+$(OBJDIR)/spirv-reflect/%.o: spirv/%.c $(wildcard spirv/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(SPIRV_REFLECT_CFLAGS) -c $< -o $@

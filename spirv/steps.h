@@ -30,10 +30,9 @@ inline char *dup_string(const std::string &s) {
 // module as host-order words) and returns ZP_SPIRV_OK, or another zp_spirv_status with why.
 int precheck(const zp_module_src *src, std::vector<uint32_t> &words, std::string &why);
 
-// validate.cpp: SPIRV-Tools' full validator on a copy of the module (words, from precheck) that it can judge;
-// words itself loses the INTEL aliasing hints on the way. Returns ZP_SPIRV_OK, or another zp_spirv_status with
-// why.
-int validate(std::vector<uint32_t> &words, std::string &why);
+// validate.cpp: SPIRV-Tools' full validator on a copy of the module (words, from precheck) that it can judge
+// (extensions.h says what it goes without). Returns ZP_SPIRV_OK, or another zp_spirv_status with why.
+int validate(const std::vector<uint32_t> &words, std::string &why);
 
 // spec_consts.cpp: the specialization constant values of src given to the translator.
 void set_spec_consts(const zp_module_src *src, SPIRV::TranslatorOpts &opts);

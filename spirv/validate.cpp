@@ -1,12 +1,14 @@
 // SPIRV-Tools' full validator, on a copy of the module it can judge on what matters (the module itself is
 // translated as it came): what the validator refuses, the translator could abort on. The copy goes without the
-// INTEL aliasing hints SPIRV-Tools 2023.1 does not know (checked here instead), and with each function's blocks
-// in reverse post-order and no merge instructions.
+// decoration-only hints SPIRV-Tools 2023.1 judges wrongly (SPV_INTEL_memory_access_aliasing, checked instead) and,
+// in a module declaring extensions SPIRV-Tools does not know, without the kinds of instruction of theirs it refuses
+// (extensions.h); and with each function's blocks in reverse post-order and no merge instructions.
 #include "steps.h"
 #include "opcodes.h"
+#include "extensions.h"
 
+#include <cstring>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -95,136 +97,18 @@ std::vector<uint32_t> normalized(const std::vector<uint32_t> &w) {
     return out;
 }
 
-// SPV_INTEL_memory_access_aliasing (SPIR-V 1.4 modules of Intel's SYCL compiler, for one) declares alias
-// domains, scopes and scope lists at module scope, names them in OpDecorateId AliasScopeINTEL/NoAliasINTEL and
-// in the AliasScopeINTELMask/NoAliasINTELMask memory operands. The extension allows that placement and the
-// translator reads it (the declarations become !alias.scope/!noalias metadata), but SPIRV-Tools 2023.1 knows
-// neither: it refuses the declarations outside a block and the decorations as taking no id. Only aliasing
-// hints hang on these ids, so the validator's copy goes without them: the module-scope declarations, the
-// decorations, and the two memory-operand bits with their id operands. The module itself is translated as
-// it came, with its hints. Since the validator no longer sees them, what it would have checked is checked
-// here: the translator casts each id to the kind it expects and aborts (assertion, bad cast) when a scope
-// names no domain or a decoration or memory operand names no scope list.
-// (OP_NAME and OP_DECORATE_ID are declared with the structural checks, opcodes.h.)
-enum { OP_ALIAS_DOMAIN_DECL = 5911, OP_ALIAS_SCOPE_DECL = 5912,
-       OP_ALIAS_SCOPE_LIST_DECL = 5913, DEC_ALIAS_SCOPE = 5914, DEC_NO_ALIAS = 5915,
-       MEM_ALIAS_BITS = 0x30000, MEM_WITH_OPERAND = 0x2 | 0x8 | 0x10 };
-
-struct AliasDecls {
-    std::set<uint32_t> domains, scopes, lists;
-};
-
-// Copies the memory operands starting at w[at] (a mask and its operands, repeated `sets` times) without the
-// aliasing bits and their operands, which must name scope lists. Returns false when a mask has bits whose
-// operands it cannot count (the instruction is then left to the validator) or, with *bad set, when an
-// aliasing operand names something else.
-bool strip_alias_operands(const uint32_t *w, size_t at, size_t end, int sets, const AliasDecls &d,
-                          std::vector<uint32_t> &out, bool *bad) {
-    for (int set = 0; set < sets && at < end; set++) {
-        uint32_t mask = w[at++];
-        if (mask & ~(MEM_ALIAS_BITS | MEM_WITH_OPERAND | 0x1 | 0x4 | 0x20)) return false;
-        out.push_back(mask & ~MEM_ALIAS_BITS);
-        // Operands follow in the order of their bits: Aligned, MakePointerAvailable, MakePointerVisible,
-        // AliasScopeINTELMask, NoAliasINTELMask.
-        for (uint32_t bit : {0x2u, 0x8u, 0x10u, 0x10000u, 0x20000u}) {
-            if (!(mask & bit)) continue;
-            if (at >= end) return false;
-            if (!(bit & MEM_ALIAS_BITS))
-                out.push_back(w[at]);
-            else if (!d.lists.count(w[at]))
-                *bad = true;
-            at++;
-        }
-    }
-    return at == end;
-}
-
-// Checks the aliasing declarations and their uses, and removes them from w (the validator's copy) in place.
-// Returns false, with why, for a use the translator would abort on. Leaves w as it is when the stream is
-// malformed (the validator then says so).
-bool strip_alias_info(std::vector<uint32_t> &w, std::string &why) {
-    AliasDecls d;
-    size_t n = w.size();
-    bool in_function = false, any = false;
-    // Declarations first (uses may come before them: decorations do).
-    for (size_t k = 5; k < n && (w[k] >> 16) != 0 && k + (w[k] >> 16) <= n; k += w[k] >> 16) {
-        uint32_t op = w[k] & 0xffff, wc = w[k] >> 16;
-        if (op == OP_FUNCTION) in_function = true;
-        if (op != OP_ALIAS_DOMAIN_DECL && op != OP_ALIAS_SCOPE_DECL && op != OP_ALIAS_SCOPE_LIST_DECL) continue;
-        if (in_function) {
-            why = "aliasing declaration inside a function (SPV_INTEL_memory_access_aliasing declares them at "
-                  "module scope)";
-            return false;
-        }
-        if (wc < 2) return true;
-        any = true;
-        if (op == OP_ALIAS_DOMAIN_DECL) {
-            d.domains.insert(w[k + 1]);
-        } else if (op == OP_ALIAS_SCOPE_DECL) {
-            if (wc < 3 || !d.domains.count(w[k + 2])) {
-                why = "OpAliasScopeDeclINTEL %" + std::to_string(w[k + 1]) + " names no alias domain";
-                return false;
-            }
-            d.scopes.insert(w[k + 1]);
-        } else {
-            for (uint32_t j = 2; j < wc; j++)
-                if (!d.scopes.count(w[k + j])) {
-                    why = "OpAliasScopeListDeclINTEL %" + std::to_string(w[k + 1]) + " names something other "
-                          "than an alias scope";
-                    return false;
-                }
-            d.lists.insert(w[k + 1]);
-        }
-    }
-    std::vector<uint32_t> out(w.begin(), w.begin() + 5);
-    in_function = false;
-    size_t i = 5;
-    while (i < n) {
-        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
-        if (wc == 0 || i + wc > n) return true;
-        size_t before = out.size();
-        if (op == OP_FUNCTION) in_function = true;
-        if (op == OP_ALIAS_DOMAIN_DECL || op == OP_ALIAS_SCOPE_DECL || op == OP_ALIAS_SCOPE_LIST_DECL ||
-            (op == OP_NAME && wc >= 2 && (d.domains.count(w[i + 1]) || d.scopes.count(w[i + 1]) ||
-                                         d.lists.count(w[i + 1])))) {
-            i += wc;
-            continue;
-        }
-        if (op == OP_DECORATE_ID && wc >= 3 && (w[i + 2] == DEC_ALIAS_SCOPE || w[i + 2] == DEC_NO_ALIAS)) {
-            if (wc != 4 || !d.lists.count(w[i + 3])) {
-                why = "AliasScopeINTEL/NoAliasINTEL decoration of %" + std::to_string(w[i + 1]) +
-                      " names no alias scope list";
-                return false;
-            }
-            any = true;
-            i += wc;
-            continue;
-        }
-        if ((op == OP_LOAD && wc > 4) || ((op == OP_STORE || op == OP_COPY_MEMORY) && wc > 3) ||
-            (op == OP_COPY_MEMORY_SIZED && wc > 4)) {
-            size_t first = op == OP_STORE || op == OP_COPY_MEMORY ? 3 : 4;
-            int sets = op == OP_COPY_MEMORY || op == OP_COPY_MEMORY_SIZED ? 2 : 1;
-            out.push_back(0); // header, fixed below
-            out.insert(out.end(), w.begin() + i + 1, w.begin() + i + first);
-            bool bad = false;
-            if (!strip_alias_operands(&w[0], i + first, i + wc, sets, d, out, &bad)) {
-                out.resize(before);
-                out.insert(out.end(), w.begin() + i, w.begin() + i + wc);
-            } else if (bad) {
-                why = "aliasing memory operand at word " + std::to_string(i) + " names no alias scope list";
-                return false;
-            } else {
-                if (out.size() - before != wc) any = true;
-                out[before] = (uint32_t)((out.size() - before) << 16) | op;
-            }
-            i += wc;
-            continue;
-        }
-        out.insert(out.end(), w.begin() + i, w.begin() + i + wc);
-        i += wc;
-    }
-    if (any) w.swap(out);
-    return true;
+// The extensions the SPIR-V translator knows (libLLVMSPIRVLib's own list): an extension SPIRV-Tools does not know
+// is let past the validator only when the translator knows it, since what the translator does not know it refuses,
+// and what the validator could not judge must be the translator's to judge.
+bool translator_knows(const char *name) {
+    static const char *const known[] = {
+#define EXT(X) #X,
+#include <LLVMSPIRVLib/LLVMSPIRVExtensions.inc>
+#undef EXT
+    };
+    for (const char *k : known)
+        if (std::strcmp(k, name) == 0) return true;
+    return false;
 }
 
 spv_target_env env_for(uint32_t version) {
@@ -241,13 +125,28 @@ spv_target_env env_for(uint32_t version) {
 
 } // namespace
 
-int validate(std::vector<uint32_t> &words, std::string &why) {
-    // The full validator on the normalized copy: what it refuses, the translator could abort on.
-    if (!strip_alias_info(words, why)) {
-        why = "invalid SPIR-V: " + why;
+int validate(const std::vector<uint32_t> &words, std::string &why) {
+    // The full validator on the normalized copy: what it refuses, the translator could abort on. The copy first
+    // goes without the decoration-only hints the validator judges wrongly, whose ids are checked instead
+    // (extensions.h): the translator casts each id to the kind it expects and aborts on another.
+    krt_spv_copy c;
+    if (!krt_spv_copy_init(&c, words.data(), words.size())) {
+        why = "out of memory";
+        return ZP_SPIRV_OUT_OF_MEMORY;
+    }
+    char buf[512] = "";
+    int stripped = krt_spv_strip_hints(&c, buf, sizeof buf);
+    std::vector<uint32_t> plain(c.words, c.words + c.num_words);
+    krt_spv_copy_free(&c);
+    if (stripped < 0) {
+        why = "out of memory";
+        return ZP_SPIRV_OUT_OF_MEMORY;
+    }
+    if (stripped == 0) {
+        why = std::string("invalid SPIR-V: ") + buf;
         return ZP_SPIRV_INVALID_BINARY;
     }
-    std::vector<uint32_t> norm = normalized(words);
+    std::vector<uint32_t> norm = normalized(plain);
     if (norm.empty()) {
         why = "malformed SPIR-V: an instruction outside any block";
         return ZP_SPIRV_INVALID_BINARY;
@@ -267,20 +166,57 @@ int validate(std::vector<uint32_t> &words, std::string &why) {
         why = "out of memory";
         return ZP_SPIRV_OUT_OF_MEMORY;
     }
-    spv_const_binary_t bin = {norm.data(), norm.size()};
-    spv_diagnostic diag = nullptr;
-    int rc = ZP_SPIRV_OK;
     spv_validator_options vopts = spvValidatorOptionsCreate();
-    spv_result_t vr = spvValidateWithOptions(vctx, vopts, &bin, &diag);
-    if (vr != SPV_SUCCESS) {
-        why = "invalid SPIR-V";
-        if (diag && diag->error) {
-            why += ": ";
-            why += diag->error;
-        }
-        rc = ZP_SPIRV_INVALID_BINARY;
+    if (!krt_spv_copy_init(&c, norm.data(), norm.size()) || !vopts) {
+        spvValidatorOptionsDestroy(vopts);
+        spvContextDestroy(vctx);
+        krt_spv_copy_free(&c);
+        why = "out of memory";
+        return ZP_SPIRV_OUT_OF_MEMORY;
     }
-    spvDiagnosticDestroy(diag);
+    // The rule libkrt applies (runtime/src/validate.c, docs/design.md): where the module declares extensions this
+    // SPIRV-Tools does not know, an instruction the validator refuses that only an extension gives is not the
+    // validator's to judge; every instruction of its kind leaves the copy and the rest is validated again. Each
+    // round takes out one more kind, so the loop ends.
+    int rc = ZP_SPIRV_OK;
+    int unknown = -2; // not asked yet
+    krt_spv_excluded done{};
+    for (;;) {
+        spv_const_binary_t bin = {c.words, c.num_words};
+        spv_diagnostic diag = nullptr;
+        spv_result_t vr = spvValidateWithOptions(vctx, vopts, &bin, &diag);
+        if (vr == SPV_SUCCESS) {
+            spvDiagnosticDestroy(diag);
+            break;
+        }
+        size_t at = diag ? diag->position.index : 0;
+        std::string msg = diag && diag->error ? diag->error : "";
+        spvDiagnosticDestroy(diag);
+        if (unknown == -2) {
+            const char *found[16];
+            unknown = krt_spv_unknown_extensions(words.data(), words.size(), found, 16);
+            for (int k = 0; k < unknown && k < 16; k++)
+                if (!translator_knows(found[k])) {
+                    why = std::string("the module declares the extension ") + found[k] + ", which neither "
+                          "SPIRV-Tools' validator nor the SPIR-V translator knows";
+                    rc = ZP_SPIRV_BUILD_FAILURE;
+                    break;
+                }
+            if (rc != ZP_SPIRV_OK) break;
+        }
+        int excluded = unknown > 0 ? krt_spv_exclude(&c, at, &done, buf, sizeof buf) : 0;
+        if (excluded > 0) continue;
+        if (excluded < 0 || unknown == -1) {
+            why = "out of memory";
+            rc = ZP_SPIRV_OUT_OF_MEMORY;
+            break;
+        }
+        why = "invalid SPIR-V";
+        if (!msg.empty()) why += ": " + msg;
+        rc = ZP_SPIRV_INVALID_BINARY;
+        break;
+    }
+    krt_spv_copy_free(&c);
     spvValidatorOptionsDestroy(vopts);
     spvContextDestroy(vctx);
     return rc;

@@ -2,9 +2,12 @@
 # test/krt-cc.sh BUILD: krt-cc's contract, as tools/krt-cc states it: the output and its default name, -D and
 # -I reaching clang, exit status 1 with the diagnostic and no output file on a compile or validation failure,
 # 2 on a usage error, 3 naming the tool and its package when one is missing; the same for --host, and every
-# kernel of kernels/ compiling as C with clang-15 too (make builds them with cc). Run by `make test`.
+# kernel of kernels/ compiling as C with clang-15 too (make builds them with cc); the default OpenCL C (3.0 with
+# the drivers' features: get_enqueued_local_size runs with a partial group on ze_pocl and the host device),
+# -cl-std and -cl-ext. Run by `make test` (with ZE_ENABLE_ALT_DRIVERS naming ze_pocl).
 set -u
-cc_=$(cd "$1" && pwd)/bin/krt-cc
+build=$(cd "$1" && pwd)
+cc_=$build/bin/krt-cc
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/krt-cc-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
@@ -142,4 +145,76 @@ nm -D --defined-only bar1.so | grep -q "krt_host_loops_" && fail "--host -O0: lo
 for f in "$root"/kernels/*.cl "$root"/test/kernels/krt_single_source.cl "$root"/test/kernels/krt_barriers.cl; do
     KRT_HOST_CC=clang-15 "$cc_" --host -Wextra -Werror "$f" -o clang.so || fail "clang-15 --host: $f"
 done
+# The default OpenCL C is 3.0 with the drivers' features (tools/krt-cc, cl_features): get_enqueued_local_size,
+# which krt.h and docs/api.md recommend for partial groups, compiles without -cl-std, and runs right with a
+# partial last group on ze_pocl and, from the same source through --host, on the host device.
+cat >enq.cl <<'CL'
+__kernel void enq(__global uint *out)
+{
+    size_t i = get_global_id(0);
+    out[i] = (uint)(get_enqueued_local_size(0) * 1000 + get_local_size(0));
+}
+CL
+"$cc_" enq.cl 2>err.txt || fail "get_enqueued_local_size with krt-cc's defaults: $(cat err.txt)"
+"$cc_" --host enq.cl 2>err.txt || fail "--host: get_enqueued_local_size: $(cat err.txt)"
+"$cc_" --print-flags | grep -q -- "-cl-std=CL3.0 " || fail "--print-flags: not OpenCL C 3.0: $("$cc_" --print-flags)"
+cat >enq_run.c <<'C'
+#include <krt.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Runs enq.spv over 1000 work-items in groups of 64 (the last one of 40) and checks every item's answer. */
+int main(void)
+{
+    enum { N = 1000, GROUP = 64 };
+    krt_context *ctx;
+    krt_module *m;
+    krt_kernel *k;
+    krt_device_info info;
+    uint32_t *out;
+    if (krt_context_create(NULL, &ctx) || krt_context_device_info(ctx, &info) ||
+        krt_module_create(ctx, &(krt_module_desc){ .path = "enq.spv" }, &m) || krt_kernel_get(m, "enq", &k) ||
+        krt_alloc(ctx, N * sizeof *out, &(krt_alloc_desc){ .kind = KRT_MEMORY_SHARED }, (void **)&out)) {
+        printf("%s\n", krt_last_error_message());
+        return 1;
+    }
+    memset(out, 0, N * sizeof *out);
+    krt_arg args[] = { KRT_ARG(out) };
+    krt_launch_desc d = { .range = { 1, { N } }, .group = { GROUP, 1, 1 }, .args = args, .num_args = 1 };
+    if (krt_launch_sync(k, &d)) {
+        printf("%s\n", krt_last_error_message());
+        return 1;
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t want = GROUP * 1000 + (i < N / GROUP * GROUP ? GROUP : N % GROUP);
+        if (out[i] != want) {
+            printf("%s: item %u: %u, expected %u\n", info.driver_name, i, out[i], want);
+            return 1;
+        }
+    }
+    printf("%s %s\n", info.driver_name, krt_device_type_name(info.type));
+    krt_context_destroy(ctx);
+    return 0;
+}
+C
+cc -std=c11 -I"$root/runtime/include" enq_run.c -o enq_run -L"$build/lib" -Wl,-rpath,"$build/lib" -lkrt ||
+    fail "the get_enqueued_local_size program did not build"
+KRT_DEVICE=cpu ./enq_run >out.txt 2>&1 || fail "get_enqueued_local_size on ze_pocl: $(cat out.txt)"
+grep -qi "^ze_pocl cpu$" out.txt || fail "get_enqueued_local_size did not run on ze_pocl: $(cat out.txt)"
+KRT_DEVICE=host ./enq_run >out.txt 2>&1 || fail "get_enqueued_local_size on the host device: $(cat out.txt)"
+grep -qi " host$" out.txt || fail "get_enqueued_local_size did not run on the host device: $(cat out.txt)"
+# -cl-std takes the caller's version with clang's own features for it (1.2 has no get_enqueued_local_size);
+# -cl-ext adds a feature the default leaves out (images, which no driver runs).
+"$cc_" -cl-std=CL1.2 enq.cl -o enq12.spv 2>err.txt && fail "-cl-std=CL1.2 compiled get_enqueued_local_size"
+grep -q "get_enqueued_local_size" err.txt || fail "-cl-std=CL1.2: $(cat err.txt)"
+cat >img.cl <<'CL'
+__kernel void img(read_only image2d_t im, __global float4 *out)
+{
+    out[0] = read_imagef(im, (int2)(0, 0));
+}
+CL
+"$cc_" img.cl 2>err.txt && fail "an image kernel compiled with the default features, which leave images out"
+grep -q "__opencl_c_images" err.txt || fail "image kernel: $(cat err.txt)"
+"$cc_" -cl-ext=+__opencl_c_images img.cl 2>err.txt || fail "-cl-ext=+__opencl_c_images: $(cat err.txt)"
+"$cc_" --host -cl-ext=+__opencl_c_images enq.cl -o enq2.so 2>err.txt || fail "--host -cl-ext: $(cat err.txt)"
 echo "krt-cc: every case as documented"

@@ -580,3 +580,239 @@ Test(module, validation_none_still_parses)
     free(code);
     krt_context_destroy(ctx);
 }
+
+/* ---- extensions the validator cannot judge (issue 38; docs/design.md, "Modules: validate, reflect, build") ---- */
+
+/* The first instruction with this opcode at or after word `from`, and its word count, or 0. */
+static size_t find_op_from(const uint32_t *w, size_t words, uint32_t opcode, size_t from)
+{
+    for (size_t i = 5; i < words;) {
+        uint32_t count = w[i] >> 16;
+        cr_assert(count > 0 && i + count <= words, "malformed test module");
+        if (i >= from && (w[i] & 0xffff) == opcode)
+            return i;
+        i += count;
+    }
+    return 0;
+}
+
+/* The result id of the first OpTypeInt of this width. */
+static uint32_t int_type(const uint32_t *w, size_t words, uint32_t width)
+{
+    for (size_t at = find_op(w, words, 21); at; at = find_op_from(w, words, 21, at + 1))
+        if (w[at + 2] == width)
+            return w[at + 1];
+    cr_assert_fail("no OpTypeInt %u in the test module", width);
+    return 0;
+}
+
+/* Loads a module from memory with a logger that keeps the first warning; the result and the module. */
+typedef struct {
+    int warnings;
+    char first[1024];
+} warning_log;
+
+static void keep_warning(void *user, krt_log_level level, const char *message)
+{
+    warning_log *w = user;
+    if (level == KRT_LOG_WARNING && __atomic_fetch_add(&w->warnings, 1, __ATOMIC_RELAXED) == 0)
+        snprintf(w->first, sizeof w->first, "%s", message);
+}
+
+/* DPC++'s strided add with SPV_INTEL_memory_access_aliasing hints (test/kernels/asm/krt_alias_strided_add.spvasm):
+ * valid SPIR-V that SPIRV-Tools 2023.1 refuses ("AliasDomainDeclINTEL must appear in a block"). krt checks the
+ * hints itself and loads it without a warning; the driver translates the hints (llvm-spirv 15 reads them) and it
+ * runs right. KRT_VALIDATION_STRICT keeps the validator's word. */
+Test(module, aliasing_hints_load_without_warning_and_run)
+{
+    kt_skip_on_host("a hand-written SPIR-V module has no native library for the host device");
+    warning_log log = {0};
+    krt_context_desc cd = {.logger = {.func = keep_warning, .user_data = &log, .max_level = KRT_LOG_WARNING}};
+    krt_context *ctx = kt_context(&cd);
+    krt_module *m = kt_module(ctx, "asm/krt_alias_strided_add");
+    krt_module_info info;
+    KT_OK(krt_module_info_get(m, &info));
+    cr_assert_eq(info.num_warnings, 0u, "%s", info.num_warnings ? info.warnings[0] : "");
+    cr_assert_eq(log.warnings, 0, "%s", log.first);
+    krt_kernel *k = kt_kernel(m, "strided_add");
+    enum { N = 1000 };
+    uint64_t n = N, sc = 1, sa = 2, sb = 3;
+    float *a = kt_alloc(ctx, 2 * N * sizeof(float), KRT_MEMORY_SHARED);
+    float *b = kt_alloc(ctx, 3 * N * sizeof(float), KRT_MEMORY_SHARED);
+    float *c = kt_alloc(ctx, N * sizeof(float), KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < 3 * N; i++) {
+        if (i < 2 * N)
+            a[i] = (float)i;
+        b[i] = (float)(i % 17) * 0.5f;
+    }
+    krt_arg args[] = {KRT_ARG(c), KRT_ARG(a), KRT_ARG(b), KRT_ARG(n), KRT_ARG(sc), KRT_ARG(sa), KRT_ARG(sb)};
+    krt_launch_desc d = kt_desc1(N, args, 7);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(c[i], a[2 * i] + b[3 * i], "c[%u] = %g", i, (double)c[i]);
+    KT_OK(krt_free(ctx, a));
+    KT_OK(krt_free(ctx, b));
+    KT_OK(krt_free(ctx, c));
+    krt_module_destroy(m);
+
+    krt_module_desc strict = {.path = kt_kernel_path("asm/krt_alias_strided_add"),
+                              .validation = KRT_VALIDATION_STRICT};
+    m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &strict, &m), KRT_ERROR_INVALID_MODULE);
+    cr_assert(strstr(krt_last_error_message(), "AliasDomainDeclINTEL") != NULL, "%s", krt_last_error_message());
+    krt_context_destroy(ctx);
+}
+
+/* Looking past the aliasing hints hides nothing: ids of theirs that the translator would cast wrongly (a scope
+ * naming a type rather than a domain, a decoration naming a constant rather than a scope list) and a type error
+ * elsewhere in the module are refused, with the reason. */
+Test(module, aliasing_hints_do_not_hide_malformed_spirv)
+{
+    krt_context *ctx = kt_context(NULL);
+    size_t size;
+    uint32_t *code = kt_read_file(kt_kernel_path("asm/krt_alias_strided_add"), &size);
+    size_t words = size / 4;
+    uint32_t *bad = malloc(size);
+    cr_assert_not_null(bad);
+
+    memcpy(bad, code, size);
+    size_t at = find_op(bad, words, 5912 /* OpAliasScopeDeclINTEL */);
+    cr_assert_gt(at, 0);
+    bad[at + 2] = int_type(bad, words, 64);
+    expect_invalid(ctx, bad, size, "an alias scope naming a type");
+    cr_assert(strstr(krt_last_error_message(), "names no alias domain") != NULL, "%s", krt_last_error_message());
+
+    memcpy(bad, code, size);
+    at = find_op(bad, words, 332 /* OpDecorateId */);
+    cr_assert_gt(at, 0);
+    bad[at + 3] = int_type(bad, words, 64);
+    expect_invalid(ctx, bad, size, "an aliasing decoration naming a type");
+    cr_assert(strstr(krt_last_error_message(), "names no alias scope list") != NULL, "%s",
+              krt_last_error_message());
+
+    /* OpFAdd with a 64-bit integer result type over two floats. */
+    memcpy(bad, code, size);
+    at = find_op(bad, words, 129 /* OpFAdd */);
+    cr_assert_gt(at, 0);
+    bad[at + 1] = int_type(bad, words, 64);
+    expect_invalid(ctx, bad, size, "an OpFAdd of the wrong type");
+    cr_assert(strstr(krt_last_error_message(), "FAdd") != NULL, "%s", krt_last_error_message());
+    cr_assert(strstr(krt_last_error_message(), "AliasDomainDeclINTEL") == NULL, "%s", krt_last_error_message());
+    free(bad);
+    free(code);
+    krt_context_destroy(ctx);
+}
+
+/* test/kernels/asm/krt_unknown_extension.spvasm with its extension renamed: name must take the same number of
+ * words (28 to 31 bytes). */
+static uint32_t *unknown_extension_module(const char *name, size_t *size)
+{
+    uint32_t *code = kt_read_file(kt_kernel_path("asm/krt_unknown_extension"), size);
+    size_t at = find_op(code, *size / 4, 10 /* OpExtension */);
+    cr_assert_gt(at, 0);
+    cr_assert_eq(code[at] >> 16, 9u, "the test module changed");
+    cr_assert(strlen(name) >= 28 && strlen(name) < 32);
+    memset(code + at + 1, 0, 32);
+    memcpy(code + at + 1, name, strlen(name));
+    return code;
+}
+
+/* A module declaring an extension that this SPIRV-Tools does not know (SPV_INTEL_optimization_hints, which the
+ * drivers' translator does know), with instructions of it that the validator refuses: krt loads it, warns naming
+ * the extension and the validator's complaint, and leaves the judgement to the driver, where it runs right.
+ * KRT_VALIDATION_STRICT keeps the validator's word. */
+Test(module, extension_unknown_to_the_validator_loads_with_a_warning_and_runs)
+{
+    kt_skip_on_host("a hand-written SPIR-V module has no native library for the host device");
+    warning_log log = {0};
+    krt_context_desc cd = {.logger = {.func = keep_warning, .user_data = &log, .max_level = KRT_LOG_WARNING}};
+    krt_context *ctx = kt_context(&cd);
+    krt_module *m = kt_module(ctx, "asm/krt_unknown_extension");
+    krt_module_info info;
+    KT_OK(krt_module_info_get(m, &info));
+    cr_assert_eq(info.num_warnings, 1u);
+    cr_assert_eq(log.warnings, 1);
+    cr_assert_str_eq(info.warnings[0], log.first);
+    cr_assert(strstr(info.warnings[0], "SPV_INTEL_optimization_hints") != NULL, "%s", info.warnings[0]);
+    cr_assert(strstr(info.warnings[0], "ExpectAssumeKHR") != NULL, "%s", info.warnings[0]);
+    krt_kernel *k = kt_kernel(m, "expect_add");
+    enum { N = 999 };
+    uint32_t *src = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED), *dst = kt_alloc(ctx, N * 4, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < N; i++) {
+        src[i] = i * 7 + 3;
+        dst[i] = 0;
+    }
+    krt_arg args[] = {KRT_ARG(dst), KRT_ARG(src)};
+    krt_launch_desc d = kt_desc1(N, args, 2);
+    KT_OK(krt_launch_sync(k, &d));
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(dst[i], i * 7 + 4, "dst[%u] = %u", i, dst[i]);
+    KT_OK(krt_free(ctx, src));
+    KT_OK(krt_free(ctx, dst));
+    krt_module_destroy(m);
+
+    krt_module_desc strict = {.path = kt_kernel_path("asm/krt_unknown_extension"),
+                              .validation = KRT_VALIDATION_STRICT};
+    m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &strict, &m), KRT_ERROR_INVALID_MODULE);
+    krt_context_destroy(ctx);
+}
+
+/* An extension nobody knows (a made-up name): krt's validator cannot judge it either, so krt warns and lets the
+ * driver decide, and the driver, whose translator does not know it, refuses to build it, saying which extension. */
+Test(module, extension_nobody_knows_is_the_drivers_to_refuse)
+{
+    kt_skip_on_host("a hand-written SPIR-V module has no native library for the host device");
+    warning_log log = {0};
+    krt_context_desc cd = {.logger = {.func = keep_warning, .user_data = &log, .max_level = KRT_LOG_WARNING}};
+    krt_context *ctx = kt_context(&cd);
+    size_t size;
+    uint32_t *code = unknown_extension_module("SPV_KRT_made_up_for_this_test", &size);
+    krt_module_desc desc = {.code = code, .size = size};
+    krt_module *m = NULL;
+    KT_EXPECT(krt_module_create(ctx, &desc, &m), KRT_ERROR_MODULE_BUILD_FAILURE);
+    cr_assert_null(m);
+    cr_assert(strstr(krt_last_error_message(), "SPV_KRT_made_up_for_this_test") != NULL, "%s",
+              krt_last_error_message());
+    cr_assert_eq(log.warnings, 1);
+    cr_assert(strstr(log.first, "SPV_KRT_made_up_for_this_test") != NULL, "%s", log.first);
+    kt_assert_usable(ctx);
+    free(code);
+    krt_context_destroy(ctx);
+}
+
+/* Declaring an extension the validator does not know excuses only the instructions it refuses that an extension
+ * gives: a type error (an OpIAdd of a 64-bit result over 32-bit operands) and a use of an undefined id elsewhere
+ * in the same module are refused by krt itself, before any driver, whether the extension is the translator's or
+ * nobody's. */
+Test(module, unknown_extension_does_not_hide_malformed_spirv)
+{
+    krt_context *ctx = kt_context(NULL);
+    const char *const names[] = {"SPV_INTEL_optimization_hints", "SPV_KRT_made_up_for_this_test"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t size;
+        uint32_t *code = unknown_extension_module(names[k], &size);
+        size_t words = size / 4;
+        uint32_t *bad = malloc(size);
+        cr_assert_not_null(bad);
+
+        memcpy(bad, code, size);
+        size_t at = find_op(bad, words, 128 /* OpIAdd */);
+        cr_assert_gt(at, 0);
+        bad[at + 1] = int_type(bad, words, 64);
+        expect_invalid(ctx, bad, size, "an OpIAdd of the wrong type");
+        cr_assert(strstr(krt_last_error_message(), "IAdd") != NULL, "%s: %s", names[k], krt_last_error_message());
+
+        memcpy(bad, code, size);
+        at = find_op(bad, words, 62 /* OpStore */);
+        cr_assert_gt(at, 0);
+        bad[at + 2] = bad[3];
+        bad[3] += 1;
+        expect_invalid(ctx, bad, size, "a store of an undefined id");
+        cr_assert(strstr(krt_last_error_message(), "not been defined") != NULL, "%s: %s", names[k],
+                  krt_last_error_message());
+        free(bad);
+        free(code);
+    }
+    krt_context_destroy(ctx);
+}

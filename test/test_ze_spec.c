@@ -756,6 +756,69 @@ Test(ze_spec, malformed_aliasing_ids_are_refused_not_translated, .timeout = ZT_T
     zt_fini(&env);
 }
 
+/* An extension SPIRV-Tools does not know but the translator does (SPV_INTEL_optimization_hints, whose capability
+ * and OpExpectINTEL the validator takes for SPV_KHR_expect_assume's and refuses): the front end leaves those
+ * instructions to the translator and validates the rest (spirv/extensions.h), so the module builds and runs. The
+ * same module under an extension name nobody knows is refused with a build log naming it, and one with a type
+ * error elsewhere is still refused as invalid SPIR-V (test/kernels/asm/krt_unknown_extension.spvasm). */
+Test(ze_spec, extension_unknown_to_the_validator_is_the_translators, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "asm/krt_unknown_extension");
+    ze_kernel_handle_t k = zt_kernel_create(m, "expect_add");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint32_t *src = zt_alloc_shared(&env, 256 * sizeof(uint32_t));
+    uint32_t *dst = zt_alloc_shared(&env, 256 * sizeof(uint32_t));
+    for (uint32_t i = 0; i < 256; i++) {
+        src[i] = i * 5;
+        dst[i] = 0;
+    }
+    zt_set_args(k, 2, sizeof dst, &dst, sizeof src, &src);
+    zt_launch_sync(&env, l, k, 64, 1, 1, 4, 1, 1);
+    for (uint32_t i = 0; i < 256; i++)
+        cr_assert_eq(dst[i], i * 5 + 1, "dst[%u] = %u", i, dst[i]);
+    ZT_OK(zeMemFree(env.context, src));
+    ZT_OK(zeMemFree(env.context, dst));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+
+    for (int variant = 0; variant < 2; variant++) {
+        size_t size = 0;
+        uint32_t *w = zt_load_spirv("asm/krt_unknown_extension", &size);
+        size_t n = size / 4;
+        uint32_t ulong_id = 0;
+        for (size_t i = 5; i < n && (w[i] >> 16) != 0; i += w[i] >> 16) {
+            uint32_t op = w[i] & 0xffff;
+            if (op == 10 && variant == 0) { /* OpExtension: a name of the same length that nobody knows */
+                cr_assert_eq(w[i] >> 16, 9u, "the test module changed");
+                memset(&w[i + 1], 0, 32);
+                memcpy(&w[i + 1], "SPV_KRT_made_up_for_this_test", 29);
+            }
+            if (op == 21 && w[i + 2] == 64) /* OpTypeInt 64 */
+                ulong_id = w[i + 1];
+            if (op == 128 && variant == 1) /* OpIAdd: a 64-bit result of 32-bit operands */
+                w[i + 1] = ulong_id;
+        }
+        ze_module_handle_t bad = NULL;
+        ze_module_build_log_handle_t log = NULL;
+        ze_result_t r = zt_module_create_il(&env, w, size, NULL, &bad, &log);
+        free(w);
+        char *text = take_log(log);
+        cr_assert_null(bad);
+        if (variant == 0) {
+            cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "0x%x: %s", (unsigned)r, text);
+            cr_assert(strstr(text, "SPV_KRT_made_up_for_this_test") != NULL, "build log: %s", text);
+        } else {
+            cr_assert_eq(r, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "0x%x: %s", (unsigned)r, text);
+            cr_assert(strstr(text, "IAdd") != NULL, "build log: %s", text);
+        }
+        free(text);
+    }
+    zt_fini(&env);
+}
+
 /* zeKrtDriverStatus (driver/include/ze_krt_driver_status.h), found as libkrt finds it: the driver under test
  * (libze_pocl.so: "ze_pocl", libze_cuda.so: "ze_cuda") names itself and counts its devices as the loader does, with
  * no reason; it starts the driver itself when nothing did, and refuses NULL. */

@@ -8,9 +8,9 @@ KRT_HOST_OBJDIR := $(OBJDIR)/host
 KRT_HOST_SRCS   := $(filter-out driver/ddi_export.c,$(wildcard driver/*.c)) $(wildcard driver/host/*.c)
 KRT_HOST_OBJS   := $(patsubst driver/%.c,$(KRT_HOST_OBJDIR)/%.o,$(KRT_HOST_SRCS))
 KRT_HOST_HDRS   := $(wildcard common/*.h) $(wildcard spirv/*.h) kernels/include/krt_host_abi.h $(wildcard driver/*.h) \
-                   $(wildcard driver/include/*.h) $(wildcard driver/host/*.h) runtime/include/krt.h
+                   $(wildcard driver/include/*.h) $(wildcard driver/host/*.h)
 KRT_HOST_CFLAGS := $(CFLAGS_C) -fvisibility=hidden -DZP_BACKEND=zp_host_backend \
-                   -Iruntime/include $(shell $(PKG_CONFIG) --cflags level-zero libffi 2>/dev/null)
+                   $(shell $(PKG_CONFIG) --cflags level-zero libffi 2>/dev/null)
 KRT_HOST_LIBS   := $(shell $(PKG_CONFIG) --libs libffi 2>/dev/null || echo -lffi)
 
 $(KRT_HOST_OBJDIR)/%.o: driver/%.c $(KRT_HOST_HDRS)

@@ -31,13 +31,13 @@ void host_module_meta_free(zp_module_meta *meta) {
     meta->count = 0;
 }
 
-static uint32_t arg_kind(const krt_arg_info *a) {
+static uint32_t arg_kind(const krt_spv_arg *a) {
     switch (a->kind) {
-    case KRT_ARG_GLOBAL_POINTER: return ZP_ARG_GLOBAL;
-    case KRT_ARG_CONSTANT_POINTER: return ZP_ARG_CONSTANT;
-    case KRT_ARG_LOCAL_POINTER: return ZP_ARG_LOCAL;
-    case KRT_ARG_SCALAR: return ZP_ARG_SCALAR;
-    case KRT_ARG_STRUCT: return ZP_ARG_BYVAL;
+    case KRT_SPV_ARG_GLOBAL_POINTER: return ZP_ARG_GLOBAL;
+    case KRT_SPV_ARG_CONSTANT_POINTER: return ZP_ARG_CONSTANT;
+    case KRT_SPV_ARG_LOCAL_POINTER: return ZP_ARG_LOCAL;
+    case KRT_SPV_ARG_SCALAR: return ZP_ARG_SCALAR;
+    case KRT_SPV_ARG_STRUCT: return ZP_ARG_BYVAL;
     default: return ZP_ARG_UNSUPPORTED;
     }
 }
@@ -105,13 +105,12 @@ ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **
     }
     memcpy(words, src->spirv, src->size);
     char why[1024];
-    krt_result kr = krt_spv_reflect(words, src->size / 4, &m->refl, why, sizeof why);
+    krt_spv_status st = krt_spv_reflect(words, src->size / 4, &m->refl, why, sizeof why);
     free(words);
-    if (kr != KRT_SUCCESS) {
+    if (st != KRT_SPV_OK) {
         *log = strdupf("the module does not parse: %s", why);
         free(m);
-        return kr == KRT_ERROR_OUT_OF_HOST_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
-                                                   : ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+        return st == KRT_SPV_OUT_OF_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY : ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     }
     dlerror();
     m->lib = dlopen(src->host_library, RTLD_NOW | RTLD_LOCAL);
@@ -178,24 +177,24 @@ void host_module_destroy(zp_bmod *m) {
 }
 
 /* The libffi type of one argument; NULL for what the native ABI does not pass (vectors, structs, half). */
-static ffi_type *arg_ffi_type(const krt_arg_info *a) {
+static ffi_type *arg_ffi_type(const krt_spv_arg *a) {
     switch (a->kind) {
-    case KRT_ARG_GLOBAL_POINTER:
-    case KRT_ARG_CONSTANT_POINTER:
-    case KRT_ARG_LOCAL_POINTER: return &ffi_type_pointer;
-    case KRT_ARG_SCALAR: break;
+    case KRT_SPV_ARG_GLOBAL_POINTER:
+    case KRT_SPV_ARG_CONSTANT_POINTER:
+    case KRT_SPV_ARG_LOCAL_POINTER: return &ffi_type_pointer;
+    case KRT_SPV_ARG_SCALAR: break;
     default: return NULL;
     }
     if (a->vector_width != 1) return NULL;
     /* SPIR-V integers carry no sign; the C callee reads only the bits of its type. */
     switch (a->type) {
-    case KRT_TYPE_BOOL:
-    case KRT_TYPE_INT8: return &ffi_type_uint8;
-    case KRT_TYPE_INT16: return &ffi_type_uint16;
-    case KRT_TYPE_INT32: return &ffi_type_uint32;
-    case KRT_TYPE_INT64: return &ffi_type_uint64;
-    case KRT_TYPE_FLOAT32: return &ffi_type_float;
-    case KRT_TYPE_FLOAT64: return &ffi_type_double;
+    case KRT_SPV_TYPE_BOOL:
+    case KRT_SPV_TYPE_INT8: return &ffi_type_uint8;
+    case KRT_SPV_TYPE_INT16: return &ffi_type_uint16;
+    case KRT_SPV_TYPE_INT32: return &ffi_type_uint32;
+    case KRT_SPV_TYPE_INT64: return &ffi_type_uint64;
+    case KRT_SPV_TYPE_FLOAT32: return &ffi_type_float;
+    case KRT_SPV_TYPE_FLOAT64: return &ffi_type_double;
     default: return NULL;
     }
 }

@@ -181,7 +181,7 @@ static void run_group(worker *w, host_job *j, size_t g, size_t count) {
     /* Arguments: the snapshot's values, and for each __local argument a pointer into this group's buffer. */
     size_t local_at = 0;
     for (uint32_t i = 0; i < k->num_args; i++) {
-        if (k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER) {
+        if (k->refl->args[i].kind == KRT_SPV_ARG_LOCAL_POINTER) {
             size_t n;
             memcpy(&n, j->values + k->off[i], sizeof n);
             void *p = w->local + local_at;

@@ -286,7 +286,7 @@ ze_result_t host_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *r, uint32_t
     if (items > HOST_MAX_GROUP) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
     size_t local_total = 0;
     for (uint32_t i = 0; i < k->num_args; i++)
-        if (k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER) {
+        if (k->refl->args[i].kind == KRT_SPV_ARG_LOCAL_POINTER) {
             size_t n;
             memcpy(&n, k->values + k->off[i], sizeof n);
             local_total += (n + 63) & ~(size_t)63;

@@ -406,8 +406,11 @@ KRT_API krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, u
 typedef enum krt_validation {
     /* Default. The SPIR-V must parse (magic, version, bounds, every instruction well formed) and pass
      * SPIRV-Tools validation, except for the block-order rules that optimised clang + llvm-spirv output
-     * breaks (blocks before their dominator, OpLoopMerge placement), which drivers accept: those are
-     * reported as a KRT_LOG_WARNING and the module loads. */
+     * breaks (blocks before their dominator, OpLoopMerge placement), which drivers accept, and for what the
+     * validator cannot judge of extensions: the hints of SPV_INTEL_memory_access_aliasing, which krt checks
+     * itself, and, in a module declaring an extension the installed SPIRV-Tools does not know, the
+     * instructions of that kind it refuses (the driver judges those). Block order and unknown extensions are
+     * reported as a KRT_LOG_WARNING and the module loads; any other validator error rejects it. */
     KRT_VALIDATION_DEFAULT = 0,
     KRT_VALIDATION_STRICT = 1, /* every spirv-val error rejects the module */
     KRT_VALIDATION_NONE = 2,   /* parse only (still rejects what cannot be reflected) */
@@ -463,8 +466,8 @@ KRT_API void krt_module_destroy(krt_module *module);
 KRT_API krt_result krt_module_kernel_names(krt_module *module, const char **names, uint32_t *count);
 
 /* What krt_module_create learnt about a module beyond its kernels: how many kernels, and the warnings of the
- * load (today: the validator's structured-order diagnostics that KRT_VALIDATION_DEFAULT accepts), the same
- * lines the logger received as KRT_LOG_WARNING. krt-info prints them. */
+ * load (today: the validator's diagnostics that KRT_VALIDATION_DEFAULT accepts, and kernels whose result may
+ * depend on their group size), the same lines the logger received as KRT_LOG_WARNING. krt-info prints them. */
 typedef struct krt_module_info {
     uint32_t num_kernels;
     uint32_t num_warnings;

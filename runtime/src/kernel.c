@@ -22,8 +22,9 @@ krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **o
     size_t slots = align_up(kr->num_args * sizeof(krt__arg_slot), 16);
     size_t warm = align_up(kr->num_args * sizeof(krt__warm_arg), 16);
     size_t storage = 0;
+    const krt_arg_info *args = krt__module_args(module, kr);
     for (uint32_t i = 0; i < kr->num_args; i++)
-        storage += align_up(kr->args[i].size ? kr->args[i].size : 1, 16);
+        storage += align_up(args[i].size ? args[i].size : 1, 16);
     unsigned char *block = calloc(1, head + slots + warm + storage);
     if (!block)
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for kernel %s", kr->name);
@@ -31,22 +32,23 @@ krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **o
     k->module = module;
     k->ctx = module->ctx;
     k->refl = kr;
+    k->args = args;
     k->index = index;
     k->slots = (krt__arg_slot *)(block + head);
     k->warm = (krt__warm_arg *)(block + head + slots);
     unsigned char *value = block + head + slots + warm;
     for (uint32_t i = 0; i < kr->num_args; i++) {
-        const krt_arg_info *a = &kr->args[i];
+        const krt_arg_info *a = &args[i];
         k->warm[i].mode = a->kind == KRT_ARG_LOCAL_POINTER ? KRT__WARM_LOCAL
                           : a->size == 8                   ? KRT__WARM_WORD8
                           : a->size == 4                   ? KRT__WARM_WORD4
                                                            : KRT__WARM_BYTES;
         k->slots[i].value = value;
-        value += align_up(kr->args[i].size ? kr->args[i].size : 1, 16);
+        value += align_up(args[i].size ? args[i].size : 1, 16);
     }
     /* The host device calls the native function through libffi with C's scalar and pointer types only. */
     for (uint32_t i = 0; module->ctx->host && i < kr->num_args; i++) {
-        const krt_arg_info *a = &kr->args[i];
+        const krt_arg_info *a = &args[i];
         int ok = a->kind == KRT_ARG_GLOBAL_POINTER || a->kind == KRT_ARG_CONSTANT_POINTER ||
                  a->kind == KRT_ARG_LOCAL_POINTER ||
                  (a->kind == KRT_ARG_SCALAR && a->vector_width == 1 && a->type != KRT_TYPE_FLOAT16);
@@ -237,6 +239,6 @@ krt_result krt_kernel_arg_info(krt_kernel *kernel, uint32_t index, krt_arg_info 
     if (index >= kernel->refl->num_args)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
                          kernel->refl->name, kernel->refl->num_args);
-    *out = kernel->refl->args[index];
+    *out = kernel->args[index];
     return KRT_SUCCESS;
 }

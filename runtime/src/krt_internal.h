@@ -244,6 +244,8 @@ void krt__staging_free_locked(krt_context *ctx);
 
 /* ---- the reflection (spirv/reflect.h, shared with the host driver) -------------------------------------- */
 
+/* The front end's reflection is in its own types; module.c translates each argument into krt.h's krt_arg_info
+ * once, at module creation (krt_module.args), and everything of the runtime reads those. */
 #include "../../spirv/reflect.h"
 
 /* ---- validate.c ------------------------------------------------------------------------------------ */
@@ -259,6 +261,7 @@ struct krt_module {
     krt_context *ctx;
     ze_module_handle_t ze;
     krt_spv_reflection refl;
+    krt_arg_info *args;   /* refl.all_args in krt.h's types, in the same order (module.c) */
     pthread_mutex_t lock; /* guards kernels[] creation */
     krt_kernel **kernels; /* memoized per kernel index, created on first krt_kernel_get */
     int builtin;
@@ -309,6 +312,7 @@ struct krt_kernel {
     krt_context *ctx;
     ze_kernel_handle_t ze;
     const krt_spv_kernel *refl;
+    const krt_arg_info *args; /* refl->num_args, in the module's args */
     uint32_t index;
 
     /* Guards everything below and the driver's argument and group-size state of this kernel. */
@@ -356,6 +360,12 @@ void krt__kernel_info_fill(const krt_spv_kernel *kr, krt_kernel_info *out);
  * across barriers, neither reqd_work_group_size nor KRT_ANY_GROUP (krt_kernel_info.group_dependent). */
 int krt__group_dependent(const krt_spv_kernel *kr);
 krt_result krt__module_create_builtin(krt_context *ctx, krt_module **out);
+
+/* The arguments of a module's kernel in krt.h's types: where its reflection's arguments are in refl.all_args. */
+static inline const krt_arg_info *krt__module_args(const krt_module *m, const krt_spv_kernel *kr)
+{
+    return m->args + (kr->args - m->refl.all_args);
+}
 
 /* ---- file.c -------------------------------------------------------------------------------------------- */
 /* Reads a whole .spv file into malloc'd words (KRT_ERROR_IO naming the path on failure). */

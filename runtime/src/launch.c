@@ -16,7 +16,7 @@
 /* "argument 2 (x) of saxpy" for messages; the name is left out when the module carries none. */
 static void arg_label(const krt_kernel *k, uint32_t i, char *buf, size_t size)
 {
-    const char *name = k->refl->args[i].name;
+    const char *name = k->args[i].name;
     if (name && name[0])
         snprintf(buf, size, "argument %u (%s) of %s", i, name, k->refl->name);
     else
@@ -94,7 +94,7 @@ static void describe_reflected(const krt_arg_info *info, char *buf, size_t size)
  * and the launch path that inlines check_arg should not pay for it. */
 __attribute__((cold, noinline)) static krt_result type_mismatch(const krt_kernel *k, uint32_t i, const krt_arg *a)
 {
-    const krt_arg_info *info = &k->refl->args[i];
+    const krt_arg_info *info = &k->args[i];
     char label[160], what[64];
     const char *c = krt_arg_type_name(a->type);
     arg_label(k, i, label, sizeof label);
@@ -110,7 +110,7 @@ __attribute__((cold, noinline)) static krt_result type_mismatch(const krt_kernel
 /* Checks argument i against its reflected kind, C type (when typed) and size, without touching the driver. */
 static krt_result check_arg(const krt_kernel *k, uint32_t i, const krt_arg *a)
 {
-    const krt_arg_info *info = &k->refl->args[i];
+    const krt_arg_info *info = &k->args[i];
     char label[160];
     switch (info->kind) {
     case KRT_ARG_LOCAL_POINTER:
@@ -175,7 +175,7 @@ static inline int same_bytes(const void *a, const void *b, size_t size)
  * only when their value changed or memory was freed since they were checked. */
 static krt_result set_arg(krt_kernel *k, uint32_t i, const krt_arg *a, int force)
 {
-    const krt_arg_info *info = &k->refl->args[i];
+    const krt_arg_info *info = &k->args[i];
     krt__arg_slot *slot = &k->slots[i];
     int is_ptr = info->kind == KRT_ARG_GLOBAL_POINTER || info->kind == KRT_ARG_CONSTANT_POINTER;
     if (info->kind == KRT_ARG_LOCAL_POINTER) {
@@ -239,7 +239,7 @@ static void local_bytes_of(const krt_kernel *k, const krt_launch_desc *d, uint32
 {
     uint64_t group = 0, item = 0;
     for (uint32_t i = 0; i < d->num_args; i++)
-        if (k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER && d->args[i].value == NULL) {
+        if (k->args[i].kind == KRT_ARG_LOCAL_POINTER && d->args[i].value == NULL) {
             if (d->args[i].type == KRT_ARG_TYPE_LOCAL_PER_ITEM)
                 item += d->args[i].size;
             else
@@ -255,7 +255,7 @@ static krt_result set_local_per_item(krt_kernel *k, const krt_launch_desc *d, co
 {
     uint64_t items = (uint64_t)cfg->group[0] * cfg->group[1] * cfg->group[2];
     for (uint32_t i = 0; i < d->num_args; i++) {
-        if (d->args[i].type != KRT_ARG_TYPE_LOCAL_PER_ITEM || k->refl->args[i].kind != KRT_ARG_LOCAL_POINTER)
+        if (d->args[i].type != KRT_ARG_TYPE_LOCAL_PER_ITEM || k->args[i].kind != KRT_ARG_LOCAL_POINTER)
             continue;
         krt_arg a = d->args[i];
         a.size = (size_t)(items * a.size);

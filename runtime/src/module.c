@@ -23,6 +23,67 @@ static int opencl_path(const char *path)
     return n > 3 && strcmp(path + n - 3, ".cl") == 0;
 }
 
+/* The front end's argument kinds and types as krt.h's public ones. spirv/ keeps its own (reflect.h), so that it
+ * grows with what producers' SPIR-V holds without touching krt's public header; each value is mapped by name,
+ * and a kind or type krt.h does not have becomes KRT_ARG_OTHER / KRT_TYPE_NONE, which krt_launch refuses. */
+static krt_arg_kind arg_kind(krt_spv_arg_kind kind)
+{
+    switch (kind) {
+    case KRT_SPV_ARG_GLOBAL_POINTER: return KRT_ARG_GLOBAL_POINTER;
+    case KRT_SPV_ARG_CONSTANT_POINTER: return KRT_ARG_CONSTANT_POINTER;
+    case KRT_SPV_ARG_LOCAL_POINTER: return KRT_ARG_LOCAL_POINTER;
+    case KRT_SPV_ARG_SCALAR: return KRT_ARG_SCALAR;
+    case KRT_SPV_ARG_STRUCT: return KRT_ARG_STRUCT;
+    case KRT_SPV_ARG_OTHER: break;
+    }
+    return KRT_ARG_OTHER;
+}
+
+static krt_scalar_type scalar_type(krt_spv_scalar type)
+{
+    switch (type) {
+    case KRT_SPV_TYPE_INT8: return KRT_TYPE_INT8;
+    case KRT_SPV_TYPE_INT16: return KRT_TYPE_INT16;
+    case KRT_SPV_TYPE_INT32: return KRT_TYPE_INT32;
+    case KRT_SPV_TYPE_INT64: return KRT_TYPE_INT64;
+    case KRT_SPV_TYPE_FLOAT16: return KRT_TYPE_FLOAT16;
+    case KRT_SPV_TYPE_FLOAT32: return KRT_TYPE_FLOAT32;
+    case KRT_SPV_TYPE_FLOAT64: return KRT_TYPE_FLOAT64;
+    case KRT_SPV_TYPE_BOOL: return KRT_TYPE_BOOL;
+    case KRT_SPV_TYPE_NONE: break;
+    }
+    return KRT_TYPE_NONE;
+}
+
+/* The module's reflection, and its arguments in krt.h's types (m->args, one entry per refl.all_args entry). The
+ * names point into the reflection's strings, which live as long as the module. */
+static krt_result reflect(krt_module *m, const uint32_t *words, size_t num_words)
+{
+    char why[1024];
+    krt_spv_status st = krt_spv_reflect(words, num_words, &m->refl, why, sizeof why);
+    if (st != KRT_SPV_OK)
+        return krt__fail(st == KRT_SPV_OUT_OF_MEMORY ? KRT_ERROR_OUT_OF_HOST_MEMORY : KRT_ERROR_INVALID_MODULE, "%s",
+                         why);
+    size_t n = 0;
+    for (uint32_t k = 0; k < m->refl.num_kernels; k++)
+        n += m->refl.kernels[k].num_args;
+    m->args = calloc(n ? n : 1, sizeof *m->args);
+    if (!m->args)
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the module's reflection");
+    for (size_t i = 0; i < n; i++) {
+        const krt_spv_arg *a = &m->refl.all_args[i];
+        m->args[i] = (krt_arg_info){
+            .kind = arg_kind(a->kind),
+            .type = scalar_type(a->type),
+            .vector_width = a->vector_width,
+            .size = a->size,
+            .name = a->name,
+            .type_name = a->type_name,
+        };
+    }
+    return KRT_SUCCESS;
+}
+
 static krt_result check_capabilities(krt_context *ctx, const krt_spv_reflection *refl)
 {
     uint32_t flags = ctx->dev->module.flags;
@@ -260,11 +321,8 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
      * KRT_VALIDATION_NONE: it checks the id bound first and lays out each type once. */
     if ((r = krt__validate_warn(&ctx->log, words, size / 4, d->validation, &m->warnings)) != KRT_SUCCESS)
         goto fail;
-    char why[1024];
-    if ((r = krt_spv_reflect(words, size / 4, &m->refl, why, sizeof why)) != KRT_SUCCESS) {
-        r = krt__fail(r, "%s", why);
+    if ((r = reflect(m, words, size / 4)) != KRT_SUCCESS)
         goto fail;
-    }
     if (m->refl.num_kernels == 0) {
         r = krt__fail(KRT_ERROR_INVALID_MODULE, "%s has no kernel entry point", what);
         goto fail;
@@ -324,6 +382,7 @@ fail:
     free(words);
     if (m) {
         free(m->kernels);
+        free(m->args);
         krt_spv_reflection_free(&m->refl);
         krt__warnings_free(&m->warnings);
         pthread_mutex_destroy(&m->lock);
@@ -376,6 +435,7 @@ void krt__module_destroy_locked(krt_module *m)
     if (m->ze)
         KRT__ZE(m->ctx->ddi, Module, Destroy)(m->ze);
     free(m->kernels);
+    free(m->args);
     krt_spv_reflection_free(&m->refl);
     krt__warnings_free(&m->warnings);
     pthread_mutex_destroy(&m->lock);
@@ -433,7 +493,7 @@ krt_result krt_module_arg_info(krt_module *module, const char *kernel_name, uint
     if (index >= kr->num_args)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "argument index %u out of range: %s has %u arguments", index,
                          kernel_name, kr->num_args);
-    *out = kr->args[index];
+    *out = krt__module_args(module, kr)[index];
     return KRT_SUCCESS;
 }
 

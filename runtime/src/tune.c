@@ -52,7 +52,7 @@ static krt_result time_group(krt_kernel *k, const krt_launch_desc *desc, const k
     if (t->local_bytes_per_item && desc->num_args) {
         uint64_t items = (uint64_t)c->g[0] * c->g[1] * c->g[2];
         for (uint32_t i = 0; i < desc->num_args; i++)
-            if (i < k->refl->num_args && k->refl->args[i].kind == KRT_ARG_LOCAL_POINTER && !args[i].value)
+            if (i < k->refl->num_args && k->args[i].kind == KRT_ARG_LOCAL_POINTER && !args[i].value)
                 args[i].size = (size_t)(items * t->local_bytes_per_item);
         d.args = args;
     }

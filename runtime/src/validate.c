@@ -4,12 +4,16 @@
  * Optimised clang + llvm-spirv output for kernels with loops breaks two structured-order rules of spirv-val
  * (a block placed before its dominator; OpLoopMerge not immediately before the loop's branch). llvm-spirv
  * reads such modules back and drivers build them, so rejecting them would refuse what users actually
- * produce. The default policy turns exactly those diagnostics into a warning; every other diagnostic rejects
- * the module. STRICT rejects all; NONE skips the validator (the module must still parse for reflection).
+ * produce. Producers' SPIR-V also holds extensions the installed SPIRV-Tools judges wrongly (DPC++'s
+ * SPV_INTEL_memory_access_aliasing hints) or does not know at all, and those are the driver's to judge. The
+ * default policy turns exactly those diagnostics into a warning (none for the aliasing hints, which krt checks
+ * itself); every other diagnostic rejects the module (lenient below says how). STRICT rejects all; NONE skips
+ * the validator (the module must still parse for reflection).
  */
 #include "krt_internal.h"
+#include "../../spirv/extensions.h"
 
-/* libspirv.h defines (not declares) a const in C, which would collide between the two files including it;
+/* libspirv.h defines (not declares) a const in C, which would collide between the files of libkrt including it;
  * the rename gives each file its own copy. */
 #define kDefaultMaxIdBound krt__spv_id_bound_validate
 #include <spirv-tools/libspirv.h>
@@ -137,18 +141,33 @@ static void post_order(const uint32_t *w, const block *b, const uint32_t *map, u
     }
 }
 
-/* A copy of the module whose blocks are in reverse post-order in every function, which places each block
- * after its dominators. Returns NULL when out of memory or when the function bodies are not as expected. */
-static uint32_t *reorder_blocks(const uint32_t *w, size_t n)
+/* Copies count words from w + from to out + to, with their origins (where each instruction came from). */
+static void copy_words(uint32_t *out, size_t *out_origin, size_t to, const uint32_t *w, const size_t *origin,
+                       size_t from, size_t count)
 {
+    memcpy(out + to, w + from, count * sizeof *w);
+    memcpy(out_origin + to, origin + from, count * sizeof *origin);
+}
+
+/* The copy c with its blocks in reverse post-order in every function, which places each block after its
+ * dominators (c's words and origins are replaced). Returns 0, leaving c as it was, when out of memory or when the
+ * function bodies are not as expected. */
+static int reorder_blocks(krt_spv_copy *c)
+{
+    const uint32_t *w = c->words;
+    size_t n = c->num_words;
     uint32_t *out = malloc(n * sizeof *out);
+    size_t *out_origin = malloc(n * sizeof *out_origin);
     block *blocks = NULL;
     uint32_t *order = NULL, *stack_blk = NULL, *stack_op = NULL;
     uint8_t *seen = NULL;
     size_t cap = 0;
-    if (!out)
-        return NULL;
-    memcpy(out, w, 5 * sizeof *w);
+    if (!out || !out_origin) {
+        free(out);
+        free(out_origin);
+        return 0;
+    }
+    copy_words(out, out_origin, 0, w, c->origin, 0, 5);
     size_t i = 5, o = 5;
     int ok = 1;
     while (ok && i < n) {
@@ -158,7 +177,7 @@ static uint32_t *reorder_blocks(const uint32_t *w, size_t n)
             break;
         }
         if (op != OP_LABEL) {
-            memcpy(out + o, w + i, wc * sizeof *w);
+            copy_words(out, out_origin, o, w, c->origin, i, wc);
             o += wc;
             i += wc;
             continue;
@@ -229,13 +248,13 @@ static uint32_t *reorder_blocks(const uint32_t *w, size_t n)
         free(map);
         for (uint32_t k = count; k-- > 0;) {
             const block *bk = &blocks[order[k]];
-            memcpy(out + o, w + bk->begin, (bk->end - bk->begin) * sizeof *w);
+            copy_words(out, out_origin, o, w, c->origin, bk->begin, bk->end - bk->begin);
             o += bk->end - bk->begin;
         }
         /* Unreachable blocks keep their place after the reachable ones. */
         for (uint32_t k = 0; k < nb; k++)
             if (!seen[k]) {
-                memcpy(out + o, w + blocks[k].begin, (blocks[k].end - blocks[k].begin) * sizeof *w);
+                copy_words(out, out_origin, o, w, c->origin, blocks[k].begin, blocks[k].end - blocks[k].begin);
                 o += blocks[k].end - blocks[k].begin;
             }
     }
@@ -246,9 +265,14 @@ static uint32_t *reorder_blocks(const uint32_t *w, size_t n)
     free(stack_op);
     if (!ok || o != n) {
         free(out);
-        return NULL;
+        free(out_origin);
+        return 0;
     }
-    return out;
+    free(c->words);
+    free(c->origin);
+    c->words = out;
+    c->origin = out_origin;
+    return 1;
 }
 
 /* The validator counts positions in instructions (1-based); the message gives the word offset too. */
@@ -264,11 +288,138 @@ static size_t word_offset(const uint32_t *w, size_t n, size_t instruction)
     return i < n ? i : n;
 }
 
+/* The number (1-based) of the instruction at word offset `word` of the module. */
+static size_t instruction_number(const uint32_t *w, size_t n, size_t word)
+{
+    size_t k = 1;
+    for (size_t i = 5; i < word && i < n; k++) {
+        uint32_t wc = w[i] >> 16;
+        if (wc == 0)
+            break;
+        i += wc;
+    }
+    return k;
+}
+
+/* Where a diagnostic of the validator points, in the original module: *word and *inst (1-based). The validator
+ * counts instructions in what it was given, c when not NULL (a copy whose instructions know where they came from),
+ * else the module itself. */
+static void position(const uint32_t *words, size_t num_words, const krt_spv_copy *c, const spv_diagnostic diag,
+                     size_t *word, size_t *inst)
+{
+    size_t index = diag ? diag->position.index : 0;
+    size_t at = c ? krt_spv_copy_origin(c, index) : (size_t)-1;
+    if (at == (size_t)-1) {
+        *inst = index;
+        *word = word_offset(words, num_words, index);
+    } else {
+        *word = at;
+        *inst = instruction_number(words, num_words, at);
+    }
+}
+
 static spv_result_t run_validator(spv_const_context sctx, spv_const_validator_options opts, const uint32_t *words,
                                   size_t num_words, spv_diagnostic *diag)
 {
     spv_const_binary_t bin = { words, num_words };
+    spvDiagnosticDestroy(*diag);
+    *diag = NULL;
     return spvValidateWithOptions(sctx, opts, &bin, diag);
+}
+
+static const char *message(const spv_diagnostic diag)
+{
+    return diag && diag->error ? diag->error : "rejected by the SPIR-V validator";
+}
+
+/* The default policy once the validator has refused the module itself: the same validator on a copy that goes
+ * without what it cannot judge, one step at a time, each step taken only for the diagnostic that calls for it:
+ * - the decoration-only hints krt checks itself (spirv/extensions.h: SPV_INTEL_memory_access_aliasing, whose
+ *   module-scope declarations SPIRV-Tools 2023.1 refuses); no warning, the module is valid and krt judged it;
+ * - for a block-order diagnostic, the blocks in dominator order, then the OpLoopMerge placement accepted; a
+ *   warning;
+ * - where the module declares extensions this SPIRV-Tools does not know, each kind of instruction it refuses that
+ *   only an extension gives (an opcode, capability, decoration or execution mode numbered from 4096 up) taken out
+ *   of the copy, the rest validated again; a warning naming the extensions and the validator's first complaint.
+ * Any other diagnostic rejects the module, pointing at the instruction of the module itself. *diag holds the
+ * validator's refusal of the module on entry. */
+static krt_result lenient(const krt__log *log, krt__warnings *warnings, spv_const_context sctx,
+                          spv_const_validator_options opts, const uint32_t *words, size_t num_words,
+                          spv_diagnostic *diag)
+{
+    krt_spv_copy c;
+    if (!krt_spv_copy_init(&c, words, num_words))
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the SPIR-V validator");
+    char why[512] = "", order[512] = "", ext[768] = "", what[64];
+    krt_result r = KRT_SUCCESS;
+    int st = krt_spv_strip_hints(&c, why, sizeof why);
+    if (st < 0) {
+        r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the SPIR-V validator");
+        goto done;
+    }
+    if (st == 0) {
+        r = krt__fail(KRT_ERROR_INVALID_MODULE, "SPIR-V validation failed: %s", why);
+        goto done;
+    }
+    spv_result_t sr = c.num_words == num_words && memcmp(c.words, words, num_words * sizeof *words) == 0
+                          ? SPV_ERROR_INVALID_DATA /* the copy is the module: the validator said so already */
+                          : run_validator(sctx, opts, c.words, c.num_words, diag);
+    int reordered = 0, unknown = -2; /* -2: not asked yet */
+    const char *found[8];
+    krt_spv_excluded done = { 0 };
+    while (sr != SPV_SUCCESS) {
+        const char *msg = message(*diag);
+        if (!reordered && (is_order_diagnostic(msg) || is_loop_merge_diagnostic(msg))) {
+            snprintf(order, sizeof order, "%s", msg);
+            if (!reorder_blocks(&c))
+                break;
+            reordered = 1;
+            sr = run_validator(sctx, opts, c.words, c.num_words, diag);
+            continue;
+        }
+        if (reordered && is_loop_merge_diagnostic(msg)) {
+            sr = SPV_SUCCESS; /* the placement reordering cannot repair, which drivers accept */
+            break;
+        }
+        if (unknown == -2 && (unknown = krt_spv_unknown_extensions(words, num_words, found, 8)) < 0) {
+            r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the SPIR-V validator");
+            goto done;
+        }
+        size_t word, inst;
+        position(words, num_words, &c, *diag, &word, &inst);
+        int x = unknown > 0 && *diag ? krt_spv_exclude(&c, (*diag)->position.index, &done, what, sizeof what) : 0;
+        if (x < 0) {
+            r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the SPIR-V validator");
+            goto done;
+        }
+        if (x == 0)
+            break;
+        if (!ext[0])
+            snprintf(ext, sizeof ext, "%s (at word %zu, instruction %zu)", msg, word, inst);
+        sr = run_validator(sctx, opts, c.words, c.num_words, diag);
+    }
+    if (sr != SPV_SUCCESS) {
+        size_t word, inst;
+        position(words, num_words, &c, *diag, &word, &inst);
+        r = krt__fail(KRT_ERROR_INVALID_MODULE, "SPIR-V validation failed: %s (at word %zu, instruction %zu)",
+                      message(*diag), word, inst);
+        goto done;
+    }
+    if (reordered)
+        krt__warn(log, warnings, "SPIR-V block order breaks a structured-order rule (accepted, as drivers do): %s",
+                  order);
+    if (done.count) {
+        char names[256] = "";
+        for (int k = 0, used = 0; k < unknown && k < 8 && used < (int)sizeof names; k++)
+            used += snprintf(names + used, sizeof names - (size_t)used, "%s%s", k ? ", " : "", found[k]);
+        krt__warn(log, warnings,
+                  "SPIR-V validation: the module declares %s, which this SPIRV-Tools does not know, and its validator "
+                  "refuses what only an extension gives (accepted, for the driver to judge): %s",
+                  names, ext);
+    }
+done:
+    krt_spv_copy_free(&c);
+    return r;
 }
 
 krt_result krt__validate(const krt__log *log, const uint32_t *words, size_t num_words, krt_validation policy)
@@ -291,35 +442,13 @@ krt_result krt__validate_warn(const krt__log *log, const uint32_t *words, size_t
     spv_diagnostic diag = NULL;
     spv_result_t sr = run_validator(sctx, opts, words, num_words, &diag);
     krt_result r = KRT_SUCCESS;
-    const char *msg = diag && diag->error ? diag->error : "rejected by the SPIR-V validator";
-    if (sr != SPV_SUCCESS && policy == KRT_VALIDATION_DEFAULT &&
-        (is_order_diagnostic(msg) || is_loop_merge_diagnostic(msg))) {
-        /* Validate a copy whose blocks are in dominator order: what remains is a real error, or the loop
-         * merge placement, which the default policy accepts. */
-        char first[512];
-        snprintf(first, sizeof first, "%s", msg);
-        uint32_t *copy = reorder_blocks(words, num_words);
-        spv_diagnostic diag2 = NULL;
-        spv_result_t sr2 = copy ? run_validator(sctx, opts, copy, num_words, &diag2) : sr;
-        const char *msg2 = copy ? (diag2 && diag2->error ? diag2->error : "rejected by the SPIR-V validator") : msg;
-        if (sr2 == SPV_SUCCESS || is_loop_merge_diagnostic(msg2)) {
-            krt__warn(log, warnings,
-                      "SPIR-V block order breaks a structured-order rule (accepted, as drivers do): %s", first);
-            sr = SPV_SUCCESS;
-        } else if (copy) {
-            /* The error that remains in dominator order is the one to report. */
-            spvDiagnosticDestroy(diag);
-            diag = diag2;
-            diag2 = NULL;
-            msg = msg2;
-        }
-        spvDiagnosticDestroy(diag2);
-        free(copy);
-    }
-    if (sr != SPV_SUCCESS) {
-        size_t inst = diag ? diag->position.index : 0;
-        r = krt__fail(KRT_ERROR_INVALID_MODULE, "SPIR-V validation failed: %s (at word %zu, instruction %zu)", msg,
-                      word_offset(words, num_words, inst), inst);
+    if (sr != SPV_SUCCESS && policy == KRT_VALIDATION_DEFAULT) {
+        r = lenient(log, warnings, sctx, opts, words, num_words, &diag);
+    } else if (sr != SPV_SUCCESS) {
+        size_t word, inst;
+        position(words, num_words, NULL, diag, &word, &inst);
+        r = krt__fail(KRT_ERROR_INVALID_MODULE, "SPIR-V validation failed: %s (at word %zu, instruction %zu)",
+                      message(diag), word, inst);
     }
     spvDiagnosticDestroy(diag);
     spvValidatorOptionsDestroy(opts);

@@ -29,7 +29,8 @@ FUZZ_ZP_OBJS  := $(patsubst driver/%.c,$(FUZZ_DIR)/obj/driver/%.o,$(ZP_C_SRCS)) 
 FUZZ_ZP_OBJS  += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
 # The SPIR-V front end (spirv/spirv.mk), instrumented like the driver: its checks and translation are much of
 # what the fuzzer explores.
-FUZZ_ZP_OBJS  += $(patsubst spirv/%.cpp,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SRCS))
+FUZZ_ZP_OBJS  += $(patsubst spirv/%.cpp,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SRCS)) \
+                 $(patsubst spirv/%.c,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SHARED_SRCS))
 # libkrt's runtime and its reflection (spirv/reflect.c), both instrumented.
 FUZZ_KRT_OBJS := $(patsubst runtime/src/%.c,$(FUZZ_DIR)/obj/runtime/%.o,$(KRT_SRCS)) \
                  $(patsubst $(OBJDIR)/%,$(FUZZ_DIR)/obj/%,$(SPIRV_REFLECT_OBJS))
@@ -46,6 +47,10 @@ $(FUZZ_DIR)/obj/spirv/%.o: spirv/%.cpp $(SPIRV_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(SPIRV_CXXFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
 
+$(FUZZ_DIR)/obj/spirv/%.o: spirv/%.c $(SPIRV_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(SPIRV_REFLECT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
+
 # The coverage callbacks stay undefined in the driver: the fuzzer executable defines and exports them.
 $(FUZZ_ZE_POCL): $(FUZZ_ZP_OBJS) driver/exports.map
 	@mkdir -p $(dir $@)
@@ -55,7 +60,7 @@ $(FUZZ_DIR)/obj/runtime/%.o: runtime/src/%.c runtime/src/krt_internal.h runtime/
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(KRT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
 
-$(FUZZ_DIR)/obj/spirv-reflect/%.o: spirv/%.c spirv/reflect.h runtime/include/krt.h
+$(FUZZ_DIR)/obj/spirv-reflect/%.o: spirv/%.c $(wildcard spirv/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(SPIRV_REFLECT_CFLAGS) -Wno-error $(FUZZ_INSTR) -c $< -o $@
 
