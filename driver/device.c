@@ -54,8 +54,8 @@ ze_result_t zp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_prope
     p->numSlices = 1;
     /* Command timestamps are nanoseconds; the 1.2 form of the struct asks for ticks per second. */
     p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 ? 1000000000u : 1u;
-    p->timestampValidBits = 64;
-    p->kernelTimestampValidBits = 64;
+    p->timestampValidBits = ZP_TIMESTAMP_BITS;
+    p->kernelTimestampValidBits = ZP_TIMESTAMP_BITS;
     memset(&p->uuid, 0, sizeof p->uuid);
     memcpy(p->uuid.id, "ze_pocl", 7);
     p->uuid.id[8] = (uint8_t)hDevice->index;
@@ -217,5 +217,7 @@ ze_result_t zp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t 
     ZP_CHECK_PTR(hostTimestamp);
     ZP_CHECK_PTR(deviceTimestamp);
     zp_be->timestamps(hDevice->bdev, hostTimestamp, deviceTimestamp);
+    /* The host timestamp is the host's clock as it is; only the device's has timestampValidBits. */
+    *deviceTimestamp = zp_ts(*deviceTimestamp);
     return ZE_RESULT_SUCCESS;
 }

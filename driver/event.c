@@ -95,7 +95,7 @@ ze_result_t zp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_t
         zp_be->token_release(t);
     }
     /* Kernels of one command run on the whole device: the context span equals the global span. */
-    dst->global.kernelStart = dst->context.kernelStart = start;
-    dst->global.kernelEnd = dst->context.kernelEnd = end;
+    dst->global.kernelStart = dst->context.kernelStart = zp_ts(start);
+    dst->global.kernelEnd = dst->context.kernelEnd = zp_ts(end);
     return ZE_RESULT_SUCCESS;
 }

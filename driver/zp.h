@@ -34,6 +34,16 @@ typedef struct _ze_kernel_max_group_size_properties_ext_t {
 
 #define ZP_HIDDEN __attribute__((visibility("hidden")))
 
+/* Valid bits of every device timestamp the drivers return (timestampValidBits, kernelTimestampValidBits). Each
+ * backend's device clock is a Linux monotonic clock in nanoseconds (ze_pocl: CLOCK_MONOTONIC_RAW, PoCL's own
+ * command clock; the host device and ze_cuda: CLOCK_MONOTONIC), which the kernel keeps as a signed 64-bit count
+ * (ktime_t): its values never reach 2^63, so 63 bits is what the counter has. 64 would be no truer and would make
+ * the usual client mask (1ull << bits) - 1 undefined in C. zp_ts applies the mask to every device timestamp a
+ * driver hands out, so the guarantee holds whatever a backend's clock returns; with 63 bits of nanoseconds it
+ * never wraps (292 years). */
+#define ZP_TIMESTAMP_BITS 63u
+static inline uint64_t zp_ts(uint64_t t) { return t & ((UINT64_C(1) << ZP_TIMESTAMP_BITS) - 1); }
+
 /* Driver version as zeDriverGetProperties reports it: major.minor.patch in 8.8.16 bits. */
 #define ZP_DRIVER_VERSION ((0u << 24) | (1u << 16) | 0u)
 
