@@ -212,6 +212,15 @@ ze_result_t zp_zeDeviceGetStatus(ze_device_handle_t hDevice) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* API 1.7: no device of these drivers is a sub-device (zeDeviceGetSubDevices lists none), so none has a root
+ * device: NULL, as the specification says for "a device handle that does not belong to any root-device". */
+ze_result_t zp_zeDeviceGetRootDevice(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice) {
+    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+    ZP_CHECK_PTR(phRootDevice);
+    *phRootDevice = NULL;
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp) {
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(hostTimestamp);

@@ -90,7 +90,8 @@ ze_event_pool_handle_t zt_event_pool_create(zt_env *env, uint32_t count, bool ti
 ze_event_handle_t zt_event_create(ze_event_pool_handle_t pool, uint32_t index);
 
 /* Waits on the host until everything appended so far to an immediate list has finished: appends a barrier
- * that signals a host-visible event and waits for that event (API 1.4 has no zeCommandListHostSynchronize). */
+ * that signals a host-visible event and waits for that event (Debian's loader, API 1.4, cannot reach
+ * zeCommandListHostSynchronize; test_ze_api tests that one). */
 void zt_immediate_sync(zt_env *env, ze_command_list_handle_t list);
 
 /* Whether device timestamp a is not later than b on a counter of `bits` valid bits (the device's
