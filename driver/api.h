@@ -29,6 +29,14 @@ ZP_HIDDEN ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_d
 ZP_HIDDEN ze_result_t zp_zeCommandQueueDestroy(ze_command_queue_handle_t hQueue);
 ZP_HIDDEN ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueue, uint32_t numLists, ze_command_list_handle_t *phLists, ze_fence_handle_t hFence);
 ZP_HIDDEN ze_result_t zp_zeCommandQueueSynchronize(ze_command_queue_handle_t hQueue, uint64_t timeout);
+ZP_HIDDEN ze_result_t zp_zeCommandQueueGetOrdinal(ze_command_queue_handle_t hQueue, uint32_t *pOrdinal);
+ZP_HIDDEN ze_result_t zp_zeCommandQueueGetIndex(ze_command_queue_handle_t hQueue, uint32_t *pIndex);
+ZP_HIDDEN ze_result_t zp_zeCommandListHostSynchronize(ze_command_list_handle_t hList, uint64_t timeout);
+ZP_HIDDEN ze_result_t zp_zeCommandListGetDeviceHandle(ze_command_list_handle_t hList, ze_device_handle_t *phDevice);
+ZP_HIDDEN ze_result_t zp_zeCommandListGetContextHandle(ze_command_list_handle_t hList, ze_context_handle_t *phContext);
+ZP_HIDDEN ze_result_t zp_zeCommandListGetOrdinal(ze_command_list_handle_t hList, uint32_t *pOrdinal);
+ZP_HIDDEN ze_result_t zp_zeCommandListImmediateGetIndex(ze_command_list_handle_t hList, uint32_t *pIndex);
+ZP_HIDDEN ze_result_t zp_zeCommandListIsImmediate(ze_command_list_handle_t hList, ze_bool_t *pIsImmediate);
 ZP_HIDDEN ze_result_t zp_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext);
 ZP_HIDDEN ze_result_t zp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext);
 ZP_HIDDEN ze_result_t zp_zeContextDestroy(ze_context_handle_t hContext);
@@ -52,6 +60,7 @@ ZP_HIDDEN ze_result_t zp_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze
 ZP_HIDDEN ze_result_t zp_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeer, ze_bool_t *value);
 ZP_HIDDEN ze_result_t zp_zeDeviceGetStatus(ze_device_handle_t hDevice);
 ZP_HIDDEN ze_result_t zp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp);
+ZP_HIDDEN ze_result_t zp_zeDeviceGetRootDevice(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice);
 ZP_HIDDEN ze_result_t zp_zeInit(ze_init_flags_t flags);
 ZP_HIDDEN ze_result_t zp_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers);
 ZP_HIDDEN ze_result_t zp_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version);
@@ -59,6 +68,8 @@ ZP_HIDDEN ze_result_t zp_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_dr
 ZP_HIDDEN ze_result_t zp_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *props);
 ZP_HIDDEN ze_result_t zp_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *props);
 ZP_HIDDEN ze_result_t zp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunction);
+ZP_HIDDEN ze_result_t zp_zeDriverGetLastErrorDescription(ze_driver_handle_t hDriver, const char **ppString);
+ZP_HIDDEN ze_result_t zp_zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers, zp_init_driver_type_desc_t *desc);
 ZP_HIDDEN ze_result_t zp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool);
 ZP_HIDDEN ze_result_t zp_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool);
 ZP_HIDDEN ze_result_t zp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent);
@@ -68,6 +79,11 @@ ZP_HIDDEN ze_result_t zp_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64
 ZP_HIDDEN ze_result_t zp_zeEventQueryStatus(ze_event_handle_t hEvent);
 ZP_HIDDEN ze_result_t zp_zeEventHostReset(ze_event_handle_t hEvent);
 ZP_HIDDEN ze_result_t zp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dst);
+ZP_HIDDEN ze_result_t zp_zeEventGetEventPool(ze_event_handle_t hEvent, ze_event_pool_handle_t *phEventPool);
+ZP_HIDDEN ze_result_t zp_zeEventGetSignalScope(ze_event_handle_t hEvent, ze_event_scope_flags_t *pSignalScope);
+ZP_HIDDEN ze_result_t zp_zeEventGetWaitScope(ze_event_handle_t hEvent, ze_event_scope_flags_t *pWaitScope);
+ZP_HIDDEN ze_result_t zp_zeEventPoolGetContextHandle(ze_event_pool_handle_t hEventPool, ze_context_handle_t *phContext);
+ZP_HIDDEN ze_result_t zp_zeEventPoolGetFlags(ze_event_pool_handle_t hEventPool, ze_event_pool_flags_t *pFlags);
 ZP_HIDDEN ze_result_t zp_zeFenceCreate(ze_command_queue_handle_t hQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence);
 ZP_HIDDEN ze_result_t zp_zeFenceDestroy(ze_fence_handle_t hFence);
 ZP_HIDDEN ze_result_t zp_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout);

@@ -56,7 +56,9 @@ ze_result_t zp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handl
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(desc);
     ZP_CHECK_PTR(phList);
-    if (desc->flags > 0xf) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* Every flag up to API 1.9's: RELAXED_ORDERING, MAXIMIZE_THROUGHPUT, EXPLICIT_ONLY, 1.7's IN_ORDER (a list runs
+     * in order anyway) and 1.9's EXP_CLONEABLE (no cloning is offered: the flag asks for nothing else). */
+    if (desc->flags > ZP_COMMAND_LIST_FLAGS_1_9) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (desc->commandQueueGroupOrdinal != 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     ze_command_list_handle_t l = calloc(1, sizeof *l);
     if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -87,6 +89,7 @@ ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_dev
     l->magic = ZP_MAGIC_CMDLIST;
     l->immediate = true;
     l->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    l->index = desc->index;
     l->ctx = hContext;
     l->dev = hDevice;
     /* ZE_krt_native_queue: the backend queue, for a caller that asked for it in the chain. */
@@ -106,6 +109,53 @@ ze_result_t zp_zeCommandListDestroy(ze_command_list_handle_t hList) {
     free_cmds(hList);
     free(hList->cmds);
     free(hList);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* API 1.6: waits on the host for everything appended to an immediate list so far, within the timeout in
+ * nanoseconds (0 polls, UINT64_MAX waits for good); ZE_RESULT_NOT_READY when it passes first. When it returns
+ * ZE_RESULT_SUCCESS, the events those commands signal read as set. A regular list has nothing running of its
+ * own (its executions belong to queues): ZE_RESULT_ERROR_INVALID_ARGUMENT, as the specification says. */
+ze_result_t zp_zeCommandListHostSynchronize(ze_command_list_handle_t hList, uint64_t timeout) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    if (!hList->immediate) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    return zp_stream_sync_submitted(&hList->st, timeout);
+}
+
+/* API 1.9: what the list was created with. Every list belongs to queue group 0, the device's only one. */
+ze_result_t zp_zeCommandListGetDeviceHandle(ze_command_list_handle_t hList, ze_device_handle_t *phDevice) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(phDevice);
+    *phDevice = hList->dev;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListGetContextHandle(ze_command_list_handle_t hList, ze_context_handle_t *phContext) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(phContext);
+    *phContext = hList->ctx;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListGetOrdinal(ze_command_list_handle_t hList, uint32_t *pOrdinal) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(pOrdinal);
+    *pOrdinal = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListImmediateGetIndex(ze_command_list_handle_t hList, uint32_t *pIndex) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(pIndex);
+    if (!hList->immediate) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    *pIndex = hList->index;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandListIsImmediate(ze_command_list_handle_t hList, ze_bool_t *pIsImmediate) {
+    ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
+    ZP_CHECK_PTR(pIsImmediate);
+    *pIsImmediate = hList->immediate;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -202,6 +252,8 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
         }
         if (res == ZE_RESULT_SUCCESS) res = zp_exec_launch_pieces(hList->st.bq, k, r, 0, NULL, NULL);
         pthread_mutex_unlock(&k->lock);
+        /* As zp_stream_submit counts every other command: zeCommandListHostSynchronize marks after it. */
+        zp_stream_count(&hList->st);
         if (res == ZE_RESULT_SUCCESS && hList->synchronous) res = zp_stream_sync(&hList->st, UINT64_MAX);
         return res;
     }
@@ -408,8 +460,9 @@ ze_result_t zp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hList, ze_d
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(ptr);
     (void)size;
-    /* Every advice of API 1.4 is accepted; none changes anything where host and device share memory. */
-    if (advice > ZE_MEMORY_ADVICE_BIAS_UNCACHED) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* Every advice up to API 1.7's SET/CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION is accepted; none changes anything
+     * where host and device share memory. */
+    if (advice > ZP_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -27,6 +27,7 @@ ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_hand
     q->ctx = hContext;
     q->dev = hDevice;
     q->mode = desc->mode;
+    q->index = desc->index;
     *phQueue = q;
     return ZE_RESULT_SUCCESS;
 }
@@ -76,4 +77,19 @@ ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueu
 ze_result_t zp_zeCommandQueueSynchronize(ze_command_queue_handle_t hQueue, uint64_t timeout) {
     ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
     return zp_stream_sync(&hQueue->st, timeout);
+}
+
+/* API 1.9: where the queue was created. Every queue belongs to group 0, the device's only one. */
+ze_result_t zp_zeCommandQueueGetOrdinal(ze_command_queue_handle_t hQueue, uint32_t *pOrdinal) {
+    ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
+    ZP_CHECK_PTR(pOrdinal);
+    *pOrdinal = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeCommandQueueGetIndex(ze_command_queue_handle_t hQueue, uint32_t *pIndex) {
+    ZP_CHECK_HANDLE(hQueue, ZP_MAGIC_QUEUE);
+    ZP_CHECK_PTR(pIndex);
+    *pIndex = hQueue->index;
+    return ZE_RESULT_SUCCESS;
 }

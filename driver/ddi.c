@@ -1,18 +1,22 @@
 /* The table getters, as zp_<getter> (driver/ddi.h): the loader reaches them through the exported names of
  * ddi_export.c, libkrt's in-process host driver directly (driver/host/host_ddi.c). The loader calls them before zeInit, with
  * its own API version, and passes a table of that version's layout (tables only grow, new entries at the
- * end). ze_pocl implements API 1.4:
- *   - a request for 1.4 or any later 1.x gets the 1.4 entries and the rest of the caller's table untouched
- *     (loaders zero their tables, so a newer entry stays NULL and the loader answers for it): "an older
- *     version's table", which is what lets a newer loader load ze_pocl at all, since a loader skips a driver
- *     whose getter fails;
- *   - a request for 1.0 to 1.3 gets only the entries that version's table has: writing a 1.4 entry into
- *     an older, shorter table would write past its end;
+ * end). The drivers implement API 1.13 (ZP_API_VERSION):
+ *   - a request for 1.x gets every entry its table has up to 1.x and up to 1.13, the rest of the caller's table
+ *     untouched: a request for 1.14 or later gets the 1.13 entries (loaders zero their tables, so a newer entry
+ *     stays NULL and the loader answers for it), which is what lets a newer loader load the driver at all, since
+ *     a loader skips a driver whose getter fails; a request for an older version gets only the entries that
+ *     version's table has, since writing a newer entry into an older, shorter table would write past its end;
  *   - a table that did not exist yet in the requested version, or a major version other than 1, gets
  *     ZE_RESULT_ERROR_UNSUPPORTED_VERSION.
  * The version each entry was added in is the one the Level Zero specification gives for its function.
  *
- * Entries ze_pocl does not implement point to one function that returns
+ * The installed headers (Debian 12's, API 1.4) declare neither the functions of 1.5 and later nor the members they
+ * add to the tables. A table's members are all function pointers, appended version after version, so entry n of
+ * the specification's table lies n pointers from its start whatever headers the caller was built with: put()
+ * writes those entries at the places the specification gives (the ZP_SLOT_* constants below).
+ *
+ * Entries the drivers do not implement point to one function that returns
  * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. It is called through pointer types with other parameter
  * lists; on every ABI ze_pocl targets (System V x86-64, AArch64) a callee that ignores its arguments
  * may be called that way, and it lets one function answer every unsupported entry. */
@@ -27,14 +31,61 @@ static ze_result_t zp_unsupported(void) { return ZE_RESULT_ERROR_UNSUPPORTED_FEA
 
 #define ZP_UNSUPPORTED(type) ((type)(void (*)(void))zp_unsupported)
 
+/* Entries after 1.4: their index in the specification's table (the version that added each in parentheses).
+ * Image and ImageExp entries are images (unsupported); PutIpcHandle is IPC (unsupported, as GetIpcHandle); the
+ * Ext and Exp entries belong to extensions the drivers do not list (kernel timestamps of several sub-devices,
+ * external semaphores, ray tracing, vector widths, kernel binaries): unsupported. */
+enum {
+    ZP_SLOT_GLOBAL_INIT_DRIVERS = 1,                         /* (1.10) after the 1 entry of 1.4 */
+    ZP_SLOT_DRIVER_GET_LAST_ERROR_DESCRIPTION = 6,           /* (1.6) after the 6 of 1.4 */
+    ZP_SLOT_DRIVER_RTAS_FORMAT_COMPATIBILITY_CHECK_EXT = 7,  /* (1.13) */
+    ZP_SLOT_DEVICE_GET_ROOT_DEVICE = 18,                     /* (1.7) after the 18 of 1.4 */
+    ZP_SLOT_DEVICE_IMPORT_EXTERNAL_SEMAPHORE_EXT = 19,       /* (1.12) */
+    ZP_SLOT_DEVICE_RELEASE_EXTERNAL_SEMAPHORE_EXT = 20,      /* (1.12) */
+    ZP_SLOT_DEVICE_GET_VECTOR_WIDTH_PROPERTIES_EXT = 21,     /* (1.13) */
+    ZP_SLOT_QUEUE_GET_ORDINAL = 4,                           /* (1.9) after the 4 of 1.4 */
+    ZP_SLOT_QUEUE_GET_INDEX = 5,                             /* (1.9) */
+    ZP_SLOT_LIST_HOST_SYNCHRONIZE = 28,                      /* (1.6) after the 28 of 1.4 */
+    ZP_SLOT_LIST_GET_DEVICE_HANDLE = 29,                     /* (1.9) */
+    ZP_SLOT_LIST_GET_CONTEXT_HANDLE = 30,                    /* (1.9) */
+    ZP_SLOT_LIST_GET_ORDINAL = 31,                           /* (1.9) */
+    ZP_SLOT_LIST_IMMEDIATE_GET_INDEX = 32,                   /* (1.9) */
+    ZP_SLOT_LIST_IS_IMMEDIATE = 33,                          /* (1.9) */
+    ZP_SLOT_LIST_APPEND_SIGNAL_EXTERNAL_SEMAPHORE_EXT = 34,  /* (1.12) */
+    ZP_SLOT_LIST_APPEND_WAIT_EXTERNAL_SEMAPHORE_EXT = 35,    /* (1.12) */
+    ZP_SLOT_IMAGE_VIEW_CREATE_EXT = 4,                       /* (1.5) after the 4 of 1.4 */
+    ZP_SLOT_IMAGE_EXP_GET_DEVICE_OFFSET_EXP = 2,             /* (1.9) after the 2 of 1.4 */
+    ZP_SLOT_POOL_PUT_IPC_HANDLE = 5,                         /* (1.6) after the 5 of 1.4 */
+    ZP_SLOT_POOL_GET_CONTEXT_HANDLE = 6,                     /* (1.9) */
+    ZP_SLOT_POOL_GET_FLAGS = 7,                              /* (1.9) */
+    ZP_SLOT_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT = 7,           /* (1.6) after the 7 of 1.4 */
+    ZP_SLOT_EVENT_GET_EVENT_POOL = 8,                        /* (1.9) */
+    ZP_SLOT_EVENT_GET_SIGNAL_SCOPE = 9,                      /* (1.9) */
+    ZP_SLOT_EVENT_GET_WAIT_SCOPE = 10,                       /* (1.9) */
+    ZP_SLOT_MEM_PUT_IPC_HANDLE = 10,                         /* (1.6) after the 10 of 1.4 */
+    ZP_SLOT_MEM_GET_PITCH_FOR_2D_IMAGE = 11,                 /* (1.9) */
+    ZP_SLOT_KERNEL_EXP_GET_BINARY_EXP = 2,                   /* (1.11; written from 1.12, see the getter) */
+};
+
+typedef void (*zp_fn)(void);
+
+/* Writes entry `slot` of a table; memcpy, because the headers' struct may end before it. */
+static void put(void *table, size_t slot, zp_fn fn) {
+    memcpy((char *)table + slot * sizeof fn, &fn, sizeof fn);
+}
+
+#define ZP_PUT(t, slot, f) put((t), (slot), (zp_fn)(f))
+#define ZP_PUT_UNSUPPORTED(t, slot) put((t), (slot), (zp_fn)zp_unsupported)
+
 static ze_result_t check_version(ze_api_version_t version, const void *table) {
     if (table == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ZE_MAJOR_VERSION(version) != 1) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
     return ZE_RESULT_SUCCESS;
 }
 
-/* True when the requested table version has entries added in 1.minor. */
+/* True when the requested table version has entries added in 1.minor (none is newer than ZP_API_VERSION). */
 #define ZP_HAS(minor) (version >= ZE_MAKE_VERSION(1, minor))
+_Static_assert(ZP_API_VERSION == ZE_MAKE_VERSION(1, 13), "ddi.c fills the entries up to 1.13: add the newer ones");
 
 /* check_version for a table first defined in API 1.minor. */
 static ze_result_t check_version_since(ze_api_version_t version, const void *table, int minor) {
@@ -47,6 +98,7 @@ ze_result_t zp_zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_ddit
     ze_result_t r = check_version(version, t);
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnInit = zp_zeInit;
+    if (ZP_HAS(10)) ZP_PUT(t, ZP_SLOT_GLOBAL_INIT_DRIVERS, zp_zeInitDrivers);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -59,6 +111,8 @@ ze_result_t zp_zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_ddit
     t->pfnGetIpcProperties = zp_zeDriverGetIpcProperties;
     t->pfnGetExtensionProperties = zp_zeDriverGetExtensionProperties;
     if (ZP_HAS(1)) t->pfnGetExtensionFunctionAddress = zp_zeDriverGetExtensionFunctionAddress;
+    if (ZP_HAS(6)) ZP_PUT(t, ZP_SLOT_DRIVER_GET_LAST_ERROR_DESCRIPTION, zp_zeDriverGetLastErrorDescription);
+    if (ZP_HAS(13)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_DRIVER_RTAS_FORMAT_COMPATIBILITY_CHECK_EXT);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -83,6 +137,10 @@ ze_result_t zp_zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_ddit
     if (ZP_HAS(2)) t->pfnReserveCacheExt = ZP_UNSUPPORTED(ze_pfnDeviceReserveCacheExt_t);
     if (ZP_HAS(2)) t->pfnSetCacheAdviceExt = ZP_UNSUPPORTED(ze_pfnDeviceSetCacheAdviceExt_t);
     if (ZP_HAS(3)) t->pfnPciGetPropertiesExt = ZP_UNSUPPORTED(ze_pfnDevicePciGetPropertiesExt_t);
+    if (ZP_HAS(7)) ZP_PUT(t, ZP_SLOT_DEVICE_GET_ROOT_DEVICE, zp_zeDeviceGetRootDevice);
+    if (ZP_HAS(12)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_DEVICE_IMPORT_EXTERNAL_SEMAPHORE_EXT);
+    if (ZP_HAS(12)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_DEVICE_RELEASE_EXTERNAL_SEMAPHORE_EXT);
+    if (ZP_HAS(13)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_DEVICE_GET_VECTOR_WIDTH_PROPERTIES_EXT);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -115,6 +173,8 @@ ze_result_t zp_zeGetCommandQueueProcAddrTable(ze_api_version_t version, ze_comma
     t->pfnDestroy = zp_zeCommandQueueDestroy;
     t->pfnExecuteCommandLists = zp_zeCommandQueueExecuteCommandLists;
     t->pfnSynchronize = zp_zeCommandQueueSynchronize;
+    if (ZP_HAS(9)) ZP_PUT(t, ZP_SLOT_QUEUE_GET_ORDINAL, zp_zeCommandQueueGetOrdinal);
+    if (ZP_HAS(9)) ZP_PUT(t, ZP_SLOT_QUEUE_GET_INDEX, zp_zeCommandQueueGetIndex);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -149,6 +209,16 @@ ze_result_t zp_zeGetCommandListProcAddrTable(ze_api_version_t version, ze_comman
     t->pfnAppendLaunchMultipleKernelsIndirect = zp_zeCommandListAppendLaunchMultipleKernelsIndirect;
     if (ZP_HAS(3)) t->pfnAppendImageCopyToMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyToMemoryExt_t);
     if (ZP_HAS(3)) t->pfnAppendImageCopyFromMemoryExt = ZP_UNSUPPORTED(ze_pfnCommandListAppendImageCopyFromMemoryExt_t);
+    if (ZP_HAS(6)) ZP_PUT(t, ZP_SLOT_LIST_HOST_SYNCHRONIZE, zp_zeCommandListHostSynchronize);
+    if (ZP_HAS(9)) {
+        ZP_PUT(t, ZP_SLOT_LIST_GET_DEVICE_HANDLE, zp_zeCommandListGetDeviceHandle);
+        ZP_PUT(t, ZP_SLOT_LIST_GET_CONTEXT_HANDLE, zp_zeCommandListGetContextHandle);
+        ZP_PUT(t, ZP_SLOT_LIST_GET_ORDINAL, zp_zeCommandListGetOrdinal);
+        ZP_PUT(t, ZP_SLOT_LIST_IMMEDIATE_GET_INDEX, zp_zeCommandListImmediateGetIndex);
+        ZP_PUT(t, ZP_SLOT_LIST_IS_IMMEDIATE, zp_zeCommandListIsImmediate);
+    }
+    if (ZP_HAS(12)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_LIST_APPEND_SIGNAL_EXTERNAL_SEMAPHORE_EXT);
+    if (ZP_HAS(12)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_LIST_APPEND_WAIT_EXTERNAL_SEMAPHORE_EXT);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -159,6 +229,7 @@ ze_result_t zp_zeGetImageProcAddrTable(ze_api_version_t version, ze_image_dditab
     t->pfnCreate = ZP_UNSUPPORTED(ze_pfnImageCreate_t);
     t->pfnDestroy = ZP_UNSUPPORTED(ze_pfnImageDestroy_t);
     if (ZP_HAS(3)) t->pfnGetAllocPropertiesExt = ZP_UNSUPPORTED(ze_pfnImageGetAllocPropertiesExt_t);
+    if (ZP_HAS(5)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_IMAGE_VIEW_CREATE_EXT);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -167,6 +238,7 @@ ze_result_t zp_zeGetImageExpProcAddrTable(ze_api_version_t version, ze_image_exp
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnGetMemoryPropertiesExp = ZP_UNSUPPORTED(ze_pfnImageGetMemoryPropertiesExp_t);
     t->pfnViewCreateExp = ZP_UNSUPPORTED(ze_pfnImageViewCreateExp_t);
+    if (ZP_HAS(9)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_IMAGE_EXP_GET_DEVICE_OFFSET_EXP);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -189,6 +261,9 @@ ze_result_t zp_zeGetEventPoolProcAddrTable(ze_api_version_t version, ze_event_po
     t->pfnGetIpcHandle = ZP_UNSUPPORTED(ze_pfnEventPoolGetIpcHandle_t);
     t->pfnOpenIpcHandle = ZP_UNSUPPORTED(ze_pfnEventPoolOpenIpcHandle_t);
     t->pfnCloseIpcHandle = ZP_UNSUPPORTED(ze_pfnEventPoolCloseIpcHandle_t);
+    if (ZP_HAS(6)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_POOL_PUT_IPC_HANDLE);
+    if (ZP_HAS(9)) ZP_PUT(t, ZP_SLOT_POOL_GET_CONTEXT_HANDLE, zp_zeEventPoolGetContextHandle);
+    if (ZP_HAS(9)) ZP_PUT(t, ZP_SLOT_POOL_GET_FLAGS, zp_zeEventPoolGetFlags);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -202,6 +277,12 @@ ze_result_t zp_zeGetEventProcAddrTable(ze_api_version_t version, ze_event_dditab
     t->pfnQueryStatus = zp_zeEventQueryStatus;
     t->pfnHostReset = zp_zeEventHostReset;
     t->pfnQueryKernelTimestamp = zp_zeEventQueryKernelTimestamp;
+    if (ZP_HAS(6)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT);
+    if (ZP_HAS(9)) {
+        ZP_PUT(t, ZP_SLOT_EVENT_GET_EVENT_POOL, zp_zeEventGetEventPool);
+        ZP_PUT(t, ZP_SLOT_EVENT_GET_SIGNAL_SCOPE, zp_zeEventGetSignalScope);
+        ZP_PUT(t, ZP_SLOT_EVENT_GET_WAIT_SCOPE, zp_zeEventGetWaitScope);
+    }
     return ZE_RESULT_SUCCESS;
 }
 
@@ -258,6 +339,9 @@ ze_result_t zp_zeGetKernelExpProcAddrTable(ze_api_version_t version, ze_kernel_e
     if (r != ZE_RESULT_SUCCESS) return r;
     t->pfnSetGlobalOffsetExp = zp_zeKernelSetGlobalOffsetExp;
     if (ZP_HAS(2)) t->pfnSchedulingHintExp = ZP_UNSUPPORTED(ze_pfnKernelSchedulingHintExp_t);
+    /* zeKernelGetBinaryExp came during 1.11: the 1.11 tables of the first loaders of that version (1.18.x) end
+     * before it, so only a 1.12 table is sure to have its place. */
+    if (ZP_HAS(12)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_KERNEL_EXP_GET_BINARY_EXP);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -290,6 +374,8 @@ ze_result_t zp_zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_t
     t->pfnOpenIpcHandle = ZP_UNSUPPORTED(ze_pfnMemOpenIpcHandle_t);
     t->pfnCloseIpcHandle = ZP_UNSUPPORTED(ze_pfnMemCloseIpcHandle_t);
     if (ZP_HAS(3)) t->pfnFreeExt = zp_zeMemFreeExt;
+    if (ZP_HAS(6)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_MEM_PUT_IPC_HANDLE);
+    if (ZP_HAS(9)) ZP_PUT_UNSUPPORTED(t, ZP_SLOT_MEM_GET_PITCH_FOR_2D_IMAGE);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -54,8 +54,8 @@ ze_result_t zp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_prope
     p->numSlices = 1;
     /* Command timestamps are nanoseconds; the 1.2 form of the struct asks for ticks per second. */
     p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 ? 1000000000u : 1u;
-    p->timestampValidBits = 64;
-    p->kernelTimestampValidBits = 64;
+    p->timestampValidBits = ZP_TIMESTAMP_BITS;
+    p->kernelTimestampValidBits = ZP_TIMESTAMP_BITS;
     memset(&p->uuid, 0, sizeof p->uuid);
     memcpy(p->uuid.id, "ze_pocl", 7);
     p->uuid.id[8] = (uint8_t)hDevice->index;
@@ -212,10 +212,21 @@ ze_result_t zp_zeDeviceGetStatus(ze_device_handle_t hDevice) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* API 1.7: no device of these drivers is a sub-device (zeDeviceGetSubDevices lists none), so none has a root
+ * device: NULL, as the specification says for "a device handle that does not belong to any root-device". */
+ze_result_t zp_zeDeviceGetRootDevice(ze_device_handle_t hDevice, ze_device_handle_t *phRootDevice) {
+    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+    ZP_CHECK_PTR(phRootDevice);
+    *phRootDevice = NULL;
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp) {
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(hostTimestamp);
     ZP_CHECK_PTR(deviceTimestamp);
     zp_be->timestamps(hDevice->bdev, hostTimestamp, deviceTimestamp);
+    /* The host timestamp is the host's clock as it is; only the device's has timestampValidBits. */
+    *deviceTimestamp = zp_ts(*deviceTimestamp);
     return ZE_RESULT_SUCCESS;
 }

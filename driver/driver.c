@@ -63,6 +63,24 @@ ze_result_t zp_zeInit(ze_init_flags_t flags) {
     return r;
 }
 
+/* API 1.10: zeInit and zeDriverGet in one call, for the driver types desc->flags names (any bits; the loader asks
+ * with all of them set). The drivers' devices are answered for the GPU type, as zeInit answers GPU_ONLY: ze_pocl's
+ * are CPUs, which have no type of their own here, and programs that ask for GPUs can then run on the CPU. A call
+ * for other types only (NPU) finds no driver: ZE_RESULT_SUCCESS with a count of 0, so that the loader does not
+ * mark the driver as failed for later calls. */
+ze_result_t zp_zeInitDrivers(uint32_t *pCount, ze_driver_handle_t *phDrivers, zp_init_driver_type_desc_t *desc) {
+    ZP_CHECK_PTR(pCount);
+    ZP_CHECK_PTR(desc);
+    if (desc->flags == 0) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    ze_result_t r = zp_zeInit(0);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    if (!(desc->flags & ZP_INIT_DRIVER_TYPE_FLAG_GPU)) {
+        *pCount = 0;
+        return ZE_RESULT_SUCCESS;
+    }
+    return zp_zeDriverGet(pCount, phDrivers);
+}
+
 ze_result_t zp_driver_status(ze_krt_driver_status_t *out) {
     if (!out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     memset(out, 0, sizeof *out);
@@ -96,7 +114,7 @@ ze_result_t zp_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_
     ZP_CHECK_INIT();
     ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
     ZP_CHECK_PTR(version);
-    *version = ZE_API_VERSION_1_4;
+    *version = ZP_API_VERSION;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -149,4 +167,15 @@ ze_result_t zp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, c
         return ZE_RESULT_SUCCESS;
     }
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+/* API 1.6. The specification allows the empty string "if driver considers error code is already explicit enough
+ * to describe cause"; these drivers keep no text beside their result codes (a failed build's log is the build
+ * log), so the string is always empty. It is a constant, so it is the same for every thread. */
+ze_result_t zp_zeDriverGetLastErrorDescription(ze_driver_handle_t hDriver, const char **ppString) {
+    ZP_CHECK_INIT();
+    ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
+    ZP_CHECK_PTR(ppString);
+    *ppString = "";
+    return ZE_RESULT_SUCCESS;
 }

@@ -9,7 +9,13 @@ ze_result_t zp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_po
     ZP_CHECK_PTR(phEventPool);
     if (numDevices > 0 && phDevices == NULL) return ZE_RESULT_ERROR_INVALID_SIZE;
     for (uint32_t i = 0; i < numDevices; i++) ZP_CHECK_HANDLE(phDevices[i], ZP_MAGIC_DEVICE);
-    if (desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* HOST_VISIBLE, IPC, KERNEL_TIMESTAMP and API 1.6's KERNEL_MAPPED_TIMESTAMP: kernel timestamps "synchronized
+     * to host time domain", which every backend's are already (their device clock is a host clock, the one
+     * zeDeviceGetGlobalTimestamps reads), so its events are kernel-timestamp events like the others. The
+     * specification says the two timestamp flags cannot be combined. */
+    if (desc->flags > 0xf) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    const ze_event_pool_flags_t both = ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZP_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP;
+    if ((desc->flags & both) == both) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     if (desc->count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
     ze_event_pool_handle_t p = calloc(1, sizeof *p);
     if (!p) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -44,6 +50,8 @@ ze_result_t zp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_d
     e->magic = ZP_MAGIC_EVENT;
     e->pool = hEventPool;
     e->index = desc->index;
+    e->signal_scope = desc->signal;
+    e->wait_scope = desc->wait;
     atomic_fetch_add(&hEventPool->live_events, 1);
     *phEvent = e;
     return ZE_RESULT_SUCCESS;
@@ -82,7 +90,7 @@ ze_result_t zp_zeEventHostReset(ze_event_handle_t hEvent) {
 ze_result_t zp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dst) {
     ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
     ZP_CHECK_PTR(dst);
-    if (!(hEvent->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (!zp_event_wants_times(hEvent)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     zp_signal *s = &hEvent->sig;
     if (!zp_signal_query(s)) return ZE_RESULT_NOT_READY;
     uint64_t start = 0, end = 0;
@@ -95,7 +103,43 @@ ze_result_t zp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_t
         zp_be->token_release(t);
     }
     /* Kernels of one command run on the whole device: the context span equals the global span. */
-    dst->global.kernelStart = dst->context.kernelStart = start;
-    dst->global.kernelEnd = dst->context.kernelEnd = end;
+    dst->global.kernelStart = dst->context.kernelStart = zp_ts(start);
+    dst->global.kernelEnd = dst->context.kernelEnd = zp_ts(end);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* API 1.9: what the event and its pool were created with. */
+ze_result_t zp_zeEventGetEventPool(ze_event_handle_t hEvent, ze_event_pool_handle_t *phEventPool) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    ZP_CHECK_PTR(phEventPool);
+    *phEventPool = hEvent->pool;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventGetSignalScope(ze_event_handle_t hEvent, ze_event_scope_flags_t *pSignalScope) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    ZP_CHECK_PTR(pSignalScope);
+    *pSignalScope = hEvent->signal_scope;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventGetWaitScope(ze_event_handle_t hEvent, ze_event_scope_flags_t *pWaitScope) {
+    ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    ZP_CHECK_PTR(pWaitScope);
+    *pWaitScope = hEvent->wait_scope;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventPoolGetContextHandle(ze_event_pool_handle_t hEventPool, ze_context_handle_t *phContext) {
+    ZP_CHECK_HANDLE(hEventPool, ZP_MAGIC_POOL);
+    ZP_CHECK_PTR(phContext);
+    *phContext = hEventPool->ctx;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zp_zeEventPoolGetFlags(ze_event_pool_handle_t hEventPool, ze_event_pool_flags_t *pFlags) {
+    ZP_CHECK_HANDLE(hEventPool, ZP_MAGIC_POOL);
+    ZP_CHECK_PTR(pFlags);
+    *pFlags = hEventPool->flags;
     return ZE_RESULT_SUCCESS;
 }

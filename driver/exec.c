@@ -186,6 +186,7 @@ static void host_timestamp(void *p) {
     ts_op *op = p;
     uint64_t host, dev;
     zp_be->timestamps(op->bdev, &host, &dev);
+    dev = zp_ts(dev);
     memcpy(op->dst, &dev, sizeof dev);
     free(op);
 }
@@ -211,8 +212,8 @@ static void host_query(void *p) {
             uint64_t start = 0, end = 0;
             zp_be->token_times(t, &start, &end);
             zp_be->token_release(t);
-            r.global.kernelStart = r.context.kernelStart = start;
-            r.global.kernelEnd = r.context.kernelEnd = end;
+            r.global.kernelStart = r.context.kernelStart = zp_ts(start);
+            r.global.kernelEnd = r.context.kernelEnd = zp_ts(end);
         }
         size_t at = op->offsets ? op->offsets[i] : i * sizeof r;
         memcpy(op->dst + at, &r, sizeof r);

@@ -30,7 +30,9 @@ ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev) {
     st->dev = dev;
     st->waiter = (zp_signal_waiter){.wake = waiter_wake, .forget = waiter_forget};
     atomic_init(&st->has_pending, false);
+    atomic_init(&st->submitted, 0);
     pthread_mutex_init(&st->lock, NULL);
+    pthread_mutex_init(&st->mark_lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -54,6 +56,7 @@ void zp_stream_fini(zp_stream *st) {
     if (st->last_mark) zp_signal_unref(st->last_mark);
     st->last_mark = NULL;
     pthread_mutex_destroy(&st->lock);
+    pthread_mutex_destroy(&st->mark_lock);
     pthread_cond_destroy(&st->drained);
 }
 
@@ -350,6 +353,8 @@ void zp_stream_kick(zp_stream *st) {
 }
 
 ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c) {
+    /* Counted before the command goes anywhere, so a later zp_stream_sync_submitted marks after it. */
+    if (!c->mark) atomic_fetch_add_explicit(&st->submitted, 1, memory_order_relaxed);
     /* An indirect launch always waits behind its gate, among the held-back commands. */
     if (!atomic_load(&st->has_pending) && c->type != ZP_CMD_LAUNCH_INDIRECT) {
         ze_event_handle_t blocked = NULL;
@@ -425,6 +430,7 @@ static zp_signal *get_last_mark(zp_stream *st) {
 }
 
 ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
+    uint64_t seen = atomic_load(&st->submitted);
     if (atomic_load(&st->has_pending)) {
         if (timeout_ns == 0) return ZE_RESULT_NOT_READY;
         struct timespec ts;
@@ -451,5 +457,32 @@ ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
         zp_signal_unref(m);
     }
     if (r == ZE_RESULT_SUCCESS && timeout_ns == UINT64_MAX) r = zp_be->queue_finish(st->bq);
+    if (r == ZE_RESULT_SUCCESS && timeout_ns == UINT64_MAX) {
+        /* Everything submitted before this call has completed: a later zp_stream_sync_submitted need not mark for
+         * it (a synchronous immediate list, idle after every append, then answers a timeout of 0 at once). */
+        pthread_mutex_lock(&st->mark_lock);
+        if (seen > st->covered) st->covered = seen;
+        pthread_mutex_unlock(&st->mark_lock);
+    }
     return r;
+}
+
+/* An immediate list marks nothing on its own (a mark per append would cost a backend command each), so a
+ * bounded wait would have nothing to wait for: the stream is marked here when commands were submitted that
+ * neither its last mark nor a finished wait covers, and then waited for like a command queue. The mark's
+ * completion callback runs after those of the commands before it (the backend queue is in order, and a backend
+ * completes a command, callbacks included, before it releases the next), so the events those commands signal read
+ * as set once this returns ZE_RESULT_SUCCESS. mark_lock makes a second caller wait for the first one's mark rather
+ * than find the older one set; nothing waits under it. */
+ze_result_t zp_stream_sync_submitted(zp_stream *st, uint64_t timeout_ns) {
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    pthread_mutex_lock(&st->mark_lock);
+    uint64_t n = atomic_load(&st->submitted);
+    if (n != st->covered) {
+        r = zp_stream_mark(st, NULL);
+        if (r == ZE_RESULT_SUCCESS) st->covered = n;
+    }
+    pthread_mutex_unlock(&st->mark_lock);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    return zp_stream_sync(st, timeout_ns);
 }

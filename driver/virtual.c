@@ -195,17 +195,26 @@ ze_result_t zp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, s
 ze_result_t zp_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
                                    ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
-    ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(desc);
     ZP_CHECK_PTR(phPhysicalMemory);
     if (desc->flags > ZP_PHYS_FLAGS) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    size_t page = zp_be->vm_page_size ? zp_be->vm_page_size(hDevice->bdev, desc->size ? desc->size : 1) : 0;
+    /* Since API 1.10 the device "can be nullptr if creating physical host memory": host memory then goes with the
+     * driver's first device, whose page size (the system's on ze_pocl) and host allocation it uses. */
+    zp_bdev *bdev = NULL;
+    if (hDevice || !(desc->flags & ZP_PHYS_ON_HOST)) {
+        ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
+        bdev = hDevice->bdev;
+    } else {
+        if (zp_driver.num_devices == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        bdev = zp_driver.devices[0].bdev;
+    }
+    size_t page = zp_be->vm_page_size ? zp_be->vm_page_size(bdev, desc->size ? desc->size : 1) : 0;
     if (page == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (desc->size == 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
     if (!aligned(desc->size, page)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
     ze_physical_mem_handle_t ph = calloc(1, sizeof *ph);
     if (!ph) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    ze_result_t r = zp_be->phys_create(hDevice->bdev, (desc->flags & ZP_PHYS_ON_HOST) != 0, desc->size, &ph->bphys);
+    ze_result_t r = zp_be->phys_create(bdev, (desc->flags & ZP_PHYS_ON_HOST) != 0, desc->size, &ph->bphys);
     if (r != ZE_RESULT_SUCCESS) {
         free(ph);
         return r;

@@ -34,6 +34,31 @@ typedef struct _ze_kernel_max_group_size_properties_ext_t {
 
 #define ZP_HIDDEN __attribute__((visibility("hidden")))
 
+/* The Level Zero API version the drivers report (zeDriverGetApiVersion) and fill tables for (ddi.c): the newest
+ * version whose core functions they all implement (docs/driver.md, "API version"). */
+#define ZP_API_VERSION ZE_MAKE_VERSION(1, 13)
+
+/* Values and types of API versions newer than the installed headers (1.4), as the specification defines them. */
+#define ZP_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP ((ze_event_pool_flags_t)(1u << 3)) /* 1.6 */
+#define ZP_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION ((ze_memory_advice_t)9) /* 1.7, after SET (8) */
+#define ZP_COMMAND_LIST_FLAGS_1_9 0x1fu /* 1.7's IN_ORDER (bit 3), 1.9's EXP_CLONEABLE (bit 4) */
+#define ZP_INIT_DRIVER_TYPE_FLAG_GPU 1u  /* 1.10: ze_init_driver_type_flag_t */
+typedef struct zp_init_driver_type_desc { /* 1.10: ze_init_driver_type_desc_t */
+    ze_structure_type_t stype;
+    const void *pNext;
+    uint32_t flags; /* ze_init_driver_type_flags_t */
+} zp_init_driver_type_desc_t;
+
+/* Valid bits of every device timestamp the drivers return (timestampValidBits, kernelTimestampValidBits). Each
+ * backend's device clock is a Linux monotonic clock in nanoseconds (ze_pocl: CLOCK_MONOTONIC_RAW, PoCL's own
+ * command clock; the host device and ze_cuda: CLOCK_MONOTONIC), which the kernel keeps as a signed 64-bit count
+ * (ktime_t): its values never reach 2^63, so 63 bits is what the counter has. 64 would be no truer and would make
+ * the usual client mask (1ull << bits) - 1 undefined in C. zp_ts applies the mask to every device timestamp a
+ * driver hands out, so the guarantee holds whatever a backend's clock returns; with 63 bits of nanoseconds it
+ * never wraps (292 years). */
+#define ZP_TIMESTAMP_BITS 63u
+static inline uint64_t zp_ts(uint64_t t) { return t & ((UINT64_C(1) << ZP_TIMESTAMP_BITS) - 1); }
+
 /* Driver version as zeDriverGetProperties reports it: major.minor.patch in 8.8.16 bits. */
 #define ZP_DRIVER_VERSION ((0u << 24) | (1u << 16) | 0u)
 
@@ -166,6 +191,7 @@ struct _ze_event_handle_t {
     uint32_t magic;
     ze_event_pool_handle_t pool;
     uint32_t index;
+    ze_event_scope_flags_t signal_scope, wait_scope; /* as created, for zeEventGetSignalScope / GetWaitScope */
 };
 
 struct _ze_fence_handle_t {
@@ -238,6 +264,9 @@ typedef struct zp_stream {
     zp_signal *blocked_on;    /* the signal whose waiters list holds this stream */
     zp_signal_waiter waiter;  /* how that signal wakes this stream (stream.c) */
     zp_signal *last_mark;     /* command queues: set once everything submitted so far has completed (under lock) */
+    atomic_uint_fast64_t submitted; /* commands submitted so far, marks aside (zp_stream_count) */
+    uint64_t covered;         /* under mark_lock: of those, how many last_mark or a finished queue covers */
+    pthread_mutex_t mark_lock; /* one mark at a time for zp_stream_sync_submitted, and covered */
 } zp_stream;
 
 struct _ze_command_queue_handle_t {
@@ -246,6 +275,7 @@ struct _ze_command_queue_handle_t {
     ze_device_handle_t dev;
     zp_stream st;
     ze_command_queue_mode_t mode;
+    uint32_t index;      /* the desc's index within the queue group (ordinal 0, the only group) */
     pthread_mutex_t lock;
 };
 
@@ -256,6 +286,7 @@ struct _ze_command_list_handle_t {
     bool synchronous;
     ze_context_handle_t ctx;
     ze_device_handle_t dev;
+    uint32_t index;      /* immediate lists: the desc's queue index (zeCommandListImmediateGetIndex) */
     zp_stream st;        /* immediate lists only */
     bool wants_times;    /* regular lists: some command signals a kernel-timestamp event */
     zp_cmd *cmds;        /* regular lists only */
@@ -310,10 +341,21 @@ ZP_HIDDEN void zp_signal_remove_waiter(zp_signal *s, zp_signal_waiter *w);
 /* Streams (stream.c). */
 ZP_HIDDEN ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev);
 ZP_HIDDEN void zp_stream_fini(zp_stream *st);
+/* Counts a command handed to the stream outside zp_stream_submit (an immediate list's launch fast path). A load and
+ * a store, no atomic read-modify-write: a list's appends come from one thread at a time (the specification's rule
+ * for command lists), and the count only tells zp_stream_sync_submitted whether to mark. */
+static inline void zp_stream_count(zp_stream *st) {
+    uint_fast64_t n = atomic_load_explicit(&st->submitted, memory_order_relaxed);
+    atomic_store_explicit(&st->submitted, n + 1, memory_order_relaxed);
+}
 /* Runs a command now, or queues an owned copy of it behind the stream's pending commands. */
 ZP_HIDDEN ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c);
 /* Waits for the pending commands to be handed over and for the backend queue to finish. */
 ZP_HIDDEN ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns);
+/* Waits, within the timeout, for every command submitted so far to complete, their events' callbacks included
+ * (ZE_RESULT_NOT_READY when the timeout passes first): first marks the stream when a command came after its last
+ * mark. For streams that are not marked at every submission (immediate lists: zeCommandListHostSynchronize). */
+ZP_HIDDEN ze_result_t zp_stream_sync_submitted(zp_stream *st, uint64_t timeout_ns);
 /* Tries to hand pending commands to the backend (after a signal they wait for changed). */
 ZP_HIDDEN void zp_stream_kick(zp_stream *st);
 /* Submits a mark after everything submitted so far (and arms fence, when not NULL, with it); the stream's
@@ -333,7 +375,7 @@ ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, ze_event_han
 ZP_HIDDEN ze_result_t zp_exec_gate(zp_bqueue *bq, const zp_cmd *c, zp_btoken **gate, ze_event_handle_t *blocked);
 /* True when a command signalling this event must run on a queue that records command times. */
 static inline bool zp_event_wants_times(ze_event_handle_t e) {
-    return e && (e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
+    return e && (e->pool->flags & (ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZP_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP));
 }
 /* Replaces the stream's queue by one that records command times, after the old one's commands are done. */
 ZP_HIDDEN ze_result_t zp_exec_enable_times(zp_stream *st);

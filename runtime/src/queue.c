@@ -1,5 +1,6 @@
 /*
- * queue.c: a queue is one in-order immediate command list. API 1.4 has no zeCommandListHostSynchronize, so a
+ * queue.c: a queue is one in-order immediate command list. libkrt builds against API 1.4's headers and reaches
+ * drivers through a loader that may be of 1.4 (Debian's), neither of which has zeCommandListHostSynchronize, so a
  * queue waits by appending a barrier that signals a host-visible event of its own and waiting on that event.
  */
 #include "krt_internal.h"

@@ -310,6 +310,14 @@ void zt_immediate_sync(zt_env *env, ze_command_list_handle_t list)
     ZT_OK(zeEventPoolDestroy(pool));
 }
 
+bool zt_ts_leq(uint64_t a, uint64_t b, uint32_t bits)
+{
+    uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    if ((a & ~mask) != 0 || (b & ~mask) != 0)
+        return false;
+    return ((b - a) & mask) <= mask >> 1;
+}
+
 void zt_execute_and_wait(ze_command_queue_handle_t queue, ze_command_list_handle_t list)
 {
     ZT_OK(zeCommandListClose(list));

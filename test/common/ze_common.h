@@ -90,8 +90,14 @@ ze_event_pool_handle_t zt_event_pool_create(zt_env *env, uint32_t count, bool ti
 ze_event_handle_t zt_event_create(ze_event_pool_handle_t pool, uint32_t index);
 
 /* Waits on the host until everything appended so far to an immediate list has finished: appends a barrier
- * that signals a host-visible event and waits for that event (API 1.4 has no zeCommandListHostSynchronize). */
+ * that signals a host-visible event and waits for that event (Debian's loader, API 1.4, cannot reach
+ * zeCommandListHostSynchronize; test_ze_api tests that one). */
 void zt_immediate_sync(zt_env *env, ze_command_list_handle_t list);
+
+/* Whether device timestamp a is not later than b on a counter of `bits` valid bits (the device's
+ * timestampValidBits or kernelTimestampValidBits), which may have wrapped once between them: both lie within the
+ * bits, and b - a modulo 2^bits is less than half the counter's range. */
+bool zt_ts_leq(uint64_t a, uint64_t b, uint32_t bits);
 
 /* Closes a regular list, executes it on the queue and waits for the queue. */
 void zt_execute_and_wait(ze_command_queue_handle_t queue, ze_command_list_handle_t list);
