@@ -112,6 +112,10 @@ ZP_HIDDEN ze_result_t host_run_job(host_job *j);
  * comes meanwhile starts without a wake-up (a futex call and a scheduler's latency, tens of microseconds), and an
  * idle program stops using the CPU this long after its last command (docs/design.md, "The host device's pool"). */
 #define HOST_SPIN_NS 50000u
+/* A launch of at most this many work-items runs on the submitting thread alone: sharing it costs a hand-off (the
+ * job's publication, another thread's first touch of its arguments, the wait for that thread's part) that a few
+ * thousand simple work-items do not repay (bench/replay's saxpy over 4,096 floats). */
+#define HOST_INLINE_ITEMS 4096u
 /* Watches *v for up to HOST_SPIN_NS; returns 1 as soon as it differs from seen, 0 when the time ran out. */
 ZP_HIDDEN int host_spin_while(const atomic_uint *v, unsigned seen);
 

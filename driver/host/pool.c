@@ -372,8 +372,8 @@ ze_result_t host_run_job(host_job *j) {
     j->chunk = chunk < 1 ? 1 : chunk > HOST_MAX_CHUNK ? HOST_MAX_CHUNK : chunk;
     worker *w = self_worker();
     int ok;
-    if (j->total_groups <= j->chunk || pool_helpers == 0) {
-        /* Too small to share (one chunk): no other thread is told of it. */
+    if (j->total_groups <= j->chunk || j->total_groups * j->group_items <= HOST_INLINE_ITEMS || pool_helpers == 0) {
+        /* Too small to share (one chunk, or a few thousand work-items): no other thread is told of it. */
         atomic_store(&j->active, 1);
         size_t done = run_chunks(w, j, &ok);
         atomic_store(&j->finished, done);
