@@ -738,6 +738,24 @@ Test(host, stores_of_every_width_are_exact)
     KT_OK(krt_launch_sync(kt_kernel(m, "stride_uchar"), &d));
     for (size_t b = 0; b < (size_t)n * 3 + pad; b++)
         cr_assert_eq(dst[b], b % 3 == 0 && b / 3 < n ? src[b / 3] : 0xee, "stride_uchar: byte %zu", b);
+    /* half: storage and arithmetic, rounded as C's _Float16 rounds (the device reports fp16). */
+    krt_device_info dev;
+    KT_OK(krt_context_device_info(ctx, &dev));
+    cr_assert(dev.fp16, "the host device reports no fp16, though its kernels' C has _Float16");
+    _Float16 *hs = kt_alloc(ctx, (n + pad) * sizeof(_Float16), KRT_MEMORY_SHARED);
+    _Float16 *hd = kt_alloc(ctx, (n + pad) * sizeof(_Float16), KRT_MEMORY_SHARED);
+    for (size_t i = 0; i < n + pad; i++) {
+        hs[i] = (_Float16)((float)i * 0.37f - 700.0f);
+        hd[i] = (_Float16)-1.0f;
+    }
+    float k = 1.75f;
+    krt_arg half_args[] = { KRT_ARG(hs), KRT_ARG(hd), KRT_ARG(k) };
+    d = kt_desc1(n, half_args, 3);
+    KT_OK(krt_launch_sync(kt_kernel(m, "scale_half"), &d));
+    for (size_t i = 0; i < n + pad; i++) {
+        _Float16 want = i < n ? (_Float16)((float)hs[i] * k) : (_Float16)-1.0f;
+        cr_assert(hd[i] == want, "scale_half: item %zu is %g, expected %g", i, (double)hd[i], (double)want);
+    }
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }

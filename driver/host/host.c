@@ -54,7 +54,12 @@ static void host_device_info(zp_bdev *dev, zp_device_info *info) {
     long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
     info->cache_size = l3 > 0 ? (uint64_t)l3 : 0;
     info->cacheline = 64;
+    /* half is C's _Float16 in the kernel libraries (krt_kernel_host.h), where the compiler has it: the same one. */
+#if defined(__FLT16_MANT_DIG__)
+    info->fp16 = true;
+#else
     info->fp16 = false;
+#endif
     info->fp64 = true;
     info->int64_atomics = true;
     info->profiling = true;

@@ -121,6 +121,20 @@ KRT__VECTORS(ulong, unsigned long)
 KRT__VECTORS(float, float)
 KRT__VECTORS(double, double)
 
+/* half: C's _Float16 where the compiler has it (GCC 12 on x86-64 and AArch64), with OpenCL C's arithmetic: a half
+ * operation computes in float and rounds to half, as GCC does for _Float16 on a machine without half arithmetic,
+ * and the conversions to and from the other types are C's. Without _Float16 a kernel that names half does not
+ * compile, and krt-cc says that it is this type. vload_half / vstore_half read and write half storage as float. */
+#if defined(__FLT16_MANT_DIG__)
+typedef _Float16 half;
+KRT__VECTORS(half, _Float16)
+#define KRT_HOST_HALF 1
+static inline __attribute__((always_inline, unused)) float vload_half(size_t i, const half *p) { return (float)p[i]; }
+static inline __attribute__((always_inline, unused)) void vstore_half(float v, size_t i, half *p) { p[i] = (half)v; }
+#endif
+/* The pragma that enables half in OpenCL C means nothing to C. */
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+
 /* ---- Work-item functions --------------------------------------------------------------------------------- */
 
 /* A dimension at or past work_dim gives OpenCL C's defaults: ids and offsets 0, sizes and counts 1. The runtime

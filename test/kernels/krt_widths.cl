@@ -24,3 +24,11 @@ kernel void stride_uchar(global const uchar *src, global uchar *dst, uint stride
     size_t i = get_global_id(0);
     dst[i * stride] = src[i];
 }
+
+/* half storage and arithmetic (C's _Float16 on the host device): dst[i] = src[i] * k, rounded to half. */
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void scale_half(global const half *src, global half *dst, float k)
+{
+    size_t i = get_global_id(0);
+    dst[i] = (half)((float)src[i] * k);
+}
