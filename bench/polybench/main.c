@@ -20,10 +20,11 @@
  * The three results must agree (compare_outputs): for every output array, the largest difference from the
  * OpenMP result, over the largest magnitude in that result, at most PB_TOLERANCE; the program fails otherwise.
  *
- * Usage: polybench [--samples N] [--only NAME,...] [--settle-ms MS] [--out DIR]
+ * Usage: polybench [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H] [--out DIR]
  *        polybench --check [--only NAME,...]    (small sizes, one run each way, results compared; make test runs it)
- *        polybench --way OpenMP|host|ze_pocl [--samples N] [--only NAME,...] [--settle-ms MS]
+ *        polybench --way OpenMP|host|ze_pocl [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H]
  *                                              (one way alone, for a profiler: its median per benchmark)
+ * --group2d W,H gives every 2-D launch a static W x H group (at most the range) instead of krt's choice.
  */
 #include "bench_util.h"
 #include "polybench.h"
@@ -62,10 +63,18 @@ typedef struct pb_krt {
     long launches;
 } pb_krt;
 
+/* --group2d W,H: a static group for every 2-D launch (clamped to the range, as a static group may not exceed
+ * it), to compare the group krt chooses with others; 0, 0: krt chooses (the default). */
+static uint32_t group2d[2];
+
 /* Appends one launch over an x (1-D, y = 0) or x by y range, krt choosing the group. */
 static void launch(pb_krt *r, int kern, uint64_t x, uint64_t y, const krt_arg *args, uint32_t nargs)
 {
     krt_launch_desc d = {.range = {y ? 2u : 1u, {x, y, 0}}, .args = args, .num_args = nargs, .queue = r->q};
+    if (y && group2d[0]) {
+        d.group[0] = group2d[0] < x ? group2d[0] : (uint32_t)x;
+        d.group[1] = group2d[1] < y ? group2d[1] : (uint32_t)y;
+    }
     KRT_CHECK(krt_launch(r->k[kern], &d));
     r->launches++;
 }
@@ -533,15 +542,16 @@ static double geomean(const double *v, int n)
 }
 
 static const char usage[] =
-    "usage: polybench [--samples N] [--only NAME,...] [--settle-ms MS] [--out DIR]\n"
+    "usage: polybench [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H] [--out DIR]\n"
     "       polybench --check [--only NAME,...]\n"
-    "       polybench --way OpenMP|host|ze_pocl [--samples N] [--only NAME,...] [--settle-ms MS]\n"
+    "       polybench --way OpenMP|host|ze_pocl [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H]\n"
     "Runs each benchmark as OpenMP C, on the host device and on ze_pocl (docs/performance.md, \"Launch-bound\n"
     "benchmarks against OpenMP\"); --check runs small sizes once each way and only compares the results;\n"
-    "--way runs one way alone (to profile it) and prints its medians, nothing compared.\n"
+    "--way runs one way alone (to profile it) and prints its medians, nothing compared; --group2d gives every\n"
+    "2-D launch a static group of W x H (at most the range) instead of krt's choice.\n"
     "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_BENCH_KERNELS (build/bench/kernels),\n"
     "OMP_WAIT_POLICY (left to libgomp's default unless set).\n";
-static const char *const known_opts[] = {"samples", "only", "settle-ms", "out", "check", "way", NULL};
+static const char *const known_opts[] = {"samples", "only", "settle-ms", "out", "check", "way", "group2d", NULL};
 
 /* Whether --only (a comma-separated list of names, or NULL for every benchmark) selects b. */
 static int selected(const char *only, const pb_bench *b)
@@ -653,6 +663,9 @@ int main(int argc, char **argv)
     if (settle_ms < 0 || settle_ms > 10000)
         bench_die("--settle-ms must be 0..10000");
     check_only(only);
+    const char *g2 = bench_opt_str(argc, argv, "group2d", NULL);
+    if (g2 && (sscanf(g2, "%u,%u", &group2d[0], &group2d[1]) != 2 || !group2d[0] || !group2d[1]))
+        bench_die("--group2d takes W,H, both above 0");
 
     pb_dev devs[2];
     dev_open(&devs[0], "host");
