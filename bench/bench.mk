@@ -1,7 +1,8 @@
 # Benchmarks (docs/performance.md). `make bench` installs missing packages, builds everything (`all`), then
 # builds and runs every benchmark: one table per benchmark on stdout (also saved as build/bench/<name>.md),
 # CSV files and PNG plots (gnuplot) in build/bench/, callgrind profiles in build/bench/callgrind/.
-# The benchmark programs stay out of `all`: nothing in `make test` needs them.
+# The benchmark programs stay out of `all` (nothing in `make test` needs them), except polybench, whose --check is
+# a test (below).
 # BENCH_QUICK=1 runs every benchmark with small counts and a coarser group-size sweep (a smoke run).
 
 BENCH_OUT       := $(BUILD)/bench
@@ -26,6 +27,7 @@ BENCH_LU_ARGS      ?= --n 100 --samples 1
 BENCH_HOST_ARGS    ?= --samples 1 --n 65536 --matrix 64 --items 100000
 BENCH_PY_ARGS      ?= --calls 10000 --rounds 3
 BENCH_REPLAY_ARGS  ?= --kernels 200 --repeats 3
+BENCH_PB_ARGS      ?= --samples 1 --settle-ms 10
 BENCH_MPI_ARGS     ?= --size 256 256 --steps 50 --repeats 1
 else
 BENCH_LAUNCH_ARGS  ?= --launches 100000 --repeats 7 --callgrind-launches 3000
@@ -36,6 +38,7 @@ BENCH_LU_ARGS      ?= --n 250 --samples 5
 BENCH_HOST_ARGS    ?= --samples 5
 BENCH_PY_ARGS      ?= --calls 100000 --rounds 5
 BENCH_REPLAY_ARGS  ?= --kernels 1000 --repeats 7
+BENCH_PB_ARGS      ?= --samples 9
 BENCH_MPI_ARGS     ?= --size 1024 1024 --steps 200 --repeats 5
 endif
 
@@ -59,6 +62,27 @@ $(BENCH_BINS): $(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_u
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_C) $(BENCH_ZE_CFLAGS) -Iruntime/include -Ibench $< $(BENCH_OUT)/bench_util.o -o $@ $(LDFLAGS) \
 	    $(BENCH_LDEXTRA) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt $(BENCH_ZE_LIBS) $(BENCH_CL_LIBS) -lm
+
+# polybench (bench/polybench/, docs/performance.md "Launch-bound benchmarks against OpenMP"): main.c (the driver
+# and krt's launch sequences) is built like the programs above; omp.c, the OpenMP C twins, apart with
+# -O3 -fopenmp -march=native (after CFLAGS_C, so that its -O2 gives way and a sanitizer's OPT still reaches it), and
+# the program links libgomp. Unlike the other benchmarks it is part of `all`, with its kernels' native libraries:
+# `make test` runs `polybench --check` (small sizes, the three ways' results compared, nothing timed).
+PB_BIN     := $(BENCH_OUT)/polybench
+PB_KERNELS := pb_stencils pb_linalg
+PB_KFILES  := $(foreach k,$(PB_KERNELS),$(BENCH_OUT)/kernels/$(k).spv $(BENCH_OUT)/kernels/host/$(k).so)
+all: $(PB_BIN) $(PB_KFILES)
+bench-build: $(PB_BIN)
+EXAMPLE_TESTS += 'KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) $(PB_BIN) --check'
+
+$(BENCH_OUT)/polybench_omp.o: bench/polybench/omp.c bench/polybench/polybench.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) -O3 -fopenmp -march=native -c $< -o $@
+$(PB_BIN): bench/polybench/main.c bench/polybench/polybench.h $(BENCH_OUT)/polybench_omp.o $(BENCH_OUT)/bench_util.o \
+           bench/bench_util.h runtime/include/krt.h $(KRT_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_C) $(BENCH_ZE_CFLAGS) -Iruntime/include -Ibench $< $(BENCH_OUT)/polybench_omp.o \
+	    $(BENCH_OUT)/bench_util.o -o $@ $(LDFLAGS) -fopenmp -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt -lm
 
 # Benchmark-only kernels: the same flags and spirv-val check as kernels/kernels.mk. The LLVM bitcode stays
 # beside the SPIR-V: the raw OpenCL case of launch_overhead builds its kernel from it.
@@ -91,6 +115,7 @@ bench-only: bench-build
 	    >$(BENCH_OUT)/python_launch.md && cat $(BENCH_OUT)/python_launch.md && \
 	$(BENCH_ENV) $(BENCH_OUT)/replay --out $(BENCH_OUT) $(BENCH_REPLAY_ARGS) && \
 	$(BENCH_ENV) KRT_DEVICE=host $(BENCH_OUT)/replay --out $(BENCH_OUT)/host $(BENCH_REPLAY_ARGS) && \
+	$(BENCH_ENV) $(PB_BIN) --out $(BENCH_OUT) $(BENCH_PB_ARGS) && \
 	$(if $(filter yes,$(HAVE_MPI)),$(BENCH_ENV) sh bench/mpi_heat.sh --bin $(BINDIR)/mpi_heat --out $(BENCH_OUT) \
 	    --mpirun "$(MPIRUN) $(MPIRUN_FLAGS)" $(BENCH_MPI_ARGS) &&,echo "bench: mpi_heat skipped: no MPI" &&) \
 	sh bench/plot.sh $(BENCH_OUT) && \
