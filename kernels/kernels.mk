@@ -33,8 +33,11 @@ $(BUILD)/test-kernels/%.spv: test/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 	@mkdir -p $(dir $@)
 	$(KRT_CC_RUN) $(KRT_CC_FLAGS_$*) $< -o $@
 
-# Test kernels that need more than OpenCL C 1.2: program-scope variables.
+# Test kernels that need more than OpenCL C 1.2: program-scope variables; sub-groups and work-group collectives
+# (OpenCL C 3.0's optional features, all of which clang-15 enables for the SPIR target).
 KRT_CC_FLAGS_ze_globals := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_subgroups := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_collectives := -cl-std=CL3.0
 
 $(BUILD)/test-kernels/o2/%.spv: test/kernels/o2/%.cl $(KERNEL_HEADERS)
 	@mkdir -p $(dir $@)

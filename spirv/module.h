@@ -73,6 +73,9 @@ typedef struct zp_module_src {
     bool fp16;
     bool fp64;
     bool int64_atomics;
+    /* The device's largest work-group (work-items): work-group collectives on sub-groups of one work-item keep a
+     * slot per work-item in __local memory (spirv/groups.cpp). 0 when unknown: such a module is refused. */
+    uint32_t max_group_size;
     /* The host device (driver/host/): the native library holding the module's kernels, from a
      * ze_krt_host_library_desc_t (driver/include/ze_krt_host.h) in the module descriptor's pNext chain; NULL
      * elsewhere. */

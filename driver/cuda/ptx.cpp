@@ -703,9 +703,11 @@ extern "C" const char *zc_libclc_path(void) {
 
 extern "C" int zc_front(const zp_module_src *src, void **bitcode, size_t *size, zp_module_meta *meta, char **log) {
     // mem_fence as an LLVM fence (lower_fences makes it a membar) and wait_group_events in the private-pointer
-    // form, the one libclc's NVPTX library defines.
-    int rc = zp_spirv_translate(src, ZP_SPIRV_FENCES_TO_LLVM | ZP_SPIRV_WAIT_PRIVATE | ZP_SPIRV_EXACT_RANGE, bitcode,
-                                size, meta, log);
+    // form, the one libclc's NVPTX library defines; sub-groups are warps.
+    int rc = zp_spirv_translate(src,
+                                ZP_SPIRV_FENCES_TO_LLVM | ZP_SPIRV_WAIT_PRIVATE | ZP_SPIRV_EXACT_RANGE |
+                                    ZP_SPIRV_WARP_SUBGROUPS,
+                                bitcode, size, meta, log);
     if (rc != ZP_SPIRV_OK) return rc;
     std::string why;
     try {
