@@ -260,6 +260,89 @@ struct Lowering {
         return true;
     }
 
+    // The order of an atomic's memory semantics (SPIR-V 3.25): whether it orders other memory at all. LLVM's
+    // atomics are made relaxed, with sequentially consistent fences around those that order: NVPTX in LLVM 15
+    // selects no ordered atomic load or store, and ze_cuda lowers fences itself (driver/cuda/ptx.cpp).
+    static bool orders(uint32_t sem) { return (sem & 0x1e) != 0; }
+
+    // One __spirv_Atomic* call as LLVM atomics; returns the result, c itself for an instruction without one, or
+    // null (with why) for a form this driver does not implement.
+    llvm::Value *atomic(llvm::IRBuilder<> &b, llvm::CallInst *c, const std::string &base) {
+        llvm::StringRef n(base);
+        n.consume_front("__spirv_Atomic");
+        auto arg = [&](unsigned i) { return c->getArgOperand(i); };
+        llvm::Value *ptr = arg(0);
+        unsigned sem_arg = 2;
+        uint32_t sem = 0, sem2 = 0;
+        if (c->arg_size() < 3 || !const_u32(arg(sem_arg), sem)) {
+            fail(base, "has memory semantics that are not a constant");
+            return nullptr;
+        }
+        bool cmpxchg = n == "CompareExchange" || n == "CompareExchangeWeak";
+        if (cmpxchg && (c->arg_size() < 6 || !const_u32(arg(3), sem2))) {
+            fail(base, "has memory semantics that are not a constant");
+            return nullptr;
+        }
+        bool fenced = orders(sem) || orders(sem2);
+        llvm::Type *t = n == "FlagTestAndSet" || n == "FlagClear" ? b.getInt32Ty()
+                        : n == "Store"                            ? arg(3)->getType()
+                        : c->getType();
+        if (!t->isIntegerTy() && !t->isFloatTy() && !t->isDoubleTy()) {
+            fail(base, "on a value of a type this driver does not implement it for");
+            return nullptr;
+        }
+        unsigned as = llvm::cast<llvm::PointerType>(ptr->getType())->getAddressSpace();
+        ptr = b.CreatePointerBitCastOrAddrSpaceCast(ptr, t->getPointerTo(as));
+        llvm::MaybeAlign al(t->getPrimitiveSizeInBits() / 8);
+        const auto relaxed = llvm::AtomicOrdering::Monotonic;
+        if (fenced) b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+        llvm::Value *r = nullptr;
+        using RMW = llvm::AtomicRMWInst;
+        static const struct { const char *name; RMW::BinOp op; } rmws[] = {
+            {"Exchange", RMW::Xchg}, {"IAdd", RMW::Add},   {"ISub", RMW::Sub},   {"SMin", RMW::Min},
+            {"UMin", RMW::UMin},     {"SMax", RMW::Max},   {"UMax", RMW::UMax},  {"And", RMW::And},
+            {"Or", RMW::Or},         {"Xor", RMW::Xor},    {"FAddEXT", RMW::FAdd}, {"FMinEXT", RMW::FMin},
+            {"FMaxEXT", RMW::FMax}};
+        for (const auto &k : rmws)
+            if (n == k.name) {
+                bool fp = k.op == RMW::FAdd || k.op == RMW::FMin || k.op == RMW::FMax;
+                bool fits = fp ? t->isFloatingPointTy() : t->isIntegerTy() || k.op == RMW::Xchg;
+                if (!fits || c->arg_size() < 4) {
+                    fail(base, "on a value of a type this driver does not implement it for");
+                    return nullptr;
+                }
+                r = b.CreateAtomicRMW(k.op, ptr, arg(3), al, relaxed);
+            }
+        if (r) {
+        } else if (n == "Load") {
+            auto *ld = b.CreateAlignedLoad(t, ptr, al);
+            ld->setAtomic(relaxed);
+            r = ld;
+        } else if (n == "Store") {
+            auto *st = b.CreateAlignedStore(arg(3), ptr, al);
+            st->setAtomic(relaxed);
+            r = c;
+        } else if ((n == "IIncrement" || n == "IDecrement") && t->isIntegerTy()) {
+            r = b.CreateAtomicRMW(n == "IIncrement" ? RMW::Add : RMW::Sub, ptr, llvm::ConstantInt::get(t, 1), al,
+                                  relaxed);
+        } else if (cmpxchg && t->isIntegerTy()) {
+            // (pointer, scope, semantics if equal, semantics if not, value, comparator) -> the original value.
+            auto *x = b.CreateAtomicCmpXchg(ptr, arg(5), arg(4), al, relaxed, relaxed);
+            r = b.CreateExtractValue(x, 0);
+        } else if (n == "FlagTestAndSet") {
+            r = b.CreateICmpNE(b.CreateAtomicRMW(RMW::Xchg, ptr, b.getInt32(1), al, relaxed), b.getInt32(0));
+        } else if (n == "FlagClear") {
+            auto *st = b.CreateAlignedStore(b.getInt32(0), ptr, al);
+            st->setAtomic(relaxed);
+            r = c;
+        } else {
+            fail(base, "on a generic pointer is not implemented by this driver");
+            return nullptr;
+        }
+        if (fenced) b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+        return r;
+    }
+
     bool fail(const std::string &base, const std::string &what) {
         if (why.empty()) why = "SPIR-V " + instruction(base) + " " + what;
         return false;
@@ -484,29 +567,33 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
             auto *rpt = llvm::dyn_cast<llvm::PointerType>(rt);
             if (!rpt) return fail(base, "does not return a pointer");
             unsigned want = rpt->getAddressSpace();
-            llvm::Value *cast = b.CreatePointerBitCastOrAddrSpaceCast(p, rt);
-            r = b.CreateSelect(b.CreateICmpEQ(space, b.getInt32(want)), cast, llvm::ConstantPointerNull::get(rpt));
+            if (warp()) {
+                // The library converts (see __zp_to_global); the space is for GenericPtrMemSemantics only.
+                llvm::cast<llvm::Instruction>(space)->eraseFromParent();
+                const char *fn = want == ZP_GSPACE_GLOBAL ? "__zp_to_global"
+                                 : want == ZP_GSPACE_LOCAL ? "__zp_to_local"
+                                                           : "__zp_to_private";
+                if (want != ZP_GSPACE_GLOBAL && want != ZP_GSPACE_LOCAL && want != ZP_GSPACE_PRIVATE)
+                    return fail(base, "to a space other than global, local or private");
+                llvm::Value *q = lib(b, fn, llvm::Type::getInt8PtrTy(ctx(), want), {gp});
+                r = b.CreatePointerBitCastOrAddrSpaceCast(q, rt);
+            } else {
+                llvm::Value *cast = b.CreatePointerBitCastOrAddrSpaceCast(p, rt);
+                r = b.CreateSelect(b.CreateICmpEQ(space, b.getInt32(want)), cast, llvm::ConstantPointerNull::get(rpt));
+            }
         }
-    } else if (n == "__spirv_AtomicFAddEXT" || n == "__spirv_AtomicFMinEXT" || n == "__spirv_AtomicFMaxEXT") {
+    } else if (n == "__spirv_AtomicFAddEXT" || n == "__spirv_AtomicFMinEXT" || n == "__spirv_AtomicFMaxEXT" ||
+               (n.startswith("__spirv_Atomic") && c->arg_size() >= 1 && arg(0)->getType()->isPointerTy() &&
+                arg(0)->getType()->getPointerAddressSpace() == 4)) {
+        // Float atomics, which neither kernel library has, and every atomic on a generic pointer (OpenCL C 2.0's
+        // atomic_* functions take one), for which PoCL 3.1's library has no overload: LLVM's own atomics.
         *group = false;
-        // (pointer, scope, semantics, value). Any scope runs at the system's, the widest; the order follows the
-        // semantics' ordering bits (SPIR-V 3.25), relaxed without one.
-        uint32_t sem = 0;
-        if (!const_u32(arg(2), sem)) return fail(base, "has memory semantics that are not a constant");
-        llvm::AtomicOrdering ord = (sem & 0x10)  ? llvm::AtomicOrdering::SequentiallyConsistent
-                                   : (sem & 0x8) ? llvm::AtomicOrdering::AcquireRelease
-                                   : (sem & 0x4) ? llvm::AtomicOrdering::Release
-                                   : (sem & 0x2) ? llvm::AtomicOrdering::Acquire
-                                                 : llvm::AtomicOrdering::Monotonic;
-        llvm::AtomicRMWInst::BinOp op = n == "__spirv_AtomicFAddEXT"   ? llvm::AtomicRMWInst::FAdd
-                                        : n == "__spirv_AtomicFMinEXT" ? llvm::AtomicRMWInst::FMin
-                                                                       : llvm::AtomicRMWInst::FMax;
-        llvm::Value *v = arg(3);
-        if (!v->getType()->isFloatTy() && !v->getType()->isDoubleTy())
-            return fail(base, "on a value of a type this driver does not implement it for");
-        llvm::Value *ptr = b.CreatePointerBitCastOrAddrSpaceCast(
-            arg(0), v->getType()->getPointerTo(llvm::cast<llvm::PointerType>(arg(0)->getType())->getAddressSpace()));
-        r = b.CreateAtomicRMW(op, ptr, v, llvm::MaybeAlign(v->getType()->getPrimitiveSizeInBits() / 8), ord);
+        r = atomic(b, c, base);
+        if (!r) return false;
+        if (r == c) { // no result (a store, a flag clear)
+            c->eraseFromParent();
+            return true;
+        }
     } else {
         *done = false;
         return true;
@@ -534,10 +621,10 @@ int lower_groups(llvm::Module &m, unsigned flags, const zp_module_src *src, std:
             if (md->getNumOperands() >= 1)
                 if (auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(md->getOperand(0)))
                     if (c->getZExtValue() != size) {
-                        why = "kernel " + f.getName().str() + " requires sub-groups of " +
+                        why = "kernel " + f.getName().str() + " requires a sub-group size of " +
                               std::to_string(c->getZExtValue()) +
-                              " work-items (intel_reqd_sub_group_size, SPIR-V's SubgroupSize execution mode); this "
-                              "device's sub-groups have " + std::to_string(size);
+                              " (intel_reqd_sub_group_size, SPIR-V's SubgroupSize execution mode); this device's "
+                              "sub-groups have " + std::to_string(size) + (size == 1 ? " work-item" : " work-items");
                         return ZP_SPIRV_BUILD_FAILURE;
                     }
     std::vector<std::pair<llvm::CallInst *, std::string>> calls;
@@ -701,6 +788,14 @@ int resolve_spaces(llvm::Module &m, unsigned flags, std::string &why) {
         if (auto *c = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(c);
     Spaces sp;
     for (llvm::CallInst *c : calls) {
+        // A helper's own copy, left behind once inlined into every caller (it keeps its linkage, as an exported
+        // function of a library module does), runs for no kernel: its casts never run.
+        llvm::Function *in = c->getFunction();
+        if (!is_kernel(*in) && in->use_empty()) {
+            c->replaceAllUsesWith(llvm::ConstantInt::get(c->getType(), ZP_GSPACE_NULL));
+            c->eraseFromParent();
+            continue;
+        }
         llvm::Value *s = sp.of(c->getArgOperand(0));
         if (!s) {
             uint32_t op = 0;

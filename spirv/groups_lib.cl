@@ -150,6 +150,8 @@ bool nv_isspacep_shared(private char *p) __asm("llvm.nvvm.isspacep.shared");
 bool nv_isspacep_global(private char *p) __asm("llvm.nvvm.isspacep.global");
 bool nv_isspacep_local(private char *p) __asm("llvm.nvvm.isspacep.local");
 bool nv_isspacep_const(private char *p) __asm("llvm.nvvm.isspacep.const");
+global char *nv_gen_to_global(private char *p) __asm("llvm.nvvm.ptr.gen.to.global.p1i8.p0i8");
+local char *nv_gen_to_shared(private char *p) __asm("llvm.nvvm.ptr.gen.to.shared.p3i8.p0i8");
 
 /* The lanes that reached this point together (LLVM 15 has no intrinsic for it). */
 static u32 active_mask(void) {
@@ -307,6 +309,23 @@ u64 __zp_wg_collective(u64 x, u32 code, u64 identity, u32 kind, local u64 *s) {
     if (kind == ZP_GKIND_INCLUSIVE) return w > 0 ? combine(code, before, in) : in;
     if (lane == 0) return before;
     return w > 0 ? combine(code, before, ex) : ex;
+}
+
+/* The generic pointer as a pointer of a named space, or null when it points elsewhere. The conversion is NVVM's,
+ * not an addrspacecast: LLVM folds a cast to global of a select between generic casts of a local and a global
+ * pointer into a cast from local to global, which NVPTX cannot select (it ends the process). Private is NVPTX's
+ * generic space in ze_cuda's mapping, so to_private only checks. */
+global char *__zp_to_global(generic char *p) {
+    private char *q = (private char *)p;
+    return p && nv_isspacep_global(q) ? nv_gen_to_global(q) : 0;
+}
+local char *__zp_to_local(generic char *p) {
+    private char *q = (private char *)p;
+    return p && nv_isspacep_shared(q) ? nv_gen_to_shared(q) : 0;
+}
+private char *__zp_to_private(generic char *p) {
+    private char *q = (private char *)p;
+    return p && nv_isspacep_local(q) ? q : 0;
 }
 
 /* Which space a generic pointer points into, as the hardware knows it. */

@@ -9,7 +9,10 @@ namespace zp::spirv {
 enum { OP_TYPE_INT = 21, OP_CONSTANT = 43, OP_ACCESS_CHAIN = 65, OP_IN_BOUNDS_ACCESS_CHAIN = 66, OP_PTR_ACCESS_CHAIN = 67,
        OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 70 };
 // SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
-enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
+enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12, CAP_ATOMIC_FLOAT64_MIN_MAX = 5613,
+       CAP_ATOMIC_FLOAT64_ADD = 6034 };
+// Execution modes of SubgroupDispatch that fix the number of sub-groups per work-group.
+enum { EXEC_SUBGROUPS_PER_WORKGROUP = 36, EXEC_SUBGROUPS_PER_WORKGROUP_ID = 37 };
 // The Linkage capability, which the validator's copy of a module without entry points declares (validate.cpp).
 enum { CAP_LINKAGE = 5 };
 // SPIR-V opcodes the structural check needs.

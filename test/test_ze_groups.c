@@ -488,3 +488,372 @@ T(subgroup_shuffles_ballots_and_non_uniform_functions) {
     ZT_OK(zeModuleDestroy(m));
     fixture_fini(&f);
 }
+
+/* ---- Generic pointers ---- */
+
+/* The codes ze_generic.cl's space_code gives: to_global, to_local or to_private non-null, with get_fence's flags
+ * (CLK_GLOBAL_MEM_FENCE 2, CLK_LOCAL_MEM_FENCE 1, none for private memory) from bit 4. */
+enum { SPACE_GLOBAL = 1 | 2 << 4, SPACE_LOCAL = 2 | 1 << 4, SPACE_PRIVATE = 4 };
+
+T(generic_pointers_know_their_space) {
+    fixture f;
+    fixture_init(&f);
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_generic");
+    ze_kernel_handle_t k = zt_kernel_create(m, "generic_ptrs");
+    static const shape shapes[] = {{1, {5, 1, 1}, {1, 1, 1}}, {1, {38, 1, 1}, {7, 1, 1}}, {1, {209, 1, 1}, {64, 1, 1}}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int pick = 0; pick <= 3; pick++) {
+            const shape *s = &shapes[si];
+            size_t items = shape_items(s);
+            int *g = zt_alloc_shared(&f.env, items * sizeof(int));
+            int *out = zt_alloc_shared(&f.env, items * 8 * sizeof(int));
+            for (size_t i = 0; i < items; i++) g[i] = 1000 + (int)i;
+            memset(out, 0xab, items * 8 * sizeof(int));
+            zt_set_args(k, 4, sizeof g, &g, sizeof out, &out, s->group[0] * sizeof(int), NULL, sizeof pick, &pick);
+            launch(&f, k, s);
+            /* The loop leaves r on p for no turn, then g, l, g. */
+            int loop = pick == 0 ? SPACE_PRIVATE : pick % 2 ? SPACE_GLOBAL : SPACE_LOCAL;
+            for (size_t i = 0; i < items; i++) {
+                int sel = (i & 1) ? SPACE_GLOBAL : i % 3 == 0 ? SPACE_LOCAL : SPACE_PRIVATE;
+                int val = (i & 1) ? 1001 + (int)i : i % 3 == 0 ? 101 + (int)i : 1 + (int)i;
+                int want[8] = {SPACE_GLOBAL, SPACE_LOCAL, SPACE_PRIVATE, sel, loop, (int)i + 1, 101 + (int)i, val};
+                static const char *what[8] = {"bump(global)", "bump(local)", "bump(private)", "space of a select",
+                                              "space after a loop", "private after bump", "local after bump",
+                                              "the value through the cast"};
+                for (int w = 0; w < 8; w++)
+                    cr_assert_eq(out[i * 8 + w], want[w], "%s, pick %d: work-item %zu: %s = %d, expected %d",
+                                 describe(s), pick, i, what[w], out[i * 8 + w], want[w]);
+                cr_assert_eq(g[i], 1001 + (int)i, "g[%zu] = %d after one bump", i, g[i]);
+            }
+            ZT_OK(zeMemFree(f.env.context, g));
+            ZT_OK(zeMemFree(f.env.context, out));
+        }
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
+
+/* Builds a module expected to fail; returns the result and puts the build log (malloc'd) in *log. */
+static ze_result_t build_refused(fixture *f, const char *name, char **log) {
+    size_t size = 0;
+    void *il = zt_load_spirv(name, &size);
+    ze_module_handle_t m = NULL;
+    ze_module_build_log_handle_t lh = NULL;
+    ze_result_t r = zt_module_create_il(&f->env, il, size, NULL, &m, &lh);
+    free(il);
+    *log = lh ? zt_build_log_string(lh) : strdup("");
+    if (lh) ZT_OK(zeModuleBuildLogDestroy(lh));
+    if (m) ZT_OK(zeModuleDestroy(m));
+    return r;
+}
+
+/* A generic pointer read back from memory: ze_cuda's hardware knows where it points; ze_pocl cannot tell on a CPU
+ * and refuses the module, naming the instruction, rather than guess. */
+T(generic_pointer_from_memory_runs_or_is_refused_by_name) {
+    fixture f;
+    fixture_init(&f);
+    if (zt_driver_is(f.env.driver, "ze_pocl")) {
+        char *log;
+        ze_result_t r = build_refused(&f, "ze_generic_memory", &log);
+        cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+        cr_assert(strstr(log, "OpGenericCastToPtrExplicit") != NULL, "the log names no instruction: %s", log);
+        free(log);
+    } else {
+        ze_module_handle_t m = zt_module_load(&f.env, "ze_generic_memory");
+        ze_kernel_handle_t k = zt_kernel_create(m, "generic_from_memory");
+        enum { N = 70 };
+        int *g = zt_alloc_shared(&f.env, N * sizeof(int)), *out = zt_alloc_shared(&f.env, N * sizeof(int));
+        for (int i = 0; i < N; i++) out[i] = i;
+        zt_set_args(k, 3, sizeof g, &g, sizeof out, &out, 32 * sizeof(int), NULL);
+        shape s = {1, {N, 1, 1}, {32, 1, 1}};
+        launch(&f, k, &s);
+        for (int i = 0; i < N; i++) cr_assert_eq(out[i], i & 1 ? 2 : 1, "work-item %d: %d", i, out[i]);
+        ZT_OK(zeMemFree(f.env.context, g));
+        ZT_OK(zeMemFree(f.env.context, out));
+        ZT_OK(zeKernelDestroy(k));
+        ZT_OK(zeModuleDestroy(m));
+    }
+    fixture_fini(&f);
+}
+
+/* ---- Atomics ---- */
+
+T(int64_atomics_of_opencl_c_2) {
+    fixture f;
+    fixture_init(&f);
+    ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    ZT_OK(zeDeviceGetModuleProperties(f.env.device, &mp));
+    cr_assert(mp.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS, "both drivers' devices have 64-bit atomics");
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_atomics_c11");
+    ze_kernel_handle_t k = zt_kernel_create(m, "atomics_c11_64");
+    enum { N = 3001 };
+    int64_t *vals = zt_alloc_shared(&f.env, N * sizeof(int64_t)), *a = zt_alloc_shared(&f.env, 8 * sizeof(int64_t));
+    uint64_t *u = zt_alloc_shared(&f.env, 2 * sizeof(uint64_t));
+    int64_t sum = 0, mn = INT64_MAX, mx = INT64_MIN, or = 0, xr = 0, and = -1;
+    uint64_t umn = UINT64_MAX, umx = 0;
+    for (int i = 0; i < N; i++) {
+        vals[i] = (int64_t)value_of((size_t)i) * ((int64_t)1 << 35) + i;
+        sum += vals[i];
+        mn = vals[i] < mn ? vals[i] : mn;
+        mx = vals[i] > mx ? vals[i] : mx;
+        or |= vals[i] & 0x7f000000000ff0LL;
+        xr ^= vals[i];
+        and &= ~((int64_t)1 << (i % 63));
+        umn = (uint64_t)vals[i] < umn ? (uint64_t)vals[i] : umn;
+        umx = (uint64_t)vals[i] > umx ? (uint64_t)vals[i] : umx;
+    }
+    int64_t init[8] = {0, INT64_MAX, INT64_MIN, 0, 0, -1, 0, 0};
+    memcpy(a, init, sizeof init);
+    u[0] = UINT64_MAX;
+    u[1] = 0;
+    zt_set_args(k, 3, sizeof vals, &vals, sizeof a, &a, sizeof u, &u);
+    shape s = {1, {N, 1, 1}, {64, 1, 1}};
+    launch(&f, k, &s);
+    int64_t want[8] = {sum, mn, mx, or, xr, and, N, N};
+    static const char *what[8] = {"fetch_add", "fetch_min", "fetch_max", "fetch_or", "fetch_xor", "fetch_and",
+                                  "successful compare-exchanges", "the compare-exchanged counter"};
+    for (int w = 0; w < 8; w++)
+        cr_assert_eq(a[w], want[w], "%s: %lld, expected %lld", what[w], (long long)a[w], (long long)want[w]);
+    cr_assert_eq(u[0], umn, "unsigned fetch_min: %llu, expected %llu", (unsigned long long)u[0], (unsigned long long)umn);
+    cr_assert_eq(u[1], umx, "unsigned fetch_max: %llu, expected %llu", (unsigned long long)u[1], (unsigned long long)umx);
+    ZT_OK(zeMemFree(f.env.context, vals));
+    ZT_OK(zeMemFree(f.env.context, a));
+    ZT_OK(zeMemFree(f.env.context, u));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
+
+T(float_atomics_add_min_max) {
+    fixture f;
+    fixture_init(&f);
+    ze_module_handle_t m = zt_module_load(&f.env, "ext/ze_float_atomics");
+    ze_kernel_handle_t k = zt_kernel_create(m, "float_atomics");
+    static const shape shapes[] = {{1, {1000, 1, 1}, {64, 1, 1}}, {1, {4099, 1, 1}, {256, 1, 1}}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const shape *s = &shapes[si];
+        size_t items = shape_items(s), groups = (items + s->group[0] - 1) / s->group[0];
+        float *g = zt_alloc_shared(&f.env, 3 * sizeof(float)), *sums = zt_alloc_shared(&f.env, groups * sizeof(float));
+        double *d = zt_alloc_shared(&f.env, 3 * sizeof(double));
+        g[0] = 0.0f;
+        g[1] = INFINITY;
+        g[2] = -INFINITY;
+        d[0] = 0.0;
+        d[1] = INFINITY;
+        d[2] = -INFINITY;
+        zt_set_args(k, 4, sizeof g, &g, sizeof d, &d, sizeof sums, &sums, sizeof(float), NULL);
+        launch(&f, k, s);
+        float sum = 0.0f, mn = INFINITY, mx = -INFINITY;
+        for (size_t i = 0; i < items; i++) {
+            float v = (float)value_of(i) * 0.25f;
+            sum += v;
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+            if (i % s->group[0] == s->group[0] - 1 || i == items - 1) {
+                float gs = 0.0f;
+                for (size_t j = i - i % s->group[0]; j <= i; j++) gs += (float)value_of(j) * 0.25f;
+                cr_assert_eq(sums[i / s->group[0]], gs, "%s: group %zu's local sum %g, expected %g", describe(s),
+                             i / s->group[0], (double)sums[i / s->group[0]], (double)gs);
+            }
+        }
+        cr_assert_eq(g[0], sum, "%s: float add %g, expected %g", describe(s), (double)g[0], (double)sum);
+        cr_assert_eq(g[1], mn, "%s: float min %g, expected %g", describe(s), (double)g[1], (double)mn);
+        cr_assert_eq(g[2], mx, "%s: float max %g, expected %g", describe(s), (double)g[2], (double)mx);
+        cr_assert_eq(d[0], (double)sum, "%s: double add %g, expected %g", describe(s), d[0], (double)sum);
+        cr_assert_eq(d[1], (double)mn, "%s: double min %g, expected %g", describe(s), d[1], (double)mn);
+        cr_assert_eq(d[2], (double)mx, "%s: double max %g, expected %g", describe(s), d[2], (double)mx);
+        ZT_OK(zeMemFree(f.env.context, g));
+        ZT_OK(zeMemFree(f.env.context, d));
+        ZT_OK(zeMemFree(f.env.context, sums));
+    }
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
+
+/* ---- Half precision: run where the device reports it, refused by name where it does not ---- */
+
+static uint16_t to_half(float v) { /* exact for the multiples of 1/4 used here */
+    _Float16 h = (_Float16)v;
+    uint16_t b;
+    memcpy(&b, &h, sizeof b);
+    return b;
+}
+
+T(fp16_runs_or_is_refused_by_name) {
+    fixture f;
+    fixture_init(&f);
+    ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    ZT_OK(zeDeviceGetModuleProperties(f.env.device, &mp));
+    if (!(mp.flags & ZE_DEVICE_MODULE_FLAG_FP16)) {
+        cr_assert_eq(mp.fp16flags, 0, "fp16 flags without fp16");
+        char *log;
+        ze_result_t r = build_refused(&f, "ze_fp16", &log);
+        cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+        cr_assert(strstr(log, "Float16") != NULL, "the log names no capability: %s", log);
+        free(log);
+        fixture_fini(&f);
+        return;
+    }
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_fp16");
+    ze_kernel_handle_t k = zt_kernel_create(m, "fp16_ops");
+    shape s = {1, {1000, 1, 1}, {64, 1, 1}};
+    size_t items = shape_items(&s);
+    uint16_t *in = zt_alloc_shared(&f.env, items * 2), *out = zt_alloc_shared(&f.env, items * 2),
+             *sums = zt_alloc_shared(&f.env, items * 2);
+    for (size_t i = 0; i < items; i++) in[i] = to_half((float)value_of(i) * 0.25f);
+    zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof sums, &sums);
+    launch(&f, k, &s);
+    group_members *g;
+    size_t ng = shape_groups(&s, &g);
+    for (size_t gi = 0; gi < ng; gi++)
+        for (size_t l = 0; l < g[gi].count; l++) {
+            size_t first, n, lane, i = g[gi].items[l];
+            subgroup_of(f.sg, l, g[gi].count, &first, &n, &lane);
+            float x = (float)value_of(i) * 0.25f, sum = 0.0f;
+            for (size_t j = 0; j < n; j++) sum += (float)value_of(g[gi].items[first + j]) * 0.25f;
+            cr_assert_eq(out[i], to_half(x * 1.5f + 0.25f), "work-item %zu: x * 1.5 + 0.25 = 0x%04x", i, out[i]);
+            cr_assert_eq(sums[i], to_half(sum), "work-item %zu: sub_group_reduce_add = 0x%04x, expected 0x%04x", i,
+                         sums[i], to_half(sum));
+        }
+    free_groups(g, ng);
+    ZT_OK(zeMemFree(f.env.context, in));
+    ZT_OK(zeMemFree(f.env.context, out));
+    ZT_OK(zeMemFree(f.env.context, sums));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
+
+/* ---- Required sub-group sizes and what no driver implements ---- */
+
+/* intel_reqd_sub_group_size: the device's own size builds and runs; any other is refused, naming the size. */
+T(required_subgroup_size) {
+    fixture f;
+    fixture_init(&f);
+    const char *own = f.sg == 1 ? "ze_sg_reqd1" : "ze_sg_reqd32";
+    ze_module_handle_t m = zt_module_load(&f.env, own);
+    ze_kernel_handle_t k = zt_kernel_create(m, "sg_reqd");
+    shape s = {1, {100, 1, 1}, {64, 1, 1}};
+    uint32_t *out = zt_alloc_shared(&f.env, 100 * sizeof(uint32_t));
+    zt_set_args(k, 1, sizeof out, &out);
+    launch(&f, k, &s);
+    for (uint32_t i = 0; i < 100; i++) {
+        uint32_t l = i % 64, n = i < 64 ? 64 : 36, first = l / f.sg * f.sg;
+        uint32_t want = (n - first < f.sg ? n - first : f.sg) * 1000 + l % f.sg;
+        cr_assert_eq(out[i], want, "work-item %u: %u, expected %u", i, out[i], want);
+    }
+    ZT_OK(zeMemFree(f.env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    const char *others[] = {"ze_sg_reqd16", f.sg == 1 ? "ze_sg_reqd32" : "ze_sg_reqd1"};
+    const char *sizes[] = {"16", f.sg == 1 ? "32" : "1"};
+    for (int i = 0; i < 2; i++) {
+        char *log;
+        ze_result_t r = build_refused(&f, others[i], &log);
+        cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "%s: zeModuleCreate returned 0x%x", others[i], (unsigned)r);
+        char want[64];
+        snprintf(want, sizeof want, "sub-group size of %s ", sizes[i]);
+        cr_assert(strstr(log, want) != NULL && strstr(log, "intel_reqd_sub_group_size") != NULL,
+                  "%s: the log does not name the size: %s", others[i], log);
+        free(log);
+    }
+    fixture_fini(&f);
+}
+
+/* Device-side enqueue (the DeviceEnqueue capability) is refused naming the capability; the translator itself would
+ * have ended the process on its enqueue_kernel. */
+T(unimplemented_capability_is_refused_by_name) {
+    fixture f;
+    fixture_init(&f);
+    char *log;
+    ze_result_t r = build_refused(&f, "ze_enqueue", &log);
+    cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+    cr_assert(strstr(log, "DeviceEnqueue") != NULL, "the log names no capability: %s", log);
+    free(log);
+    fixture_fini(&f);
+}
+
+/* A non-uniform instruction at work-group scope, which SPIR-V allows and neither driver implements: refused,
+ * naming the instruction. */
+T(unimplemented_instruction_is_refused_by_name) {
+    fixture f;
+    fixture_init(&f);
+    char *log;
+    ze_result_t r = build_refused(&f, "asm/ze_nonuniform_workgroup", &log);
+    cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+    cr_assert(strstr(log, "OpGroupNonUniformIAdd") != NULL, "the log names no instruction: %s", log);
+    free(log);
+    fixture_fini(&f);
+}
+
+/* The forms DPC++ writes (test/kernels/asm/ze_dpcpp_groups.spvasm says which), checked like the OpenCL C ones. */
+T(dpcpp_forms) {
+    fixture f;
+    fixture_init(&f);
+    ze_module_handle_t m = zt_module_load(&f.env, "asm/ze_dpcpp_groups");
+    ze_kernel_handle_t k = zt_kernel_create(m, "dpcpp_groups");
+    static const shape shapes[] = {{1, {5, 1, 1}, {1, 1, 1}},   {1, {38, 1, 1}, {7, 1, 1}},
+                                   {1, {209, 1, 1}, {64, 1, 1}}, {1, {128, 1, 1}, {64, 1, 1}},
+                                   {1, {2001, 1, 1}, {1000, 1, 1}}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const shape *s = &shapes[si];
+        if (s->group[0] > kernel_max_group(k)) continue;
+        size_t items = shape_items(s);
+        float *in = zt_alloc_shared(&f.env, items * sizeof(float)), *out = zt_alloc_shared(&f.env, items * 6 * sizeof(float));
+        float *sum = zt_alloc_shared(&f.env, sizeof(float));
+        uint32_t *ids = zt_alloc_shared(&f.env, items * 6 * sizeof(uint32_t));
+        for (size_t i = 0; i < items; i++) in[i] = (float)value_of(i) * 0.25f;
+        memset(out, 0xab, items * 6 * sizeof(float));
+        memset(ids, 0xab, items * 6 * sizeof(uint32_t));
+        *sum = 0.0f;
+        zt_set_args(k, 4, sizeof in, &in, sizeof out, &out, sizeof ids, &ids, sizeof sum, &sum);
+        launch(&f, k, s);
+        group_members *g;
+        size_t ng = shape_groups(s, &g);
+        float total = 0.0f;
+        for (size_t gi = 0; gi < ng; gi++) {
+            float wsum = 0.0f;
+            for (size_t l = 0; l < g[gi].count; l++) wsum += in[g[gi].items[l]];
+            for (size_t l = 0; l < g[gi].count; l++) {
+                size_t first, n, lane, i = g[gi].items[l];
+                subgroup_of(f.sg, l, g[gi].count, &first, &n, &lane);
+                uint32_t max = g[gi].enq < f.sg ? g[gi].enq : f.sg;
+                uint32_t want_ids[6] = {max, (uint32_t)n, (uint32_t)(l / f.sg), (uint32_t)lane,
+                                        (uint32_t)((g[gi].count + f.sg - 1) / f.sg), (g[gi].enq + f.sg - 1) / f.sg};
+                for (int w = 0; w < 6; w++)
+                    cr_assert_eq(ids[i * 6 + w], want_ids[w], "%s: work-item %zu: built-in %d = %u, expected %u",
+                                 describe(s), i, w, ids[i * 6 + w], want_ids[w]);
+                float ex = 0.0f, positive = 0.0f;
+                for (size_t j = 0; j < n; j++) {
+                    if (j < lane) ex += in[g[gi].items[first + j]];
+                    positive += in[g[gi].items[first + j]] > 0.0f;
+                }
+                /* shift_group_left by one: the next lane's value, from `next` (the same values) past the end;
+                 * defined where the source lane exists. */
+                size_t src = lane + 1 < max ? lane + 1 : lane + 1 - max;
+                bool shifted = src < n;
+                float want[6] = {wsum, ex, in[g[gi].items[0]], shifted ? in[g[gi].items[first + src]] : 0.0f, in[i],
+                                 positive};
+                static const char *what[6] = {"OpGroupFAdd work-group Reduce", "OpGroupFAdd sub-group ExclusiveScan",
+                                              "OpGroupBroadcast (0, 0, 0)", "OpSubgroupShuffleDownINTEL by 1",
+                                              "a load through OpGenericCastToPtrExplicit",
+                                              "OpGroupNonUniformBallotBitCount"};
+                for (int w = 0; w < 6; w++)
+                    if (w != 3 || shifted)
+                        cr_assert_eq(out[i * 6 + w], want[w], "%s: work-item %zu: %s = %g, expected %g", describe(s),
+                                     i, what[w], (double)out[i * 6 + w], (double)want[w]);
+                total += in[i];
+            }
+        }
+        cr_assert_eq(*sum, total, "%s: OpAtomicFAddEXT's sum %g, expected %g", describe(s), (double)*sum, (double)total);
+        free_groups(g, ng);
+        ZT_OK(zeMemFree(f.env.context, in));
+        ZT_OK(zeMemFree(f.env.context, out));
+        ZT_OK(zeMemFree(f.env.context, sum));
+        ZT_OK(zeMemFree(f.env.context, ids));
+    }
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
