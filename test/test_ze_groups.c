@@ -627,6 +627,26 @@ T(int64_atomics_of_opencl_c_2) {
 T(float_atomics_add_min_max) {
     fixture f;
     fixture_init(&f);
+    /* Reported: the extension listed, and add, min, max, load and store in both memories on float and double. */
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(f.env.driver, &n, NULL));
+    ze_driver_extension_properties_t *e = calloc(n, sizeof *e);
+    cr_assert_not_null(e);
+    ZT_OK(zeDriverGetExtensionProperties(f.env.driver, &n, e));
+    bool listed = false;
+    for (uint32_t i = 0; i < n; i++) listed |= strcmp(e[i].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0;
+    free(e);
+    cr_assert(listed, "%s is not listed", ZE_FLOAT_ATOMICS_EXT_NAME);
+    ze_float_atomic_ext_properties_t fa = {.stype = ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES};
+    ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES, .pNext = &fa};
+    ZT_OK(zeDeviceGetModuleProperties(f.env.device, &mp));
+    ze_device_fp_atomic_ext_flags_t all =
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD |
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE |
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX;
+    cr_assert_eq(fa.fp32Flags, all, "fp32Flags 0x%x", fa.fp32Flags);
+    cr_assert_eq(fa.fp64Flags, (mp.flags & ZE_DEVICE_MODULE_FLAG_FP64) ? all : 0, "fp64Flags 0x%x", fa.fp64Flags);
+    cr_assert_eq(fa.fp16Flags, 0, "fp16Flags 0x%x: no driver has half atomics", fa.fp16Flags);
     ze_module_handle_t m = zt_module_load(&f.env, "ext/ze_float_atomics");
     ze_kernel_handle_t k = zt_kernel_create(m, "float_atomics");
     static const shape shapes[] = {{1, {1000, 1, 1}, {64, 1, 1}}, {1, {4099, 1, 1}, {256, 1, 1}}};
