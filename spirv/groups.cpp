@@ -353,6 +353,49 @@ struct Lowering {
     bool lower(llvm::CallInst *c, const std::string &base, bool *group, bool *done);
 };
 
+// The operands a call of each instruction lowered here must have, as SPIR-V gives them (the validator has seen
+// the module, but the translator is trusted with no more than that): how many at least, whether operand 1 or 2 is
+// a ballot (a vector of 32-bit words) and whether operand 0 is a pointer.
+struct Shape {
+    const char *name;
+    unsigned args;
+    int ballot; // the operand that is a ballot, or -1
+    bool pointer;
+};
+const Shape kShapes[] = {
+    {"__spirv_ControlBarrier", 3, -1, false},
+    {"__spirv_GroupAll", 2, -1, false},
+    {"__spirv_GroupAny", 2, -1, false},
+    {"__spirv_GroupBroadcast", 3, -1, false},
+    {"__spirv_GroupNonUniformElect", 1, -1, false},
+    {"__spirv_GroupNonUniformAll", 2, -1, false},
+    {"__spirv_GroupNonUniformAny", 2, -1, false},
+    {"__spirv_GroupNonUniformAllEqual", 2, -1, false},
+    {"__spirv_GroupNonUniformBroadcast", 3, -1, false},
+    {"__spirv_GroupNonUniformBroadcastFirst", 2, -1, false},
+    {"__spirv_GroupNonUniformBallot", 2, -1, false},
+    {"__spirv_GroupNonUniformInverseBallot", 2, 1, false},
+    {"__spirv_GroupNonUniformBallotBitExtract", 3, 1, false},
+    {"__spirv_GroupNonUniformBallotBitCount", 3, 2, false},
+    {"__spirv_GroupNonUniformBallotFindLSB", 2, 1, false},
+    {"__spirv_GroupNonUniformBallotFindMSB", 2, 1, false},
+    {"__spirv_GroupNonUniformShuffle", 3, -1, false},
+    {"__spirv_GroupNonUniformShuffleXor", 3, -1, false},
+    {"__spirv_GroupNonUniformShuffleUp", 3, -1, false},
+    {"__spirv_GroupNonUniformShuffleDown", 3, -1, false},
+    {"__spirv_GroupNonUniformRotateKHR", 3, -1, false},
+    {"__spirv_SubgroupShuffleINTEL", 2, -1, false},
+    {"__spirv_SubgroupShuffleXorINTEL", 2, -1, false},
+    {"__spirv_SubgroupShuffleDownINTEL", 3, -1, false},
+    {"__spirv_SubgroupShuffleUpINTEL", 3, -1, false},
+    {"__spirv_SubgroupBlockReadINTEL", 1, -1, true},
+    {"__spirv_SubgroupBlockWriteINTEL", 2, -1, true},
+    {"__spirv_GenericCastToPtrExplicit_ToGlobal", 1, -1, true},
+    {"__spirv_GenericCastToPtrExplicit_ToLocal", 1, -1, true},
+    {"__spirv_GenericCastToPtrExplicit_ToPrivate", 1, -1, true},
+    {"__spirv_GenericPtrMemSemantics", 1, -1, true},
+};
+
 bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bool *done) {
     llvm::IRBuilder<> b(c);
     llvm::StringRef n(base);
@@ -362,6 +405,22 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
     *group = true;
     auto arg = [&](unsigned i) { return c->getArgOperand(i); };
     uint32_t scope = 0;
+    // The collectives (scope, operation, value [, cluster]) and everything in kShapes: operands as SPIR-V has them.
+    unsigned need = 0;
+    int ballot = -1;
+    bool pointer = false;
+    for (const Shape &sh : kShapes)
+        if (n == sh.name) {
+            need = sh.args;
+            ballot = sh.ballot;
+            pointer = sh.pointer;
+        }
+    if (!need && (n.startswith("__spirv_Group") || n.startswith("__spirv_Atomic"))) need = 3;
+    if (c->arg_size() < need) return fail(base, "has fewer operands than SPIR-V gives it");
+    if (ballot >= 0 && !(arg(ballot)->getType()->isVectorTy() &&
+                         arg(ballot)->getType()->getScalarType()->isIntegerTy(32)))
+        return fail(base, "has a ballot that is not a vector of 32-bit words");
+    if (pointer && !arg(0)->getType()->isPointerTy()) return fail(base, "has an operand that is not a pointer");
 
     // The sub-group built-in variables.
     if (n.consume_front("__spirv_BuiltIn")) {
