@@ -1,6 +1,7 @@
 // Half precision (cl_khr_fp16; test_ze_groups.c): arithmetic, conversions and a sub-group reduction on half.
 // A device that reports ZE_DEVICE_MODULE_FLAG_FP16 runs it; one that does not (ze_pocl: PoCL 3.1's CPU device
-// has no cl_khr_fp16) refuses the module at zeModuleCreate, naming the Float16 capability.
+// has no cl_khr_fp16, so no half builtins) refuses the module at zeModuleCreate, naming the Float16 capability:
+// clang contracts x * 1.5 + 0.25 into the builtin mad on half.
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 // out[i] = in[i] * 1.5h + 0.25h in half, and the sub-group's sum of in (every value a multiple of 1/4 of
