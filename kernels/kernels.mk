@@ -38,6 +38,7 @@ $(BUILD)/test-kernels/%.spv: test/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 KRT_CC_FLAGS_ze_globals := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_subgroups := -cl-std=CL3.0
 KRT_CC_FLAGS_ze_collectives := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_collectives_branch := -cl-std=CL3.0
 KRT_CC_FLAGS_ze_sg_reqd1 := -cl-std=CL3.0
 KRT_CC_FLAGS_ze_sg_reqd16 := -cl-std=CL3.0
 KRT_CC_FLAGS_ze_sg_reqd32 := -cl-std=CL3.0

@@ -877,3 +877,50 @@ T(dpcpp_forms) {
     ZT_OK(zeModuleDestroy(m));
     fixture_fini(&f);
 }
+
+/* Work-group collectives in both arms of an if: ze_cuda runs them, ze_pocl refuses the kernel by name (PoCL 3.1
+ * runs barriers in both arms of a branch wrongly: docs/driver.md). */
+T(collectives_in_both_arms_run_or_are_refused) {
+    fixture f;
+    fixture_init(&f);
+    if (zt_driver_is(f.env.driver, "ze_pocl")) {
+        char *log;
+        ze_result_t r = build_refused(&f, "ze_collectives_branch", &log);
+        cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+        cr_assert(strstr(log, "collectives_branch") != NULL && strstr(log, "two arms") != NULL,
+                  "the log does not name the kernel and why: %s", log);
+        free(log);
+        fixture_fini(&f);
+        return;
+    }
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_collectives_branch");
+    ze_kernel_handle_t k = zt_kernel_create(m, "collectives_branch");
+    shape s = {1, {209, 1, 1}, {64, 1, 1}};
+    int *in = zt_alloc_shared(&f.env, 209 * sizeof(int)), *out = zt_alloc_shared(&f.env, 418 * sizeof(int));
+    for (int i = 0; i < 209; i++) in[i] = value_of((size_t)i);
+    for (int pick = 0; pick < 2; pick++) {
+        zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof pick, &pick);
+        launch(&f, k, &s);
+        for (int g = 0; g * 64 < 209; g++) {
+            int n = 209 - g * 64 < 64 ? 209 - g * 64 : 64, sum = 0, mn = INT32_MAX, mx = INT32_MIN, ex = 0;
+            for (int j = 0; j < n; j++) {
+                sum += in[g * 64 + j];
+                mn = in[g * 64 + j] < mn ? in[g * 64 + j] : mn;
+            }
+            for (int j = 0; j < n; j++) {
+                int i = g * 64 + j;
+                mx = in[i] > mx ? in[i] : mx;
+                int want0 = pick ? sum : mn, want1 = pick ? mx : ex;
+                cr_assert_eq(out[i * 2], want0, "pick %d, work-item %d: %d, expected %d", pick, i, out[i * 2], want0);
+                cr_assert_eq(out[i * 2 + 1], want1, "pick %d, work-item %d: %d, expected %d", pick, i, out[i * 2 + 1],
+                             want1);
+                ex += in[i];
+            }
+        }
+    }
+    ZT_OK(zeMemFree(f.env.context, in));
+    ZT_OK(zeMemFree(f.env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}

@@ -12,6 +12,7 @@
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -222,6 +223,35 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
     return "";
 }
 
+// PoCL 3.1 runs a kernel wrongly when both arms of a branch hold barriers, with a condition every work-item of the
+// group shares: with three barriers in each arm of an if, every work-item ran the else arm's code (measured, and
+// with the same kernel given to PoCL as OpenCL C source as well); with one or two in each it ran right. Which
+// counts go wrong depends on how PoCL's work-group compiler replicates the code after barriers, so the class is
+// refused: a kernel with two barriers of which neither dominates nor post-dominates the other (barriers in a loop,
+// or in an if without an else before another, stay ordered). A work-group collective is barriers too
+// (spirv/groups.cpp). Returns the first refused kernel's name, or "".
+std::string branched_barriers_kernel(llvm::Module &mod) {
+    for (llvm::Function &f : mod) {
+        if (!is_barrier_kernel(f)) continue;
+        std::vector<const llvm::Instruction *> barriers;
+        for (llvm::BasicBlock &bb : f)
+            for (llvm::Instruction &i : bb)
+                if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+                    if (const llvm::Function *callee = call->getCalledFunction())
+                        if (callee->getName().contains("barrier")) barriers.push_back(&i);
+        if (barriers.size() < 2) continue;
+        llvm::DominatorTree dt(f);
+        llvm::PostDominatorTree pdt(f);
+        for (size_t a = 0; a < barriers.size(); a++)
+            for (size_t b = a + 1; b < barriers.size(); b++) {
+                const llvm::Instruction *x = barriers[a], *y = barriers[b];
+                if (!dt.dominates(x, y) && !dt.dominates(y, x) && !pdt.dominates(x, y) && !pdt.dominates(y, x))
+                    return f.getName().str();
+            }
+    }
+    return "";
+}
+
 // The rewrites flags ask for, at their points of the translation.
 class PoclPasses : public zp::SpirvPasses {
   public:
@@ -234,6 +264,11 @@ class PoclPasses : public zp::SpirvPasses {
     std::string inlined(llvm::Module &m) override {
         if (!(flags_ & ZP_POCL_REGIONS)) return "";
         assume_sizes_nonzero(m);
+        std::string branched = branched_barriers_kernel(m);
+        if (!branched.empty())
+            return "kernel " + branched + " has barriers (or work-group collectives) in two arms of a branch, which "
+                   "PoCL 3.1's work-group compiler runs wrongly (the work-items took the other arm); put them where "
+                   "every work-item passes them in one order";
         std::string endless = endless_loop_kernel(m);
         if (endless.empty()) return "";
         return "kernel " + endless + " has a barrier and a loop that, once entered, can never exit as LLVM "
