@@ -28,8 +28,8 @@ FUZZ_ZP_OBJS  := $(patsubst driver/%.c,$(FUZZ_DIR)/obj/driver/%.o,$(ZP_C_SRCS)) 
 # The driver's embedded self-check kernels are data (an assembler .incbin), taken from the normal build.
 FUZZ_ZP_OBJS  += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
 # The SPIR-V front end (spirv/spirv.mk), instrumented like the driver: its checks and translation are much of
-# what the fuzzer explores.
-FUZZ_ZP_OBJS  += $(patsubst spirv/%.cpp,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SRCS))
+# what the fuzzer explores. Its group library is data too (groups_lib.S), taken from the normal build.
+FUZZ_ZP_OBJS  += $(patsubst spirv/%.cpp,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SRCS)) $(SPIRV_OBJDIR)/groups_lib.o
 # libkrt's runtime and its reflection (spirv/reflect.c), both instrumented.
 FUZZ_KRT_OBJS := $(patsubst runtime/src/%.c,$(FUZZ_DIR)/obj/runtime/%.o,$(KRT_SRCS)) \
                  $(patsubst $(OBJDIR)/%,$(FUZZ_DIR)/obj/%,$(SPIRV_REFLECT_OBJS))
