@@ -265,6 +265,14 @@ struct Lowering {
     // selects no ordered atomic load or store, and ze_cuda lowers fences itself (driver/cuda/ptx.cpp).
     static bool orders(uint32_t sem) { return (sem & 0x1e) != 0; }
 
+    // Whether an atomic instruction takes a value after its pointer, scope and semantics.
+    static bool rmw_like(llvm::StringRef n) {
+        for (const char *k : {"Exchange", "IAdd", "ISub", "SMin", "UMin", "SMax", "UMax", "And", "Or", "Xor",
+                              "FAddEXT", "FMinEXT", "FMaxEXT"})
+            if (n == k) return true;
+        return false;
+    }
+
     // One __spirv_Atomic* call as LLVM atomics; returns the result, c itself for an instruction without one, or
     // null (with why) for a form this driver does not implement.
     llvm::Value *atomic(llvm::IRBuilder<> &b, llvm::CallInst *c, const std::string &base) {
@@ -289,6 +297,14 @@ struct Lowering {
                         : c->getType();
         if (!t->isIntegerTy() && !t->isFloatTy() && !t->isDoubleTy()) {
             fail(base, "on a value of a type this driver does not implement it for");
+            return nullptr;
+        }
+        // The pointer, and every value operand of the result's type (SPIR-V's rule, which the translator trusts).
+        bool typed = ptr->getType()->isPointerTy();
+        unsigned values = n == "Store" || (rmw_like(n) && c->arg_size() >= 4) ? 1 : cmpxchg ? 2 : 0;
+        for (unsigned v = 0; v < values; v++) typed &= arg(3 + (cmpxchg ? 1 : 0) + v)->getType() == t;
+        if (!typed) {
+            fail(base, "has an operand of a type SPIR-V does not allow there");
             return nullptr;
         }
         unsigned as = llvm::cast<llvm::PointerType>(ptr->getType())->getAddressSpace();
@@ -421,9 +437,15 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
                          arg(ballot)->getType()->getScalarType()->isIntegerTy(32)))
         return fail(base, "has a ballot that is not a vector of 32-bit words");
     if (pointer && !arg(0)->getType()->isPointerTy()) return fail(base, "has an operand that is not a pointer");
+    // Operands SPIR-V types as integers or booleans (indexes, deltas, cluster sizes, predicates), which the validator
+    // of SPIRV-Tools 2023.1 does not always check (the fuzz smoke: a float as OpGroupBroadcast's local id).
+    auto is_int = [](llvm::Value *v) { return v->getType()->isIntOrIntVectorTy(); };
+    auto is_bool = [](llvm::Value *v) { return v->getType()->isIntegerTy(1); };
+    auto bad_operand = [&]() { return fail(base, "has an operand of a type SPIR-V does not allow there"); };
 
     // The sub-group built-in variables.
     if (n.consume_front("__spirv_BuiltIn")) {
+        if (!rt->isIntOrIntVectorTy()) return bad_operand();
         static const struct { const char *name, *fn; } vars[] = {
             {"SubgroupSize", "__zp_sg_size"},       {"SubgroupMaxSize", "__zp_sg_max_size"},
             {"NumSubgroups", "__zp_sg_count"},       {"NumEnqueuedSubgroups", "__zp_sg_enqueued_count"},
@@ -465,6 +487,7 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
         bool wg = scope == SCOPE_WORKGROUP;
         if (const OpInfo *o = find_op(n)) {
             // (scope, group operation, value [, cluster size])
+            if (c->arg_size() >= 4 && !is_int(arg(3))) return bad_operand();
             uint32_t gop = 0;
             if (!const_u32(arg(1), gop) || gop > GROUP_CLUSTERED || (gop == GROUP_CLUSTERED && !nonuniform))
                 return fail(base, "has a group operation this driver does not implement");
@@ -482,6 +505,7 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
             r = collective(b, scope, o->op, o->logical, kind, arg(2), cluster);
             if (!r) return fail(base, "on a value of a type this driver does not implement it for");
         } else if (n == "All" || n == "Any") {
+            if (!is_bool(arg(1))) return bad_operand();
             bool all = n == "All";
             if (wg) {
                 llvm::Value *s = b.CreateZExt(arg(1), i64());
@@ -494,6 +518,7 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
                                      {from_bool(b, arg(1)), b.getInt32(nonuniform ? ZP_GMODE_NONUNIFORM : 0)}));
             }
         } else if (n == "Broadcast") {
+            if (!is_int(arg(2))) return bad_operand();
             if (wg) {
                 llvm::Value *from = linear_id(b, arg(2));
                 r = per_element(b, arg(1), [&](llvm::Value *e) -> llvm::Value * {
@@ -526,6 +551,13 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
             r = as_bool(b, lib32(b, "__zp_sg_all", {from_bool(b, eq), b.getInt32(ZP_GMODE_NONUNIFORM)}));
         } else if (n == "BroadcastFirst") {
             r = shuffle(b, "__zp_sg_broadcast_first", arg(1), nullptr, true);
+        } else if ((n == "Shuffle" || n == "ShuffleXor" || n == "ShuffleUp" || n == "ShuffleDown" || n == "Rotate" ||
+                    n == "BallotBitExtract") &&
+                   (!is_int(arg(2)) || arg(2)->getType()->isVectorTy() ||
+                    (n == "Rotate" && c->arg_size() >= 4 && !is_int(arg(3))))) {
+            return bad_operand();
+        } else if ((n == "Ballot" || n == "All" || n == "Any") && !is_bool(arg(1))) {
+            return bad_operand();
         } else if (n == "Shuffle" || n == "ShuffleXor" || n == "ShuffleUp" || n == "ShuffleDown") {
             const char *fn = n == "Shuffle" ? "__zp_sg_shuffle" : n == "ShuffleXor" ? "__zp_sg_shuffle_xor"
                              : n == "ShuffleUp"                    ? "__zp_sg_shuffle_up"
@@ -565,12 +597,15 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
             return true;
         }
     } else if (n == "__spirv_SubgroupShuffleINTEL" || n == "__spirv_SubgroupShuffleXorINTEL") {
+        if (!is_int(arg(1)) || arg(1)->getType()->isVectorTy()) return bad_operand();
         r = shuffle(b, n == "__spirv_SubgroupShuffleINTEL" ? "__zp_sg_shuffle" : "__zp_sg_shuffle_xor", arg(0), arg(1),
                     false);
     } else if (n == "__spirv_SubgroupShuffleDownINTEL" || n == "__spirv_SubgroupShuffleUpINTEL") {
         // Down (current, next, delta): lane + delta of current, or past the sub-group's end, of next. Up (previous,
         // current, delta): lane - delta of current, or before its start, of previous from the end.
         bool down = n == "__spirv_SubgroupShuffleDownINTEL";
+        if (!is_int(arg(2)) || arg(2)->getType()->isVectorTy() || arg(0)->getType() != arg(1)->getType())
+            return bad_operand();
         llvm::Value *lane = lib32(b, "__zp_sg_local_id"), *size = lib32(b, "__zp_sg_max_size");
         llvm::Value *delta = b.CreateZExtOrTrunc(arg(2), i32());
         llvm::Value *l = down ? b.CreateAdd(lane, delta) : b.CreateSub(lane, delta);
@@ -585,6 +620,7 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
         llvm::Value *ptr = arg(0);
         auto *pt = llvm::dyn_cast<llvm::PointerType>(ptr->getType());
         llvm::Type *vt = write ? arg(1)->getType() : rt;
+        if (!vt->isIntOrIntVectorTy()) return bad_operand();
         llvm::Type *et = vt->getScalarType();
         if (!pt || !et->isIntegerTy()) return fail(base, "on a value of a type this driver does not implement it for");
         ptr = b.CreatePointerBitCastOrAddrSpaceCast(ptr, et->getPointerTo(pt->getAddressSpace()));

@@ -50,6 +50,7 @@ static const struct {
     {"ze_sg_reqd1.spv", "sub-group size of 1 "},    /* intel_reqd_sub_group_size other than the warp's */
     {"ze_sg_reqd16.spv", "sub-group size of 16 "},
     {"ze_nonuniform_workgroup.spv", "OpGroupNonUniformIAdd"}, /* a non-uniform instruction at work-group scope */
+    {"ze_unknown_extension.spv", "SPV_KHR_shader_clock"},     /* an extension the translator does not know */
 };
 
 static const char *refusal(const char *file) {

@@ -807,6 +807,19 @@ T(unimplemented_instruction_is_refused_by_name) {
     fixture_fini(&f);
 }
 
+/* An extension the SPIR-V translator does not know: it called exit(11) on the module, ending the caller's process;
+ * refused now, naming the extension. */
+T(unknown_extension_is_refused_by_name) {
+    fixture f;
+    fixture_init(&f);
+    char *log;
+    ze_result_t r = build_refused(&f, "asm/ze_unknown_extension", &log);
+    cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+    cr_assert(strstr(log, "SPV_KHR_shader_clock") != NULL, "the log names no extension: %s", log);
+    free(log);
+    fixture_fini(&f);
+}
+
 /* The forms DPC++ writes (test/kernels/asm/ze_dpcpp_groups.spvasm says which), checked like the OpenCL C ones. */
 T(dpcpp_forms) {
     fixture f;

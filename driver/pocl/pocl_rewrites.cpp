@@ -241,11 +241,11 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
 std::string branched_barriers_kernel(llvm::Module &mod) {
     for (llvm::Function &f : mod) {
         if (!is_barrier_kernel(f)) continue;
-        std::vector<llvm::BasicBlock *> blocks; // of the barriers, each once
-        for (llvm::BasicBlock &bb : f)
-            if (calls_barrier_in(bb)) blocks.push_back(&bb);
-        if (blocks.size() < 2) continue;
         llvm::DominatorTree dt(f);
+        std::vector<llvm::BasicBlock *> blocks; // of the barriers that can run, each once
+        for (llvm::BasicBlock &bb : f)
+            if (calls_barrier_in(bb) && dt.isReachableFromEntry(&bb)) blocks.push_back(&bb);
+        if (blocks.size() < 2) continue;
         llvm::LoopInfo li(dt);
         // The successor of d that dominates b, if one does.
         auto arm = [&](llvm::BasicBlock *d, llvm::BasicBlock *b) -> llvm::BasicBlock * {
