@@ -73,10 +73,13 @@ $(FUZZ_SMOKE_BIN): test/fuzz/fuzz_module.c test/common/krt_fuzz_one.c test/commo
 	$(CC) $(CFLAGS_C) -DKRT_FUZZ_STANDALONE -Iruntime/include -Itest/common test/fuzz/fuzz_module.c \
 	    test/common/krt_fuzz_one.c -o $@ $(LDFLAGS) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt -ldl
 
-# Seeds: the project's kernels (build/kernels), SPIR-V only.
-$(FUZZ_DIR)/seeds/.stamp: $(KERNEL_SPVS)
+# Seeds: the project's kernels (build/kernels), SPIR-V only, and the test kernels of the group instructions, generic
+# pointers and float atomics (spirv/groups.cpp), whose mutants found four ways to end the process there.
+FUZZ_GROUP_SEEDS := $(addprefix $(BUILD)/test-kernels/,ze_subgroups.spv ze_collectives.spv ze_generic.spv \
+                    asm/ze_dpcpp_groups.spv ext/ze_float_atomics.spv)
+$(FUZZ_DIR)/seeds/.stamp: $(KERNEL_SPVS) $(FUZZ_GROUP_SEEDS)
 	@mkdir -p $(dir $@)
-	cp $(KERNEL_SPVS) $(dir $@)
+	cp $(KERNEL_SPVS) $(FUZZ_GROUP_SEEDS) $(dir $@)
 	@touch $@
 
 FUZZ_ENV := ZE_ENABLE_ALT_DRIVERS=$(FUZZ_ZE_POCL) KRT_KERNELS=$(abspath $(BUILD)/kernels)
