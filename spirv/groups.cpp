@@ -11,13 +11,9 @@
 // 32 on ze_cuda (ZP_SPIRV_WARP_SUBGROUPS). What stays a __spirv_ call after the OpenCL lowering is an instruction no
 // one implements, and the module is refused naming it (leftover_instructions).
 //
-// Generic pointers: on ze_cuda the hardware says where a pointer points (isspacep, in the library). On a CPU every
-// address space is the same memory, and PoCL keeps no record of which bytes are a work-group's __local ones, so
-// ze_pocl answers to_global, to_local, to_private and get_fence from where the pointer came from: once every helper
-// is inlined (resolve_spaces), each generic pointer such a cast reads is followed back through its casts, offsets,
-// selects and phis to the cast from a named space, and the space travels beside it. A pointer whose origin is not
-// in the kernel's registers (loaded from memory, made from an integer) has no answer there: the module is refused
-// rather than given a guess.
+// Generic pointers: on ze_cuda the hardware says where a pointer points (isspacep, in the library); on ze_pocl the
+// answer comes from the pointer's origin once every helper is inlined (spaces.cpp). Float atomics and atomics on
+// generic pointers become LLVM's own (atomics.cpp).
 #include "steps.h"
 #include "groups_ops.h"
 
@@ -37,11 +33,8 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/PassManager.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Transforms/Scalar/SROA.h>
 
 // The group library's bitcode, one build per kind of sub-group (groups_lib.S).
 extern "C" {
@@ -258,105 +251,6 @@ struct Lowering {
         if (!c || c->getBitWidth() > 64) return false;
         out = (uint32_t)c->getZExtValue();
         return true;
-    }
-
-    // The order of an atomic's memory semantics (SPIR-V 3.25): whether it orders other memory at all. LLVM's
-    // atomics are made relaxed, with sequentially consistent fences around those that order: NVPTX in LLVM 15
-    // selects no ordered atomic load or store, and ze_cuda lowers fences itself (driver/cuda/ptx.cpp).
-    static bool orders(uint32_t sem) { return (sem & 0x1e) != 0; }
-
-    // Whether an atomic instruction takes a value after its pointer, scope and semantics.
-    static bool rmw_like(llvm::StringRef n) {
-        for (const char *k : {"Exchange", "IAdd", "ISub", "SMin", "UMin", "SMax", "UMax", "And", "Or", "Xor",
-                              "FAddEXT", "FMinEXT", "FMaxEXT"})
-            if (n == k) return true;
-        return false;
-    }
-
-    // One __spirv_Atomic* call as LLVM atomics; returns the result, c itself for an instruction without one, or
-    // null (with why) for a form this driver does not implement.
-    llvm::Value *atomic(llvm::IRBuilder<> &b, llvm::CallInst *c, const std::string &base) {
-        llvm::StringRef n(base);
-        n.consume_front("__spirv_Atomic");
-        auto arg = [&](unsigned i) { return c->getArgOperand(i); };
-        llvm::Value *ptr = arg(0);
-        unsigned sem_arg = 2;
-        uint32_t sem = 0, sem2 = 0;
-        if (c->arg_size() < 3 || !const_u32(arg(sem_arg), sem)) {
-            fail(base, "has memory semantics that are not a constant");
-            return nullptr;
-        }
-        bool cmpxchg = n == "CompareExchange" || n == "CompareExchangeWeak";
-        if (cmpxchg && (c->arg_size() < 6 || !const_u32(arg(3), sem2))) {
-            fail(base, "has memory semantics that are not a constant");
-            return nullptr;
-        }
-        bool fenced = orders(sem) || orders(sem2);
-        llvm::Type *t = n == "FlagTestAndSet" || n == "FlagClear" ? b.getInt32Ty()
-                        : n == "Store"                            ? arg(3)->getType()
-                        : c->getType();
-        if (!t->isIntegerTy() && !t->isFloatTy() && !t->isDoubleTy()) {
-            fail(base, "on a value of a type this driver does not implement it for");
-            return nullptr;
-        }
-        // The pointer, and every value operand of the result's type (SPIR-V's rule, which the translator trusts).
-        bool typed = ptr->getType()->isPointerTy();
-        unsigned values = n == "Store" || (rmw_like(n) && c->arg_size() >= 4) ? 1 : cmpxchg ? 2 : 0;
-        for (unsigned v = 0; v < values; v++) typed &= arg(3 + (cmpxchg ? 1 : 0) + v)->getType() == t;
-        if (!typed) {
-            fail(base, "has an operand of a type SPIR-V does not allow there");
-            return nullptr;
-        }
-        unsigned as = llvm::cast<llvm::PointerType>(ptr->getType())->getAddressSpace();
-        ptr = b.CreatePointerBitCastOrAddrSpaceCast(ptr, t->getPointerTo(as));
-        llvm::MaybeAlign al(t->getPrimitiveSizeInBits() / 8);
-        const auto relaxed = llvm::AtomicOrdering::Monotonic;
-        if (fenced) b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
-        llvm::Value *r = nullptr;
-        using RMW = llvm::AtomicRMWInst;
-        static const struct { const char *name; RMW::BinOp op; } rmws[] = {
-            {"Exchange", RMW::Xchg}, {"IAdd", RMW::Add},   {"ISub", RMW::Sub},   {"SMin", RMW::Min},
-            {"UMin", RMW::UMin},     {"SMax", RMW::Max},   {"UMax", RMW::UMax},  {"And", RMW::And},
-            {"Or", RMW::Or},         {"Xor", RMW::Xor},    {"FAddEXT", RMW::FAdd}, {"FMinEXT", RMW::FMin},
-            {"FMaxEXT", RMW::FMax}};
-        for (const auto &k : rmws)
-            if (n == k.name) {
-                bool fp = k.op == RMW::FAdd || k.op == RMW::FMin || k.op == RMW::FMax;
-                bool fits = fp ? t->isFloatingPointTy() : t->isIntegerTy() || k.op == RMW::Xchg;
-                if (!fits || c->arg_size() < 4) {
-                    fail(base, "on a value of a type this driver does not implement it for");
-                    return nullptr;
-                }
-                r = b.CreateAtomicRMW(k.op, ptr, arg(3), al, relaxed);
-            }
-        if (r) {
-        } else if (n == "Load") {
-            auto *ld = b.CreateAlignedLoad(t, ptr, al);
-            ld->setAtomic(relaxed);
-            r = ld;
-        } else if (n == "Store") {
-            auto *st = b.CreateAlignedStore(arg(3), ptr, al);
-            st->setAtomic(relaxed);
-            r = c;
-        } else if ((n == "IIncrement" || n == "IDecrement") && t->isIntegerTy()) {
-            r = b.CreateAtomicRMW(n == "IIncrement" ? RMW::Add : RMW::Sub, ptr, llvm::ConstantInt::get(t, 1), al,
-                                  relaxed);
-        } else if (cmpxchg && t->isIntegerTy()) {
-            // (pointer, scope, semantics if equal, semantics if not, value, comparator) -> the original value.
-            auto *x = b.CreateAtomicCmpXchg(ptr, arg(5), arg(4), al, relaxed, relaxed);
-            r = b.CreateExtractValue(x, 0);
-        } else if (n == "FlagTestAndSet") {
-            r = b.CreateICmpNE(b.CreateAtomicRMW(RMW::Xchg, ptr, b.getInt32(1), al, relaxed), b.getInt32(0));
-        } else if (n == "FlagClear") {
-            auto *st = b.CreateAlignedStore(b.getInt32(0), ptr, al);
-            st->setAtomic(relaxed);
-            r = c;
-        } else {
-            fail(base, "on a generic pointer is not implemented by this driver");
-            return nullptr;
-        }
-        if (fenced) b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
-        return r;
     }
 
     bool fail(const std::string &base, const std::string &what) {
@@ -683,8 +577,9 @@ bool Lowering::lower(llvm::CallInst *c, const std::string &base, bool *group, bo
         // Float atomics, which neither kernel library has, and every atomic on a generic pointer (OpenCL C 2.0's
         // atomic_* functions take one), for which PoCL 3.1's library has no overload: LLVM's own atomics.
         *group = false;
-        r = atomic(b, c, base);
-        if (!r) return false;
+        std::string err;
+        r = lower_atomic(c, base, err);
+        if (!r) return fail(base, err);
         if (r == c) { // no result (a store, a flag clear)
             c->eraseFromParent();
             return true;
@@ -810,102 +705,6 @@ int link_groups(llvm::Module &m, unsigned flags, std::string &why) {
     }
     for (llvm::Function &f : m)
         if (!f.isDeclaration() && defined.count(f.getName().str())) f.setLinkage(llvm::GlobalValue::InternalLinkage);
-    return ZP_SPIRV_OK;
-}
-
-namespace {
-
-// The space a generic pointer was cast from, as an i32 value at `at` (see the file's comment), or null when its
-// origin is not in registers. memo holds the answers found so far, phis included (so that loops close).
-struct Spaces {
-    std::map<llvm::Value *, llvm::Value *> memo;
-    std::string why;
-
-    llvm::Value *of(llvm::Value *v) {
-        auto it = memo.find(v);
-        if (it != memo.end()) return it->second;
-        llvm::LLVMContext &ctx = v->getContext();
-        llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
-        auto known = [&](unsigned as) { return llvm::ConstantInt::get(i32, as); };
-        llvm::Value *r = nullptr;
-        if (llvm::isa<llvm::ConstantPointerNull>(v) || llvm::isa<llvm::UndefValue>(v)) {
-            r = known(ZP_GSPACE_NULL);
-        } else if (auto *op = llvm::dyn_cast<llvm::Operator>(v)) {
-            unsigned code = op->getOpcode();
-            if (code == llvm::Instruction::AddrSpaceCast) {
-                unsigned as = op->getOperand(0)->getType()->getPointerAddressSpace();
-                r = as == 4 ? of(op->getOperand(0)) : known(as);
-            } else if (code == llvm::Instruction::BitCast || code == llvm::Instruction::GetElementPtr) {
-                r = of(op->getOperand(0));
-            } else if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(v)) {
-                llvm::Value *a = of(sel->getTrueValue()), *b = of(sel->getFalseValue());
-                if (a && b) r = a == b ? a : llvm::SelectInst::Create(sel->getCondition(), a, b, "zp.space", sel);
-            } else if (auto *phi = llvm::dyn_cast<llvm::PHINode>(v)) {
-                auto *sp = llvm::PHINode::Create(i32, phi->getNumIncomingValues(), "zp.space", phi);
-                memo[v] = sp;
-                for (unsigned k = 0; k < phi->getNumIncomingValues(); k++) {
-                    llvm::Value *in = of(phi->getIncomingValue(k));
-                    if (!in) {
-                        memo[v] = nullptr;
-                        return nullptr;
-                    }
-                    sp->addIncoming(in, phi->getIncomingBlock(k));
-                }
-                return sp;
-            }
-        } else if (v->getType()->getPointerAddressSpace() != 4) {
-            r = known(v->getType()->getPointerAddressSpace());
-        }
-        memo[v] = r;
-        return r;
-    }
-};
-
-} // namespace
-
-int resolve_spaces(llvm::Module &m, unsigned flags, std::string &why) {
-    llvm::Function *space_of = m.getFunction("__zp_space_of");
-    if ((flags & ZP_SPIRV_WARP_SUBGROUPS) || !space_of || space_of->use_empty()) return ZP_SPIRV_OK;
-    std::set<llvm::Function *> fns;
-    for (llvm::User *u : space_of->users())
-        if (auto *c = llvm::dyn_cast<llvm::CallInst>(u)) fns.insert(c->getFunction());
-    // Pointers kept in private variables (clang -O0 keeps every local there) come back into registers first.
-    llvm::FunctionAnalysisManager fam;
-    llvm::PassBuilder pb;
-    pb.registerFunctionAnalyses(fam);
-    for (llvm::Function *f : fns) {
-        llvm::FunctionPassManager fpm;
-        fpm.addPass(llvm::SROAPass());
-        fpm.run(*f, fam);
-    }
-    std::vector<llvm::CallInst *> calls;
-    for (llvm::User *u : space_of->users())
-        if (auto *c = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(c);
-    Spaces sp;
-    for (llvm::CallInst *c : calls) {
-        // A helper's own copy, left behind once inlined into every caller (it keeps its linkage, as an exported
-        // function of a library module does), runs for no kernel: its casts never run.
-        llvm::Function *in = c->getFunction();
-        if (!is_kernel(*in) && in->use_empty()) {
-            c->replaceAllUsesWith(llvm::ConstantInt::get(c->getType(), ZP_GSPACE_NULL));
-            c->eraseFromParent();
-            continue;
-        }
-        llvm::Value *s = sp.of(c->getArgOperand(0));
-        if (!s) {
-            uint32_t op = 0;
-            if (auto *k = llvm::dyn_cast<llvm::ConstantInt>(c->getArgOperand(1))) op = (uint32_t)k->getZExtValue();
-            why = std::string("SPIR-V ") + (op == 69 ? "OpGenericPtrMemSemantics" : "OpGenericCastToPtrExplicit") +
-                  " (get_fence, to_global, to_local, to_private) in " + c->getFunction()->getName().str() +
-                  " reads a generic pointer whose address space ze_pocl cannot tell: on the CPU every space is the "
-                  "same memory, so ze_pocl follows a generic pointer back to the cast that made it, and this one "
-                  "comes from memory or an integer, not from such a cast in the kernel";
-            return ZP_SPIRV_BUILD_FAILURE;
-        }
-        c->replaceAllUsesWith(s);
-        c->eraseFromParent();
-    }
-    if (space_of->use_empty()) space_of->eraseFromParent();
     return ZP_SPIRV_OK;
 }
 

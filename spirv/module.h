@@ -30,6 +30,7 @@ typedef struct zp_kernel_meta {
     uint32_t num_args;
     zp_arg_meta *args;
     uint32_t reqd[3];        /* required work-group size, zeros when none */
+    uint32_t reqd_subgroup;  /* required sub-group size (intel_reqd_sub_group_size), 0 when none */
     char *attrs;             /* the source attributes zeKernelGetSourceAttributes gives (space-separated, as
                               * OpenCL C writes them: "work_group_size_hint(1,1,1)"); NULL for none */
     uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */

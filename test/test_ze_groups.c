@@ -754,6 +754,9 @@ T(required_subgroup_size) {
     const char *own = f.sg == 1 ? "ze_sg_reqd1" : "ze_sg_reqd32";
     ze_module_handle_t m = zt_module_load(&f.env, own);
     ze_kernel_handle_t k = zt_kernel_create(m, "sg_reqd");
+    ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    ZT_OK(zeKernelGetProperties(k, &kp));
+    cr_assert_eq(kp.requiredSubgroupSize, f.sg, "requiredSubgroupSize %u", kp.requiredSubgroupSize);
     shape s = {1, {100, 1, 1}, {64, 1, 1}};
     uint32_t *out = zt_alloc_shared(&f.env, 100 * sizeof(uint32_t));
     zt_set_args(k, 1, sizeof out, &out);
