@@ -469,12 +469,11 @@ std::string lower_math(llvm::Module &m) {
     return bad.empty() ? "" : "math the NVPTX code generator cannot select: " + bad;
 }
 
-// libclc 15's NVPTX library has no half-precision builtin but vload_half and its kin, and a device with fp16
-// (every CUDA device ze_cuda runs: ZE_DEVICE_MODULE_FLAG_FP16) takes half arithmetic, which NVPTX selects. A call of a
-// builtin with half values (mad, fmin, sqrt, ... on half or vectors of half) that libclc lacks is made a call of its
-// float form, each half argument widened (exactly) and a half result rounded back once: correctly rounded float
-// results round to within OpenCL's half-precision bounds. Builtins that take a pointer are left (fract(half,
-// half *) would write a float through it) and named as missing after the link.
+// libclc 15 has no half-precision builtin but vload_half and its kin, while every CUDA device ze_cuda runs has fp16
+// and NVPTX selects half arithmetic. A builtin on half values (mad, fmin, sqrt, ... on half or its vectors) that
+// libclc lacks becomes its float form, the half arguments widened (exactly) and a half result rounded back once,
+// within OpenCL's half-precision bounds. Builtins that take a pointer (fract(half, half *) would write a float
+// through it) are left, and named as missing after the link.
 void promote_half_builtins(llvm::Module &m, llvm::Module &clc) {
     std::vector<llvm::Function *> todo;
     for (llvm::Function &f : m)
