@@ -40,6 +40,10 @@ typedef struct zp_device_info {
     bool fp16;
     bool fp64;
     bool int64_atomics;
+    /* Atomic add, min, max, load, store and exchange on float, and on double with fp64, in global and local memory
+     * (SPV_EXT_shader_atomic_float_add and _min_max, which the SPIR-V front end lowers: spirv/groups.cpp);
+     * ZE_extension_float_atomics says so. */
+    bool float_atomics;
     bool profiling;           /* command timestamps available */
     /* Set by backends whose device is a GPU (ze_cuda); zeros keep ze_pocl's CPU answers. */
     bool gpu;

@@ -101,6 +101,20 @@ ze_result_t zp_zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device
     p->maxArgumentsSize = in->max_args_size;
     p->printfBufferSize = in->printf_buffer;
     memset(&p->nativeKernelSupported, 0, sizeof p->nativeKernelSupported);
+    /* ZE_extension_float_atomics: what SPV_EXT_shader_atomic_float_add and _min_max run as (none on half). The chain
+     * is walked as zeKernelGetProperties walks its own; structures of other types are left untouched. */
+    ze_base_properties_t *ext = p->pNext;
+    for (int guard = 0; ext && guard < 64; guard++, ext = ext->pNext) {
+        if (ext->stype != ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES) continue;
+        ze_float_atomic_ext_properties_t *fa = (ze_float_atomic_ext_properties_t *)ext;
+        ze_device_fp_atomic_ext_flags_t all =
+            ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD |
+            ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE |
+            ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX;
+        fa->fp16Flags = 0;
+        fa->fp32Flags = in->float_atomics ? all : 0;
+        fa->fp64Flags = in->float_atomics && in->fp64 ? all : 0;
+    }
     return ZE_RESULT_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 /* Global and driver entry points: zeInit, zeDriverGet and the driver queries. */
 #include <stdio.h>
+#include <string.h>
 
 #include "zp.h"
 #include "api.h"
@@ -17,12 +18,25 @@ static const ze_driver_extension_properties_t extensions[] = {
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_KRT_EXACT_RANGE_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_KRT_BUILD_LOG_NAME, ZE_MAKE_VERSION(1, 0)},
-    {ZE_KRT_NATIVE_QUEUE_NAME, ZE_MAKE_VERSION(1, 0)}, /* last: only with a backend that has native queues */
+    {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_MAKE_VERSION(1, 0)}, /* only with devices that have them */
+    {ZE_KRT_NATIVE_QUEUE_NAME, ZE_MAKE_VERSION(1, 0)},  /* only with a backend that has native queues */
 };
 
+/* Whether the driver lists extensions[i]: the optional ones by what the backend and its devices have. */
+static bool listed(size_t i) {
+    if (strcmp(extensions[i].name, ZE_KRT_NATIVE_QUEUE_NAME) == 0) return zp_be->queue_native != NULL;
+    if (strcmp(extensions[i].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0) {
+        for (uint32_t d = 0; d < zp_driver.num_devices; d++)
+            if (zp_driver.devices[d].info.float_atomics) return true;
+        return false;
+    }
+    return true;
+}
+
 static uint32_t extension_count(void) {
-    uint32_t n = (uint32_t)(sizeof extensions / sizeof extensions[0]);
-    return zp_be->queue_native ? n : n - 1;
+    uint32_t n = 0;
+    for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++) n += listed(i);
+    return n;
 }
 
 
@@ -153,7 +167,8 @@ ze_result_t zp_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32
         return ZE_RESULT_SUCCESS;
     }
     if (*pCount > n) *pCount = n;
-    for (uint32_t i = 0; i < *pCount; i++) props[i] = extensions[i];
+    for (size_t i = 0, k = 0; i < sizeof extensions / sizeof extensions[0] && k < *pCount; i++)
+        if (listed(i)) props[k++] = extensions[i];
     return ZE_RESULT_SUCCESS;
 }
 

@@ -364,7 +364,7 @@ ze_result_t zp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_prope
     p->requiredGroupSizeY = m->reqd[1];
     p->requiredGroupSizeZ = m->reqd[2];
     p->requiredNumSubGroups = 0;
-    p->requiredSubgroupSize = 0;
+    p->requiredSubgroupSize = m->reqd_subgroup;
     p->maxSubgroupSize = 1;
     p->maxNumSubgroups = mg;
     p->localMemSize = clamp32(m->local_static);

@@ -258,6 +258,7 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
     src.fp16 = hDevice->info.fp16;
     src.fp64 = hDevice->info.fp64;
     src.int64_atomics = hDevice->info.int64_atomics;
+    src.max_group_size = hDevice->info.max_group_total;
     ze_module_handle_t m = calloc(1, sizeof *m);
     if (!m) {
         native_parts_free(&native);

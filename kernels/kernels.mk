@@ -38,6 +38,34 @@ $(BUILD)/test-kernels/%.spv: test/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 KRT_CC_FLAGS_krt_other := -cl-ext=+__opencl_c_images
 KRT_CC_FLAGS_zc_image  := -cl-ext=+__opencl_c_images
 
+# Test kernels that need more than OpenCL C 1.2: program-scope variables; sub-groups and work-group collectives
+# (OpenCL C 3.0's optional features, all of which clang-15 enables for the SPIR target).
+KRT_CC_FLAGS_ze_globals := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_subgroups := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_collectives := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_collectives_branch := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_sg_reqd1 := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_sg_reqd16 := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_sg_reqd32 := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_generic := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_generic_memory := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_atomics_c11 := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_fp16 := -cl-std=CL3.0
+KRT_CC_FLAGS_ze_enqueue := -cl-std=CL2.0
+
+# Test kernels that use SPIR-V extensions krt-cc does not enable (test/kernels/ext/*.cl): krt-cc's clang flags with
+# OpenCL C 3.0, then the translator with the extensions SPIRV_EXT_<name> lists, then the validator.
+TEST_EXT_SRCS := $(wildcard test/kernels/ext/*.cl)
+TEST_EXT_SPVS := $(patsubst test/kernels/ext/%.cl,$(BUILD)/test-kernels/ext/%.spv,$(TEST_EXT_SRCS))
+SPIRV_EXT_ze_float_atomics := +SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max
+kernels: $(TEST_EXT_SPVS)
+
+$(BUILD)/test-kernels/ext/%.spv: test/kernels/ext/%.cl $(KERNEL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CLANG_CL) $(KERNEL_CFLAGS) -cl-std=CL3.0 -c $< -o $(@:.spv=.bc)
+	$(LLVM_SPIRV) --spirv-ext=$(SPIRV_EXT_$*) $(@:.spv=.bc) -o $@
+	$(SPIRV_VAL) $@
+
 $(BUILD)/test-kernels/o2/%.spv: test/kernels/o2/%.cl $(KERNEL_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CLANG_CL) $(KERNEL_O2_CFLAGS) -c $< -o $(@:.spv=.bc)

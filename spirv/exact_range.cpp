@@ -38,6 +38,9 @@
 namespace zp {
 
 bool needs_whole_groups(const llvm::Function &f) {
+    // Set by spirv/groups.cpp on kernels that reach a sub-group or work-group function, whose library code leaves
+    // no such name once inlined.
+    if (f.hasFnAttribute("zp-whole-groups")) return true;
     for (const llvm::BasicBlock &bb : f)
         for (const llvm::Instruction &i : bb)
             if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))

@@ -228,6 +228,10 @@ int extract_meta(llvm::Module &mod, zp_module_meta *meta) {
                     k->reqd[d] = (uint32_t)c->getZExtValue();
             }
         }
+        if (llvm::MDNode *md = f->getMetadata("intel_reqd_sub_group_size"))
+            if (md->getNumOperands() >= 1)
+                if (auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(md->getOperand(0)))
+                    k->reqd_subgroup = (uint32_t)c->getZExtValue();
         k->attrs = dup_string(source_attributes(*f));
         if (!k->attrs) return ZP_SPIRV_OUT_OF_MEMORY;
         std::set<const llvm::Function *> active;

@@ -30,6 +30,7 @@ typedef struct zp_kernel_meta {
     uint32_t num_args;
     zp_arg_meta *args;
     uint32_t reqd[3];        /* required work-group size, zeros when none */
+    uint32_t reqd_subgroup;  /* required sub-group size (intel_reqd_sub_group_size), 0 when none */
     char *attrs;             /* the source attributes zeKernelGetSourceAttributes gives (space-separated, as
                               * OpenCL C writes them: "work_group_size_hint(1,1,1)"); NULL for none */
     uint64_t local_static;   /* bytes of __local variables the kernel and its callees use */
@@ -73,6 +74,9 @@ typedef struct zp_module_src {
     bool fp16;
     bool fp64;
     bool int64_atomics;
+    /* The device's largest work-group (work-items): work-group collectives on sub-groups of one work-item keep a
+     * slot per work-item in __local memory (spirv/groups.cpp). 0 when unknown: such a module is refused. */
+    uint32_t max_group_size;
     /* The host device (driver/host/): the native library holding the module's kernels, from a
      * ze_krt_host_library_desc_t (driver/include/ze_krt_host.h) in the module descriptor's pNext chain; NULL
      * elsewhere. */

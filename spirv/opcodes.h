@@ -9,11 +9,14 @@ namespace zp::spirv {
 enum { OP_TYPE_INT = 21, OP_CONSTANT = 43, OP_ACCESS_CHAIN = 65, OP_IN_BOUNDS_ACCESS_CHAIN = 66, OP_PTR_ACCESS_CHAIN = 67,
        OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 70 };
 // SPIR-V capability numbers (SPIR-V spec 3.31) that depend on the device.
-enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12 };
+enum { CAP_FLOAT16 = 9, CAP_FLOAT64 = 10, CAP_INT64_ATOMICS = 12, CAP_ATOMIC_FLOAT64_MIN_MAX = 5613,
+       CAP_ATOMIC_FLOAT64_ADD = 6034 };
+// Execution modes of SubgroupDispatch that fix the number of sub-groups per work-group.
+enum { EXEC_SUBGROUPS_PER_WORKGROUP = 36, EXEC_SUBGROUPS_PER_WORKGROUP_ID = 37 };
 // The Linkage capability, which the validator's copy of a module without entry points declares (validate.cpp).
 enum { CAP_LINKAGE = 5 };
 // SPIR-V opcodes the structural check needs.
-enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16,
+enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_EXTENSION = 10, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16,
        OP_GROUP_DECORATE = 74, OP_GROUP_MEMBER_DECORATE = 75, OP_EXECUTION_MODE_ID = 331, OP_DECORATE_ID = 332,
        OP_DECORATE_STRING = 5632, OP_MEMBER_DECORATE_STRING = 5633 };
 enum { OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15, OP_CAPABILITY = 17, OP_FUNCTION = 54, OP_FUNCTION_END = 56,

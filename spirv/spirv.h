@@ -42,6 +42,8 @@ enum zp_spirv_flags {
                                         * (spirv/exact_range.cpp, ZE_krt_exact_range) */
     ZP_SPIRV_GLOBALS_KERNEL = 1u << 8, /* the kernel that reports where the program-scope variables are
                                         * (ZP_GLOBALS_KERNEL, spirv/globals.cpp) */
+    ZP_SPIRV_WARP_SUBGROUPS = 1u << 9, /* sub-groups are NVPTX warps of 32 work-items (ze_cuda); without it a
+                                        * sub-group is one work-item (spirv/groups.cpp) */
 };
 
 /* Translates one SPIR-V module with what flags ask for (zp_spirv_flags; other bits are ignored). On success

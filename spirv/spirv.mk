@@ -28,8 +28,23 @@ SPIRV_CXXFLAGS := $(CXXFLAGS_C) -fvisibility=hidden -fvisibility-inlines-hidden 
 SPIRV_LDLIBS   := -lLLVMSPIRVLib -L$(SPIRV_LLVM_LIBDIR) -lLLVM-15 -Wl,-rpath,$(SPIRV_LLVM_LIBDIR) \
                   -Wl,--exclude-libs,ALL -lSPIRV-Tools
 
+# The group library (spirv/groups_lib.cl): SPIR bitcode, one build per kind of sub-group (1: ze_pocl, 32: the
+# warp, ze_cuda), embedded by groups_lib.S.
+SPIRV_GROUPS_BCS := $(SPIRV_OBJDIR)/groups_lib_1.bc $(SPIRV_OBJDIR)/groups_lib_32.bc
+SPIRV_OBJS += $(SPIRV_OBJDIR)/groups_lib.o
+
 .PHONY: spirv
 spirv: $(SPIRV_OBJS)
+
+$(SPIRV_OBJDIR)/groups_lib_%.bc: spirv/groups_lib.cl spirv/groups_ops.h
+	@mkdir -p $(dir $@)
+	$(CLANG_CL) -cl-std=CL2.0 -target spir64 -emit-llvm -O2 -Wall -Werror -DZP_SG_WARP=$(if $(filter 32,$*),1,0) \
+	    -Ispirv -c $< -o $@
+
+$(SPIRV_OBJDIR)/groups_lib.o: spirv/groups_lib.S $(SPIRV_GROUPS_BCS)
+	@mkdir -p $(dir $@)
+	$(CC) -c -DZP_GROUPS_LIB_1='"$(SPIRV_OBJDIR)/groups_lib_1.bc"' -DZP_GROUPS_LIB_32='"$(SPIRV_OBJDIR)/groups_lib_32.bc"' \
+	    $< -o $@
 
 $(SPIRV_OBJDIR)/%.o: spirv/%.cpp $(SPIRV_HDRS)
 	@mkdir -p $(dir $@)

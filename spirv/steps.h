@@ -11,7 +11,10 @@
 #include "spirv.h"
 
 namespace llvm {
+class CallInst;
 class Module;
+class StringRef;
+class Value;
 }
 namespace SPIRV {
 class TranslatorOpts;
@@ -39,6 +42,23 @@ void set_spec_consts(const zp_module_src *src, SPIRV::TranslatorOpts &opts);
 
 // builtins.cpp: the builtin forms flags ask for (ZP_SPIRV_FENCES_TO_LLVM, ZP_SPIRV_WAIT_PRIVATE).
 void fix_builtins(llvm::Module &mod, unsigned flags);
+
+// groups.cpp: the sub-group and work-group instructions, generic pointer casts and float atomics of the translated
+// module, still in the translator's SPIR-V friendly form, lowered to calls of the group library (lower_groups, before
+// the OpenCL lowering); then what no one implements named (leftover_instructions: a message, empty when none); the
+// library linked in (link_groups, before inlining); and, for sub-groups of one work-item (ze_pocl), the address
+// space of each generic pointer a cast reads, once every helper is inlined (resolve_spaces, spaces.cpp). Each returns
+// ZP_SPIRV_OK or ZP_SPIRV_BUILD_FAILURE with why.
+int lower_groups(llvm::Module &mod, unsigned flags, const zp_module_src *src, std::string &why);
+std::string leftover_instructions(llvm::Module &mod);
+int link_groups(llvm::Module &mod, unsigned flags, std::string &why);
+int resolve_spaces(llvm::Module &mod, unsigned flags, std::string &why);
+// The name of an OpenCL or SPIR-V builtin without its Itanium mangling (_Z<length><name><parameters>).
+std::string builtin_base_name(llvm::StringRef name);
+
+// atomics.cpp: one __spirv_Atomic* call (base: its name without mangling) as LLVM atomics, at the call; returns the
+// result, the call itself for an instruction without one (a store), or null with why.
+llvm::Value *lower_atomic(llvm::CallInst *call, const std::string &base, std::string &why);
 
 // inline.cpp: every helper inlined into the kernels that call it.
 void make_inlinable(llvm::Module &mod);

@@ -1,7 +1,8 @@
 // The front end's translation, step by step (steps.h): the checks of the binary, the SPIR-V translator
-// (libLLVMSPIRVLib, in process) with the specialization constants applied, the builtin forms asked for, a
-// backend's own passes (passes.h), inlining, the per-kernel facts, the exact-range variants, and the module
-// written out as SPIR 1.2 bitcode or SPIR-V 1.2.
+// (libLLVMSPIRVLib, in process) with the specialization constants applied, the group functions, generic pointer
+// casts and float atomics lowered and their library linked in, the builtin forms asked for, a backend's own passes
+// (passes.h), inlining, the per-kernel facts, the exact-range variants, and the module written out as SPIR 1.2
+// bitcode or SPIR-V 1.2.
 #include "passes.h"
 #include "steps.h"
 #include "exact_range.h"
@@ -20,7 +21,9 @@
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Pass.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -31,6 +34,39 @@ using namespace zp::spirv;
 
 // The translator keeps some global tables; module builds are rare, so one lock is the simple answer.
 std::mutex translator_lock;
+
+// The SPIR-V friendly form carries the module's decorations as metadata (spirv.Decorations and
+// spirv.ParameterDecorations), which the OpenCL form has never had; without them the module is what the OpenCL
+// form gave before, byte for byte.
+void strip_decorations(llvm::Module &m) {
+    for (llvm::GlobalVariable &g : m.globals()) g.setMetadata("spirv.Decorations", nullptr);
+    for (llvm::Function &f : m) {
+        f.setMetadata("spirv.Decorations", nullptr);
+        f.setMetadata("spirv.ParameterDecorations", nullptr);
+        for (llvm::BasicBlock &bb : f)
+            for (llvm::Instruction &i : bb) i.setMetadata("spirv.Decorations", nullptr);
+    }
+}
+
+// The translator declares only Float16Buffer for a module that computes in half precision (llvm-spirv 15 does
+// so for OpenCL C's half arithmetic), so the capability check of the binary (precheck.cpp) misses it. Half values
+// loaded, stored, converted and computed with LLVM's own operations run anywhere (LLVM widens them to float and
+// rounds each result back, which for these operations is the correctly rounded half result); a builtin on half
+// values (mad, fmin, ... on half) exists only in the kernel library of a device with fp16, and without one PoCL's
+// build fails on a missing symbol. Such a call is refused here by name. Pointers to half (vload_half,
+// vstore_half) are Float16Buffer's and pass. Empty, or why.
+std::string half_builtins(llvm::Module &m) {
+    for (llvm::Function &f : m) {
+        if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
+        bool half = f.getReturnType()->getScalarType()->isHalfTy();
+        for (llvm::Type *t : f.getFunctionType()->params()) half |= t->getScalarType()->isHalfTy();
+        if (half)
+            return "the device does not support SPIR-V capability Float16 (no cl_khr_fp16): the module calls the "
+                   "builtin " + f.getName().str() + " on half-precision values (it declares only Float16Buffer, as "
+                   "llvm-spirv 15 writes for OpenCL C's half arithmetic)";
+    }
+    return "";
+}
 
 int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, void **bitcode, size_t *bitcode_size,
               zp_module_meta *meta, std::string &log) {
@@ -45,8 +81,10 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
     ctx.setOpaquePointers(false);
     SPIRV::TranslatorOpts opts;
     opts.enableAllExtensions();
-    opts.setDesiredBIsRepresentation((flags & ZP_SPIRV_OCL20) ? SPIRV::BIsRepresentation::OpenCL20
-                                                               : SPIRV::BIsRepresentation::OpenCL12);
+    // The SPIR-V friendly form first (every instruction the translator does not make LLVM IR is a __spirv_ call
+    // with all its operands), so that groups.cpp sees scopes and group operations; then the OpenCL lowering the
+    // translator would have run itself, with the same result for everything else.
+    opts.setDesiredBIsRepresentation(SPIRV::BIsRepresentation::SPIRVFriendlyIR);
     set_spec_consts(src, opts);
 
     std::string bytes(reinterpret_cast<const char *>(src->spirv), src->size);
@@ -59,6 +97,16 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
         return ZP_SPIRV_BUILD_FAILURE;
     }
     std::unique_ptr<llvm::Module> mod(raw);
+    strip_decorations(*mod);
+    int rc = lower_groups(*mod, flags, src, log);
+    if (rc != ZP_SPIRV_OK) return rc;
+    {
+        llvm::legacy::PassManager pm;
+        pm.add((flags & ZP_SPIRV_OCL20) ? llvm::createSPIRVToOCL20Legacy() : llvm::createSPIRVToOCL12Legacy());
+        pm.run(*mod);
+    }
+    log = leftover_instructions(*mod);
+    if (!log.empty()) return ZP_SPIRV_BUILD_FAILURE;
     std::string verr;
     llvm::raw_string_ostream vos(verr);
     if (llvm::verifyModule(*mod, &vos)) {
@@ -66,9 +114,14 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
         log = "translated module is invalid: " + verr;
         return ZP_SPIRV_BUILD_FAILURE;
     }
+    if (!src->fp16 && !(log = half_builtins(*mod)).empty()) return ZP_SPIRV_BUILD_FAILURE;
+    rc = link_groups(*mod, flags, log);
+    if (rc != ZP_SPIRV_OK) return rc;
     fix_builtins(*mod, flags);
     if (passes) passes->translated(*mod);
     make_inlinable(*mod);
+    rc = resolve_spaces(*mod, flags, log);
+    if (rc != ZP_SPIRV_OK) return rc;
     if (passes) {
         std::string refused = passes->inlined(*mod);
         if (!refused.empty()) {
@@ -76,7 +129,7 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
             return ZP_SPIRV_BUILD_FAILURE;
         }
     }
-    int rc = extract_meta(*mod, meta);
+    rc = extract_meta(*mod, meta);
     if (rc == ZP_SPIRV_OK) rc = extract_globals(*mod, meta);
     if (rc != ZP_SPIRV_OK) return rc;
     if ((flags & ZP_SPIRV_GLOBALS_KERNEL) && !place_globals(*mod, meta, log)) return ZP_SPIRV_BUILD_FAILURE;

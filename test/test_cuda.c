@@ -46,6 +46,11 @@ static const struct {
 } refused[] = {
     {"zc_image.spv", "image"},                      /* an image argument: nothing in CUDA to map it to */
     {"krt_unresolved.spv", "krt_missing_function"}, /* calls a function nothing defines */
+    {"ze_enqueue.spv", "DeviceEnqueue"},            /* device-side enqueue: no driver implements it */
+    {"ze_sg_reqd1.spv", "sub-group size of 1 "},    /* intel_reqd_sub_group_size other than the warp's */
+    {"ze_sg_reqd16.spv", "sub-group size of 16 "},
+    {"ze_nonuniform_workgroup.spv", "OpGroupNonUniformIAdd"}, /* a non-uniform instruction at work-group scope */
+    {"ze_unknown_extension.spv", "SPV_KHR_shader_clock"},     /* an extension the translator does not know */
 };
 
 static const char *refusal(const char *file) {
@@ -121,6 +126,16 @@ Test(cuda_ptx, kernels, .timeout = KT_TEST_TIMEOUT) { check_dir(env_or("KRT_KERN
 
 Test(cuda_ptx, test_kernels, .timeout = KT_TEST_TIMEOUT) {
     check_dir(env_or("KRT_TEST_KERNELS", "build/test-kernels"));
+}
+
+/* The hand-written SPIR-V (DPC++'s forms of the group instructions among them) and the kernels built with SPIR-V
+ * extensions krt-cc does not enable (float atomics). */
+Test(cuda_ptx, test_kernels_asm_and_ext, .timeout = KT_TEST_TIMEOUT) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/asm", env_or("KRT_TEST_KERNELS", "build/test-kernels"));
+    check_dir(dir);
+    snprintf(dir, sizeof dir, "%s/ext", env_or("KRT_TEST_KERNELS", "build/test-kernels"));
+    check_dir(dir);
 }
 
 Test(cuda_ptx, test_kernels_o2, .timeout = KT_TEST_TIMEOUT) {

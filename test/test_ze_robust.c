@@ -318,6 +318,16 @@ Test(ze_robust, function_with_a_parameter_missing_is_refused_not_crash, .timeout
                    "function %99 has 5 OpFunctionParameter but its type takes 6 parameters");
 }
 
+/* matmul.spv mutated so that a block calling a barrier cannot be reached (make test's fuzz smoke, seed 8, once the
+ * check of barriers in two arms of a branch came): that check asked LLVM for the nearest common dominator of an
+ * unreachable block, and LLVM's assertion ended the process. Unreachable barriers are left out of it now; the
+ * module is refused for its endless loop. */
+Test(ze_robust, unreachable_barrier_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)
+{
+    expect_refused("fuzz/matmul_unreachable_barrier.spv", ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "kernel matmul_tiled has a barrier and a loop that, once entered, can never exit");
+}
+
 /* hello.spv with a printf argument replaced by a label's id: the validator does not check OpExtInst operands, and
  * the translator asserted ("value has no type"). A function's value operands must not be labels or types. */
 Test(ze_robust, label_as_a_value_is_refused_not_abort, .timeout = ZT_TEST_TIMEOUT)

@@ -16,7 +16,7 @@ cc -std=c11 -Wall -Wextra -Werror -O2 -D_GNU_SOURCE -Iruntime/include bench/cuda
 "$NVCC" -O2 -arch=sm_90 -Iruntime/include -o "$B/bench/peer_copy" bench/cuda/peer_copy.cu -L"$B/lib" \
     -Xlinker -rpath,"$(cd "$B/lib" && pwd)" -lkrt
 rm -rf "$D"
-mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/test-kernels/asm" \
+mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/test-kernels/asm" "$D/test-kernels/ext" \
     "$D/test-kernels/host" "$D/bench/kernels" "$D/python" "$D/clc"
 for f in libkrt.so libze_cuda.so libze_pocl.so; do strip -o "$D/lib/$f" "$B/lib/$f"; done
 for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "$D/bin/"; done  # krt-cc is a script
@@ -39,6 +39,7 @@ cp "$B"/kernels/*.spv "$D/kernels/"
 cp "$B"/test-kernels/*.spv "$D/test-kernels/"
 cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"
 cp "$B"/test-kernels/asm/*.spv "$D/test-kernels/asm/"
+cp "$B"/test-kernels/ext/*.spv "$D/test-kernels/ext/"
 # The host device's native libraries (the kernels compiled as C): the GPU machine has no clang to build them.
 cp "$B"/kernels/host/*.so "$D/kernels/host/"
 cp "$B"/test-kernels/host/*.so "$D/test-kernels/host/" 2>/dev/null || true

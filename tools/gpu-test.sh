@@ -90,12 +90,12 @@ nvidia-smi -L >>"$LOG" 2>&1
 step "krt-info (default driver list)" 60 env -u ZE_ENABLE_ALT_DRIVERS "$D/bin/krt-info"
 
 # 2. The Level Zero contract on ze_cuda alone. The self-check and the translator-crash reproducers are ze_pocl's
-# (its PoCL route and its pre-checks before PoCL): they run against ze_pocl on this machine's PoCL. test_ze_spec
-# and test_ze_conform build many modules, each a cold PTX JIT on the GPU, so they get more time.
+# (its PoCL route and its pre-checks before PoCL): they run against ze_pocl on this machine's PoCL. test_ze_spec,
+# test_ze_conform and test_ze_groups build many modules, each a cold PTX JIT on the GPU, so they get more time.
 for t in "$D"/test/test_ze_*; do
     case ${t##*/} in
     test_ze_selfcheck | test_ze_robust) step "${t##*/} on ze_pocl" 120 env ZE_ENABLE_ALT_DRIVERS="$POCL" "$t" --jobs "$JOBS" ;;
-    test_ze_spec | test_ze_conform) step "${t##*/} on ze_cuda" 150 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$t" --jobs "$JOBS" ;;
+    test_ze_spec | test_ze_conform | test_ze_groups) step "${t##*/} on ze_cuda" 150 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$t" --jobs "$JOBS" ;;
     *) step "${t##*/} on ze_cuda" 45 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$t" --jobs "$JOBS" ;;
     esac
 done

@@ -217,6 +217,7 @@ void zc_device_info(zp_bdev *d, zp_device_info *in) {
     in->fp16 = true;
     in->fp64 = true;
     in->int64_atomics = true;
+    in->float_atomics = true;
     in->profiling = true;
     in->gpu = true;
     in->subgroup_size = (uint32_t)attr(d, CU_DEVICE_ATTRIBUTE_WARP_SIZE);

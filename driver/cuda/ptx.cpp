@@ -469,6 +469,56 @@ std::string lower_math(llvm::Module &m) {
     return bad.empty() ? "" : "math the NVPTX code generator cannot select: " + bad;
 }
 
+// libclc 15 has no half-precision builtin but vload_half and its kin, while every CUDA device ze_cuda runs has fp16
+// and NVPTX selects half arithmetic. A builtin on half values (mad, fmin, sqrt, ... on half or its vectors) that
+// libclc lacks becomes its float form, the half arguments widened (exactly) and a half result rounded back once,
+// within OpenCL's half-precision bounds. Builtins that take a pointer (fract(half, half *) would write a float
+// through it) are left, and named as missing after the link.
+void promote_half_builtins(llvm::Module &m, llvm::Module &clc) {
+    std::vector<llvm::Function *> todo;
+    for (llvm::Function &f : m)
+        if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty() && f.getName().startswith("_Z") &&
+            !clc.getFunction(f.getName()))
+            todo.push_back(&f);
+    auto widen = [&](llvm::Type *t) -> llvm::Type * {
+        if (t->isHalfTy()) return llvm::Type::getFloatTy(m.getContext());
+        if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t))
+            if (v->getElementType()->isHalfTy())
+                return llvm::FixedVectorType::get(llvm::Type::getFloatTy(m.getContext()), v->getNumElements());
+        return t;
+    };
+    for (llvm::Function *f : todo) {
+        std::string n = f->getName().str();
+        size_t p = 2, len = 0;
+        while (p < n.size() && isdigit((unsigned char)n[p])) len = len * 10 + (n[p++] - '0');
+        if (len == 0 || p + len > n.size()) continue;
+        std::string params = n.substr(p + len), fparams = params;
+        if (params.find("Dh") == std::string::npos) continue;
+        for (size_t at; (at = fparams.find("Dh")) != std::string::npos;) fparams.replace(at, 2, "f");
+        std::string fname = n.substr(0, p + len) + fparams;
+        if (!clc.getFunction(fname)) continue;
+        llvm::FunctionType *ft = f->getFunctionType();
+        bool pointer = false;
+        std::vector<llvm::Type *> ps;
+        for (llvm::Type *t : ft->params()) {
+            pointer |= t->isPointerTy();
+            ps.push_back(widen(t));
+        }
+        if (pointer) continue;
+        llvm::FunctionType *fft = llvm::FunctionType::get(widen(ft->getReturnType()), ps, false);
+        llvm::FunctionCallee callee = m.getOrInsertFunction(fname, fft);
+        f->setLinkage(llvm::GlobalValue::InternalLinkage);
+        llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "", f));
+        std::vector<llvm::Value *> args;
+        for (llvm::Argument &a : f->args())
+            args.push_back(a.getType() == widen(a.getType()) ? static_cast<llvm::Value *>(&a)
+                                                             : b.CreateFPExt(&a, widen(a.getType())));
+        llvm::Value *r = b.CreateCall(callee, args);
+        if (ft->getReturnType()->isVoidTy()) b.CreateRetVoid();
+        else b.CreateRet(r->getType() == ft->getReturnType() ? r : b.CreateFPTrunc(r, ft->getReturnType()));
+    }
+}
+
 // CUDA passes a kernel's parameters in a 4 KiB constant bank (the limit every architecture and driver takes;
 // more needs CUDA 12.1 and an opt-in), and NVPTX's instruction selection flattens every by-value aggregate
 // into its scalars, so a huge by-value struct (a valid module may declare one of terabytes) would never finish
@@ -567,6 +617,7 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
     }
     (*lib)->setTargetTriple(kTriple);
     (*lib)->setDataLayout(kLayout);
+    promote_half_builtins(*mod, **lib);
     if (llvm::Linker::linkModules(*mod, std::move(*lib), llvm::Linker::LinkOnlyNeeded)) {
         log = "linking libclc failed";
         return ZC_BUILD_FAILURE;
@@ -703,9 +754,11 @@ extern "C" const char *zc_libclc_path(void) {
 
 extern "C" int zc_front(const zp_module_src *src, void **bitcode, size_t *size, zp_module_meta *meta, char **log) {
     // mem_fence as an LLVM fence (lower_fences makes it a membar) and wait_group_events in the private-pointer
-    // form, the one libclc's NVPTX library defines.
-    int rc = zp_spirv_translate(src, ZP_SPIRV_FENCES_TO_LLVM | ZP_SPIRV_WAIT_PRIVATE | ZP_SPIRV_EXACT_RANGE, bitcode,
-                                size, meta, log);
+    // form, the one libclc's NVPTX library defines; sub-groups are warps.
+    int rc = zp_spirv_translate(src,
+                                ZP_SPIRV_FENCES_TO_LLVM | ZP_SPIRV_WAIT_PRIVATE | ZP_SPIRV_EXACT_RANGE |
+                                    ZP_SPIRV_WARP_SUBGROUPS,
+                                bitcode, size, meta, log);
     if (rc != ZP_SPIRV_OK) return rc;
     std::string why;
     try {

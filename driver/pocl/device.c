@@ -203,6 +203,7 @@ void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info) {
         info->fp16 = strstr(ext, "cl_khr_fp16") != NULL;
         info->fp64 = strstr(ext, "cl_khr_fp64") != NULL;
         info->int64_atomics = strstr(ext, "cl_khr_int64_base_atomics") != NULL;
+        info->float_atomics = true;
         free(ext);
     }
     info->profiling = true;

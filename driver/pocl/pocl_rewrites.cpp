@@ -136,6 +136,14 @@ bool calls_barrier(const llvm::Function &f) {
     return false;
 }
 
+bool calls_barrier_in(const llvm::BasicBlock &bb) {
+    for (const llvm::Instruction &i : bb)
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+            if (const llvm::Function *callee = call->getCalledFunction())
+                if (callee->getName().contains("barrier")) return true;
+    return false;
+}
+
 bool is_barrier_kernel(const llvm::Function &f) {
     return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && calls_barrier(f);
 }
@@ -222,6 +230,43 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
     return "";
 }
 
+// PoCL 3.1 runs a kernel wrongly when both arms of a branch hold barriers, with a condition every work-item of the
+// group shares: with three barriers in each arm of an if, every work-item ran the else arm's code (measured, and
+// with the same kernel given to PoCL as OpenCL C source as well); with one or two in each it ran right. Which
+// counts go wrong depends on how PoCL's work-group compiler replicates the code after barriers, so the class is
+// refused: two barriers in different arms of one branch, that is, their blocks' nearest common dominator branches
+// to two different blocks that dominate one each, and that branch is not a loop's test of whether to run its body
+// again. Barriers in sequence, in loops, or in an if without an else before another stay ordered. A work-group
+// collective is barriers too (spirv/groups.cpp). Returns the first refused kernel's name, or "".
+std::string branched_barriers_kernel(llvm::Module &mod) {
+    for (llvm::Function &f : mod) {
+        if (!is_barrier_kernel(f)) continue;
+        llvm::DominatorTree dt(f);
+        std::vector<llvm::BasicBlock *> blocks; // of the barriers that can run, each once
+        for (llvm::BasicBlock &bb : f)
+            if (calls_barrier_in(bb) && dt.isReachableFromEntry(&bb)) blocks.push_back(&bb);
+        if (blocks.size() < 2) continue;
+        llvm::LoopInfo li(dt);
+        // The successor of d that dominates b, if one does.
+        auto arm = [&](llvm::BasicBlock *d, llvm::BasicBlock *b) -> llvm::BasicBlock * {
+            for (llvm::BasicBlock *s : llvm::successors(d))
+                if (s != d && dt.dominates(s, b)) return s;
+            return nullptr;
+        };
+        for (size_t a = 0; a < blocks.size(); a++)
+            for (size_t b = a + 1; b < blocks.size(); b++) {
+                llvm::BasicBlock *d = dt.findNearestCommonDominator(blocks[a], blocks[b]);
+                if (!d || d == blocks[a] || d == blocks[b]) continue;
+                llvm::BasicBlock *sa = arm(d, blocks[a]), *sb = arm(d, blocks[b]);
+                if (!sa || !sb || sa == sb) continue;
+                llvm::Loop *loop = li.getLoopFor(d);
+                if (loop && loop->getHeader() == d && (loop->contains(sa) || loop->contains(sb))) continue;
+                return f.getName().str();
+            }
+    }
+    return "";
+}
+
 // The rewrites flags ask for, at their points of the translation.
 class PoclPasses : public zp::SpirvPasses {
   public:
@@ -234,6 +279,11 @@ class PoclPasses : public zp::SpirvPasses {
     std::string inlined(llvm::Module &m) override {
         if (!(flags_ & ZP_POCL_REGIONS)) return "";
         assume_sizes_nonzero(m);
+        std::string branched = branched_barriers_kernel(m);
+        if (!branched.empty())
+            return "kernel " + branched + " has barriers (or work-group collectives) in two arms of a branch, which "
+                   "PoCL 3.1's work-group compiler runs wrongly (the work-items took the other arm); put them where "
+                   "every work-item passes them in one order";
         std::string endless = endless_loop_kernel(m);
         if (endless.empty()) return "";
         return "kernel " + endless + " has a barrier and a loop that, once entered, can never exit as LLVM "

@@ -28,9 +28,9 @@ FUZZ_ZP_OBJS  := $(patsubst driver/%.c,$(FUZZ_DIR)/obj/driver/%.o,$(ZP_C_SRCS)) 
 # The driver's embedded self-check kernels are data (an assembler .incbin), taken from the normal build.
 FUZZ_ZP_OBJS  += $(ZP_OBJDIR)/pocl/selfcheck_spv.o
 # The SPIR-V front end (spirv/spirv.mk), instrumented like the driver: its checks and translation are much of
-# what the fuzzer explores.
+# what the fuzzer explores. Its group library is data (groups_lib.S), taken from the normal build.
 FUZZ_ZP_OBJS  += $(patsubst spirv/%.cpp,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SRCS)) \
-                 $(patsubst spirv/%.c,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SHARED_SRCS))
+                 $(patsubst spirv/%.c,$(FUZZ_DIR)/obj/spirv/%.o,$(SPIRV_SHARED_SRCS)) $(SPIRV_OBJDIR)/groups_lib.o
 # libkrt's runtime and its reflection (spirv/reflect.c), both instrumented.
 FUZZ_KRT_OBJS := $(patsubst runtime/src/%.c,$(FUZZ_DIR)/obj/runtime/%.o,$(KRT_SRCS)) \
                  $(patsubst $(OBJDIR)/%,$(FUZZ_DIR)/obj/%,$(SPIRV_REFLECT_OBJS))
@@ -78,10 +78,13 @@ $(FUZZ_SMOKE_BIN): test/fuzz/fuzz_module.c test/common/krt_fuzz_one.c test/commo
 	$(CC) $(CFLAGS_C) -DKRT_FUZZ_STANDALONE -Iruntime/include -Itest/common test/fuzz/fuzz_module.c \
 	    test/common/krt_fuzz_one.c -o $@ $(LDFLAGS) -L$(LIBDIR) -Wl,-rpath,$(abspath $(LIBDIR)) -lkrt -ldl
 
-# Seeds: the project's kernels (build/kernels), SPIR-V only.
-$(FUZZ_DIR)/seeds/.stamp: $(KERNEL_SPVS)
+# Seeds: the project's kernels (build/kernels), SPIR-V only, and the test kernels of the group instructions, generic
+# pointers and float atomics (spirv/groups.cpp), whose mutants found four ways to end the process there.
+FUZZ_GROUP_SEEDS := $(addprefix $(BUILD)/test-kernels/,ze_subgroups.spv ze_collectives.spv ze_generic.spv \
+                    asm/ze_dpcpp_groups.spv ext/ze_float_atomics.spv)
+$(FUZZ_DIR)/seeds/.stamp: $(KERNEL_SPVS) $(FUZZ_GROUP_SEEDS)
 	@mkdir -p $(dir $@)
-	cp $(KERNEL_SPVS) $(dir $@)
+	cp $(KERNEL_SPVS) $(FUZZ_GROUP_SEEDS) $(dir $@)
 	@touch $@
 
 FUZZ_ENV := ZE_ENABLE_ALT_DRIVERS=$(FUZZ_ZE_POCL) KRT_KERNELS=$(abspath $(BUILD)/kernels)

@@ -1,0 +1,14 @@
+// Half precision (cl_khr_fp16; test_ze_groups.c): arithmetic, conversions and a sub-group reduction on half.
+// A device that reports ZE_DEVICE_MODULE_FLAG_FP16 runs it; one that does not (ze_pocl: PoCL 3.1's CPU device
+// has no cl_khr_fp16, so no half builtins) refuses the module at zeModuleCreate, naming the Float16 capability:
+// clang contracts x * 1.5 + 0.25 into the builtin mad on half.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+
+// out[i] = in[i] * 1.5h + 0.25h in half, and the sub-group's sum of in (every value a multiple of 1/4 of
+// magnitude at most 12.5: exact in half for any sub-group).
+kernel void fp16_ops(global const half *in, global half *out, global half *sums) {
+    size_t i = get_global_linear_id();
+    half x = in[i];
+    out[i] = x * (half)1.5f + (half)0.25f;
+    sums[i] = sub_group_reduce_add(x);
+}
