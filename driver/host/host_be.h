@@ -35,6 +35,9 @@
 #define HOST_MAX_CHUNK 256u
 /* Bytes of __local memory a group may take through its __local arguments. */
 #define HOST_LOCAL_MEM (256u * 1024u)
+/* Stack of one work-item on a fiber (fiber.c), with a guard page below it: reserved, not committed (MAP_NORESERVE), so
+ * only the pages a work-item touches cost memory. Its private memory must fit (library.c, ZE_krt_private_memory). */
+#define HOST_ITEM_STACK (256u * 1024u)
 
 static inline uint64_t host_now_ns(void) {
     struct timespec ts;

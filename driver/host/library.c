@@ -7,7 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "host_be.h"
+
+/* The stack of a thread made without attributes (the pool's and the queues': pool.c, queue.c): glibc's default, the
+ * RLIMIT_STACK of the process's start (8 MiB on Debian) unless the program changed it. */
+static uint64_t host_thread_stack(void) {
+    pthread_attr_t a;
+    size_t size = 0;
+    if (pthread_getattr_default_np(&a) == 0) {
+        pthread_attr_getstacksize(&a, &size);
+        pthread_attr_destroy(&a);
+    }
+    return size ? size : 2u << 20; /* unreadable: a small stack's worth */
+}
 
 static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *strdupf(const char *fmt, ...) {
@@ -154,6 +168,9 @@ ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **
         km->attrs = strdupf("%s%s%s", req, req[0] && hint[0] ? " " : "", hint);
         if (!km->attrs) goto oom;
         km->whole_groups = kr->uses_barrier != 0;
+        /* The C locals of the kernel's call tree, as the SPIR-V declares them (the native code keeps them on the stack
+         * its work-item runs on; the SPIR-V drivers measure the same from their LLVM). */
+        km->private_size = kr->private_bytes;
         for (uint32_t i = 0; i < kr->num_args; i++) {
             km->args[i].kind = arg_kind(&kr->args[i]);
             km->args[i].size = kr->args[i].size;
@@ -268,6 +285,15 @@ ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, z
     }
     limits->max_group_total = HOST_MAX_GROUP;
     limits->preferred_multiple = 1;
+    /* Private memory (ZE_krt_private_memory, issue 39): a work-item's private variables are C locals on the stack it
+     * runs on, its fiber's (HOST_ITEM_STACK) for a barrier kernel on fibers, else the stack of the thread that runs its
+     * group, a pool thread's or its queue's, both made with the default stack size. (Work-item loops keep the
+     * variables a barrier kernel's items keep across barriers in arrays of one element per work-item, on the heap past
+     * 64 KiB, krt_kernel_host.h: no group shares the stack.) A quarter of the stack is left for the frames around the
+     * kernel (PoCL 5 leaves the same for its work-group functions). A launch past it is refused: it would overrun the
+     * stack and end the process. */
+    limits->private_max = (k->barrier ? HOST_ITEM_STACK : host_thread_stack()) / 4 * 3;
+    limits->private_per_group = false;
     *out = k;
     return ZE_RESULT_SUCCESS;
 oom:

@@ -3,6 +3,7 @@
  * and the kernel's driver properties, queried once through a pNext chain built in a scoped arena.
  */
 #include "krt_internal.h"
+#include "../../driver/include/ze_krt_private_memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,16 +155,26 @@ krt_result krt__kernel_query_properties(krt_kernel *k, int has_max_ext, krt_kern
     ze_kernel_max_group_size_properties_ext_t *maxp = NULL;
     if (has_max_ext)
         maxp = krt__arena_alloc(&arena, sizeof *maxp, _Alignof(ze_kernel_max_group_size_properties_ext_t));
-    if (!kp || !pref || (has_max_ext && !maxp)) {
+    /* A krt driver's private memory and its limit (ZE_krt_private_memory), last in the chain. */
+    ze_krt_kernel_private_memory_properties_t *pm = NULL;
+    if (k->ctx->drv->has_private_memory_ext)
+        pm = krt__arena_alloc(&arena, sizeof *pm, _Alignof(ze_krt_kernel_private_memory_properties_t));
+    if (!kp || !pref || (has_max_ext && !maxp) || (k->ctx->drv->has_private_memory_ext && !pm)) {
         krt__arena_release(&arena);
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "property chain does not fit its arena");
     }
     kp->stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
     kp->pNext = pref;
     pref->stype = ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES;
+    void **tail = &pref->pNext;
     if (maxp) {
-        pref->pNext = maxp;
+        *tail = maxp;
         maxp->stype = ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES;
+        tail = &maxp->pNext;
+    }
+    if (pm) {
+        *tail = pm;
+        pm->stype = ZE_STRUCTURE_TYPE_KRT_KERNEL_PRIVATE_MEMORY_PROPERTIES;
     }
     krt_result r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, GetProperties)(k->ze, kp), "zeKernelGetProperties");
     if (r == KRT_SUCCESS) {
@@ -186,6 +197,10 @@ krt_result krt__kernel_query_properties(krt_kernel *k, int has_max_ext, krt_kern
         out->local_mem_size = kp->localMemSize;
         out->private_mem_size = kp->privateMemSize;
         out->spill_mem_size = kp->spillMemSize;
+        /* Kernel state beside the public properties (the caller holds the kernel's lock). */
+        k->private_bytes = pm ? pm->privateMemSize : kp->privateMemSize;
+        k->private_max = pm ? pm->maxPrivateMemSize : 0;
+        k->private_per_group = pm && pm->perGroup;
     }
     krt__arena_release(&arena);
     return r;
