@@ -55,8 +55,8 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
     if (size == 0)
         return KRT_SUCCESS;
 
-    /* The host device fills natively (its driver's fill is a host loop); the built-in fill kernels take a ulong16
-     * by value, which the host device's native kernel ABI does not pass. */
+    /* The host device fills natively (its driver's fill is a host loop): the built-in fill kernels are embedded
+     * as SPIR-V only, without the native library the host device would call. */
     if (ctx->host) {
         krt_queue *q = queue ? queue : ctx->default_queue;
         pthread_mutex_lock(&q->lock);

@@ -47,24 +47,34 @@ krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **o
         k->slots[i].value = value;
         value += align_up(args[i].size ? args[i].size : 1, 16);
     }
-    /* The host device calls the native function through libffi with C's scalar and pointer types only. */
-    for (uint32_t i = 0; module->ctx->host && i < kr->num_args; i++) {
-        const krt_arg_info *a = &args[i];
-        int ok = a->kind == KRT_ARG_GLOBAL_POINTER || a->kind == KRT_ARG_CONSTANT_POINTER ||
-                 a->kind == KRT_ARG_LOCAL_POINTER ||
-                 (a->kind == KRT_ARG_SCALAR && a->vector_width == 1 && a->type != KRT_TYPE_FLOAT16);
-        if (!ok) {
+    ze_kernel_desc_t kd = { .stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = kr->name };
+    ze_result_t zr = KRT__ZE(module->ctx->ddi, Kernel, Create)(module->ze, &kd, &k->ze);
+    if (zr == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE && module->ctx->host) {
+        /* The host device passes every argument with a layout to a library of native ABI 4 (its runner reads each
+         * with its C type); an older library's kernels are called through libffi, which has no half, vector or
+         * struct type. */
+        for (uint32_t i = 0; i < kr->num_args; i++) {
+            const krt_arg_info *a = &args[i];
+            if (a->kind == KRT_ARG_GLOBAL_POINTER || a->kind == KRT_ARG_CONSTANT_POINTER ||
+                a->kind == KRT_ARG_LOCAL_POINTER ||
+                (a->kind == KRT_ARG_SCALAR && a->vector_width == 1 && a->type != KRT_TYPE_FLOAT16))
+                continue;
             free(block);
+            if (a->kind == KRT_ARG_OTHER)
+                return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                                 "kernel %s, argument %u (%s): the host device passes no argument of this type (an "
+                                 "image, a sampler, or a type without a layout)",
+                                 kr->name, i, a->name[0] ? a->name : "unnamed");
             return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
-                             "kernel %s, argument %u (%s): the host device passes pointers and scalars (not half) "
-                             "only, not a %s%s",
+                             "kernel %s, argument %u (%s): a %s%s, which the host device passes to kernel libraries "
+                             "of native ABI 4 only: this one is older (pointers and scalars, not half); rebuild it "
+                             "with this krt's krt-cc --host",
                              kr->name, i, a->name[0] ? a->name : "unnamed",
-                             a->kind == KRT_ARG_SCALAR && a->vector_width > 1 ? "vector " : "",
+                             a->kind == KRT_ARG_SCALAR && a->vector_width > 1 ? "vector of " : "",
                              a->kind == KRT_ARG_SCALAR ? krt_scalar_type_name(a->type) : krt_arg_kind_name(a->kind));
         }
     }
-    ze_kernel_desc_t kd = { .stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = kr->name };
-    krt_result r = krt__ze(KRT__ZE(module->ctx->ddi, Kernel, Create)(module->ze, &kd, &k->ze), "zeKernelCreate");
+    krt_result r = krt__ze(zr, "zeKernelCreate");
     if (r != KRT_SUCCESS) {
         free(block);
         return r;
