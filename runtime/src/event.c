@@ -134,7 +134,8 @@ krt_result krt_event_synchronize(krt_event *event, uint64_t timeout_ns)
     ze_result_t zr = KRT__ZE(event->ctx->ddi, Event, HostSynchronize)(event->ze, timeout_ns);
     if (zr == ZE_RESULT_NOT_READY)
         return KRT_TIMEOUT;
-    return krt__ze(zr, "zeEventHostSynchronize");
+    krt_result r = krt__ze(zr, "zeEventHostSynchronize");
+    return r == KRT_SUCCESS ? krt__checks_report(event->ctx) : r;
 }
 
 krt_result krt_event_query(krt_event *event)
