@@ -4,7 +4,7 @@
  *    krt's choice of group size (the tiled matmul requires 16 x 16).
  * 2. The cost of a libffi call: vadd's native function from build/kernels/host/vadd.so called once per
  *    work-item directly and through ffi_call, in one thread (what a library of ABI 1 or 2 pays per work-item;
- *    ABI 3's group runner pays it once per run of groups).
+ *    ABI 3's group runner paid it once per run of groups; ABI 4's runner is called without it).
  * 3. What a group costs: vadd over 2^22 work-items on the host device with static groups of 1 to 1024.
  * 4. Every kernel of kernels/ and bench/kernels/ on both devices, side by side, results compared, with the
  *    geometric mean of host / ze_pocl (--kernels-only runs this part alone, --only KERNEL one kernel).

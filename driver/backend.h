@@ -67,6 +67,11 @@ typedef struct zp_kernel_limits {
     /* Bytes of local memory the backend gives the kernel before its __local arguments, which can exceed the
      * kernel's own (PoCL gives a kernel every __local variable of its program); 0 when it does not say. */
     uint64_t local_alloc;
+    /* The most private memory one work-item of this kernel can have (ZE_krt_private_memory), 0 when the backend sets
+     * no limit; private_per_group: that memory is shared by a group's work-items (their private variables live on one
+     * stack), so the private size times the group's work-items must fit. A launch past it is refused (kernel.c). */
+    uint64_t private_max;
+    bool private_per_group;
 } zp_kernel_limits;
 
 /* One kernel launch, or one piece of an exact launch (ZE_krt_exact_range, driver/include). The backend runs
@@ -241,6 +246,16 @@ typedef struct zp_backend_ops {
      * copy for such a copy; NULL: copy takes it. */
     ze_result_t (*copy_peer)(zp_bqueue *q, void *dst, zp_bdev *dst_dev, const void *src, zp_bdev *src_dev,
                              size_t size, uint32_t num_waits, zp_btoken *const *waits, zp_btoken **done);
+    /* Optional: whether the backend has seen dev fail for good (ze_cuda: one of CUDA's sticky errors, after which
+     * every call on the device's context fails). The object model then treats the device as lost (driver/fault.c):
+     * its calls answer ZE_RESULT_ERROR_DEVICE_LOST, whatever the backend's own failure would have said. Its
+     * backend calls that see such an error return ZE_RESULT_ERROR_DEVICE_LOST themselves. */
+    bool (*device_lost)(zp_bdev *dev);
+    /* Optional, with device_lost: makes a lost device usable again (ze_cuda: resets its primary context and
+     * rebuilds what the backend keeps for it). Called when no context uses the device any more, so nothing of the
+     * backend's made on it before is in use (queues, modules, memory and tokens all belong to destroyed contexts);
+     * success means device_lost is false again. */
+    ze_result_t (*device_recover)(zp_bdev *dev);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

@@ -21,7 +21,8 @@ static bool graph_ok(const zp_cmd *c) {
     case ZP_CMD_COPY:
     case ZP_CMD_FILL:
     case ZP_CMD_BARRIER:
-        return !c->signal && c->num_waits == 0 && !c->fence && !c->mark;
+        /* A kernel KRT_ZE_FAULT names ends with a host step (fault.c), which runs once, not once per execution. */
+        return !c->signal && c->num_waits == 0 && !c->fence && !c->mark && !(c->kernel && c->kernel->fault);
     default:
         return false;
     }
@@ -39,7 +40,7 @@ static void build_graph(ze_command_list_handle_t l) {
     if (zp_be->queue_create(l->dev->bdev, false, &cap) != ZE_RESULT_SUCCESS) return;
     ze_result_t r = zp_be->capture_begin(cap);
     if (r == ZE_RESULT_SUCCESS) {
-        for (size_t i = 0; i < l->num_cmds && r == ZE_RESULT_SUCCESS; i++) r = zp_exec_cmd(cap, &l->cmds[i], NULL);
+        for (size_t i = 0; i < l->num_cmds && r == ZE_RESULT_SUCCESS; i++) r = zp_exec_cmd(cap, l->dev, &l->cmds[i], NULL);
         void *graph = NULL;
         ze_result_t e = zp_be->capture_end(cap, &graph);
         if (r == ZE_RESULT_SUCCESS && e == ZE_RESULT_SUCCESS && graph)
@@ -60,6 +61,8 @@ ze_result_t zp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handl
      * in order anyway) and 1.9's EXP_CLONEABLE (no cloning is offered: the flag asks for nothing else). */
     if (desc->flags > ZP_COMMAND_LIST_FLAGS_1_9) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (desc->commandQueueGroupOrdinal != 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    zp_context_use(hContext, hDevice);
+    if (zp_device_lost(hDevice)) return ZE_RESULT_ERROR_DEVICE_LOST;
     ze_command_list_handle_t l = calloc(1, sizeof *l);
     if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     l->magic = ZP_MAGIC_CMDLIST;
@@ -79,6 +82,8 @@ ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_dev
         desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    zp_context_use(hContext, hDevice);
+    if (zp_device_lost(hDevice)) return ZE_RESULT_ERROR_DEVICE_LOST;
     ze_command_list_handle_t l = calloc(1, sizeof *l);
     if (!l) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     ze_result_t r = zp_stream_init(&l->st, hDevice);
@@ -180,6 +185,8 @@ ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList) {
 /* Runs a command on an immediate list or records it on a regular one. The recorded copy owns its
  * wait list and a snapshot of the kernel's arguments. */
 static ze_result_t submit(ze_command_list_handle_t l, const zp_cmd *c) {
+    /* A lost device takes no new work (fault.c); checked once per append, never half-way through one. */
+    if (zp_device_lost(l->dev)) return ZE_RESULT_ERROR_DEVICE_LOST;
     if (l->immediate) {
         ze_result_t r = zp_stream_submit(&l->st, c);
         if (r == ZE_RESULT_SUCCESS && l->synchronous) r = zp_stream_sync(&l->st, UINT64_MAX);
@@ -218,6 +225,9 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     if (numWaitEvents && !phWaitEvents) return ZE_RESULT_ERROR_INVALID_SIZE;
     /* A launch with arguments never set would run the kernel on garbage. */
     if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    /* Private memory the device cannot give a work-item (kernel.c). */
+    ze_result_t pr = zp_kernel_private_check(k);
+    if (pr != ZE_RESULT_SUCCESS) return pr;
     zp_ndrange range, *r = &range;
     /* Reading group size and offset unlocked is fine: the spec forbids changing them concurrently with
      * an append that uses the kernel. */
@@ -245,6 +255,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     /* The common case: an immediate list, no events, arguments already in the backend kernel. */
     if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2] &&
         !atomic_load_explicit(&hList->st.has_pending, memory_order_acquire)) {
+        if (zp_device_lost(hList->dev)) return ZE_RESULT_ERROR_DEVICE_LOST;
         pthread_mutex_lock(&k->lock);
         if (k->backend_stale) {
             res = zp_kernel_apply_args(k, k->arg_data);
@@ -278,7 +289,8 @@ ze_result_t zp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t 
     ZP_CHECK_PTR(pLaunchArgumentsBuffer);
     ze_kernel_handle_t k = hKernel;
     if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
+    ze_result_t res = zp_kernel_private_check(k);
+    if (res == ZE_RESULT_SUCCESS) res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
     if (res != ZE_RESULT_SUCCESS) return res;
     zp_cmd c = {.type = ZP_CMD_LAUNCH_INDIRECT, .kernel = k, .src = pLaunchArgumentsBuffer, .signal = hSignalEvent,
                 .num_waits = numWaitEvents, .waits = phWaitEvents};
@@ -305,6 +317,7 @@ ze_result_t zp_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_
     for (uint32_t i = 0; i < numKernels; i++) {
         ZP_CHECK_HANDLE(phKernels[i], ZP_MAGIC_KERNEL);
         if (phKernels[i]->args_set != phKernels[i]->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        if (zp_kernel_private_check(phKernels[i]) != ZE_RESULT_SUCCESS) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     }
     ze_result_t res = check_events(hSignalEvent, numWaitEvents, phWaitEvents);
     if (res != ZE_RESULT_SUCCESS) return res;

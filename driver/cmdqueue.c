@@ -15,6 +15,8 @@ ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_hand
         desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (desc->ordinal != 0 || desc->index >= ZP_NUM_QUEUES) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    zp_context_use(hContext, hDevice);
+    if (zp_device_lost(hDevice)) return ZE_RESULT_ERROR_DEVICE_LOST;
     ze_command_queue_handle_t q = calloc(1, sizeof *q);
     if (!q) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     ze_result_t r = zp_stream_init(&q->st, hDevice);
@@ -53,6 +55,9 @@ ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueu
         if (phLists[i]->immediate) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;
         if (!phLists[i]->closed) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
+    /* A lost device takes no new work (fault.c). Checked once: an execute refused half-way would leave the events of
+     * its later commands unarmed, and whatever waits on them waiting forever. */
+    if (zp_device_lost(hQueue->dev)) return ZE_RESULT_ERROR_DEVICE_LOST;
     ze_result_t r = ZE_RESULT_SUCCESS;
     pthread_mutex_lock(&hQueue->lock);
     for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS; i++) {

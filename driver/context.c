@@ -13,6 +13,7 @@ ze_result_t zp_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc
     if (!c) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     c->magic = ZP_MAGIC_CONTEXT;
     c->driver = hDriver;
+    atomic_init(&c->used, 0);
     *phContext = c;
     return ZE_RESULT_SUCCESS;
 }
@@ -23,21 +24,27 @@ ze_result_t zp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_de
     ZP_CHECK_HANDLE(hDriver, ZP_MAGIC_DRIVER);
     if (numDevices > 0 && phDevices == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     for (uint32_t i = 0; i < numDevices; i++) ZP_CHECK_HANDLE(phDevices[i], ZP_MAGIC_DEVICE);
-    return zp_zeContextCreate(hDriver, desc, phContext);
+    ze_result_t r = zp_zeContextCreate(hDriver, desc, phContext);
+    /* The devices named use the context from now on (fault.c): a lost one is recovered first if nothing else uses it. */
+    for (uint32_t i = 0; r == ZE_RESULT_SUCCESS && i < numDevices; i++) zp_context_use(*phContext, phDevices[i]);
+    return r;
 }
 
 ze_result_t zp_zeContextDestroy(ze_context_handle_t hContext) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
     /* Memory still allocated in the context goes with it, as the context owns it. */
     zp_mem_free_context(hContext);
+    /* Then the context stops using its devices: a lost one that no other context uses is recovered (fault.c). */
+    zp_context_release(hContext);
     hContext->magic = 0;
     free(hContext);
     return ZE_RESULT_SUCCESS;
 }
 
+/* ZE_RESULT_ERROR_DEVICE_LOST when a device the context has used is lost (fault.c). */
 ze_result_t zp_zeContextGetStatus(ze_context_handle_t hContext) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
-    return ZE_RESULT_SUCCESS;
+    return zp_context_status(hContext);
 }
 
 /* Host and device share memory: residency is always given. */

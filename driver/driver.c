@@ -18,6 +18,7 @@ static const ze_driver_extension_properties_t extensions[] = {
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_KRT_EXACT_RANGE_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_KRT_BUILD_LOG_NAME, ZE_MAKE_VERSION(1, 0)},
+    {ZE_KRT_PRIVATE_MEMORY_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_MAKE_VERSION(1, 0)}, /* only with devices that have them */
     {ZE_KRT_NATIVE_QUEUE_NAME, ZE_MAKE_VERSION(1, 0)},  /* only with a backend that has native queues */
     {ZE_KRT_BOUNDS_CHECK_NAME, ZE_MAKE_VERSION(1, 0)},  /* only with a backend that builds SPIR-V (not the host's) */

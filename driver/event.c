@@ -78,7 +78,7 @@ ze_result_t zp_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout
 
 ze_result_t zp_zeEventQueryStatus(ze_event_handle_t hEvent) {
     ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
-    return zp_signal_query(&hEvent->sig) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    return zp_signal_status(&hEvent->sig);
 }
 
 ze_result_t zp_zeEventHostReset(ze_event_handle_t hEvent) {
@@ -92,7 +92,8 @@ ze_result_t zp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_t
     ZP_CHECK_PTR(dst);
     if (!zp_event_wants_times(hEvent)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     zp_signal *s = &hEvent->sig;
-    if (!zp_signal_query(s)) return ZE_RESULT_NOT_READY;
+    ze_result_t st = zp_signal_status(s);
+    if (st != ZE_RESULT_SUCCESS) return st;
     uint64_t start = 0, end = 0;
     pthread_mutex_lock(&s->mu);
     zp_btoken *t = s->token;

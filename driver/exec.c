@@ -112,8 +112,8 @@ static ze_result_t mem_op(zp_bqueue *bq, const zp_cmd *c, uint32_t nt, zp_btoken
  * one partial group as a group of its own size. The backend gives each piece the builtins of the whole launch
  * (zp_ndrange's exact fields). Every other launch is one backend launch, its masked items running nothing.
  * The queue is in order, so the waits go to the first piece and the completion token is the last one's. */
-ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
-                                  zp_btoken *const *tokens, zp_btoken **done) {
+static ze_result_t launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
+                                 zp_btoken *const *tokens, zp_btoken **done) {
     if (!k->meta->whole_groups || zp_ndrange_uniform(r)) return zp_be->launch(bq, k->bkern, r, nt, tokens, done);
     size_t start[3][2], size[3][2], local[3][2];
     uint32_t segs[3];
@@ -148,7 +148,17 @@ ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_
     return res;
 }
 
-ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range, const uint8_t *args,
+ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
+                                  zp_btoken *const *tokens, zp_btoken **done) {
+    if (__builtin_expect(!k->fault, 1)) return launch_pieces(bq, k, r, nt, tokens, done);
+    /* KRT_ZE_FAULT names the kernel (fault.c): it runs, then a host step loses its device, and the launch's token
+     * is that step's. */
+    ze_result_t res = launch_pieces(bq, k, r, nt, tokens, NULL);
+    return res == ZE_RESULT_SUCCESS ? zp_fault_after(bq, k, done) : res;
+}
+
+ze_result_t zp_exec_launch(zp_bqueue *bq, ze_device_handle_t dev, ze_kernel_handle_t k, const zp_ndrange *range,
+                           const uint8_t *args,
                            ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits,
                            ze_event_handle_t *blocked) {
     zp_btoken *buf[ZP_WAIT_BUF], **tokens, *done = NULL;
@@ -172,7 +182,7 @@ ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange
     if (r == ZE_RESULT_SUCCESS) r = zp_exec_launch_pieces(bq, k, range, nt, tokens, signal ? &done : NULL);
     pthread_mutex_unlock(&k->lock);
     zp_exec_release_waits(tokens, nt, buf);
-    if (r == ZE_RESULT_SUCCESS && signal) zp_signal_arm(&signal->sig, done);
+    if (r == ZE_RESULT_SUCCESS && signal) zp_signal_arm(&signal->sig, done, dev);
     return r;
 }
 
@@ -320,11 +330,11 @@ ze_result_t zp_exec_gate(zp_bqueue *bq, const zp_cmd *c, zp_btoken **gate, ze_ev
     return r;
 }
 
-ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, ze_event_handle_t *blocked) {
+ze_result_t zp_exec_cmd(zp_bqueue *bq, ze_device_handle_t dev, const zp_cmd *c, ze_event_handle_t *blocked) {
     /* Indirect launches run only through a stream, which reads their group count (stream.c). */
     if (c->type == ZP_CMD_LAUNCH_INDIRECT) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (c->type == ZP_CMD_LAUNCH && (c->range.global[0] && c->range.global[1] && c->range.global[2]))
-        return zp_exec_launch(bq, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits, blocked);
+        return zp_exec_launch(bq, dev, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits, blocked);
     if (c->type == ZP_CMD_RESET) {
         /* Resets happen when the command is reached on the host side of the stream. */
         zp_signal_reset(&c->signal->sig);
@@ -355,12 +365,12 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *c, ze_event_handle_t *block
     zp_exec_release_waits(tokens, nt, buf);
     if (r != ZE_RESULT_SUCCESS) return r;
     if (c->signal) {
-        zp_signal_arm(&c->signal->sig, done);
+        zp_signal_arm(&c->signal->sig, done, dev);
         return ZE_RESULT_SUCCESS;
     }
     /* A fence and a mark may share one barrier; each signal keeps its own reference to the token. */
     if (c->fence && c->mark) zp_be->token_retain(done);
-    if (c->fence) zp_signal_arm(&c->fence->sig, done);
-    if (c->mark) zp_signal_arm(c->mark, done);
+    if (c->fence) zp_signal_arm(&c->fence->sig, done, dev);
+    if (c->mark) zp_signal_arm(c->mark, done, dev);
     return ZE_RESULT_SUCCESS;
 }

@@ -33,7 +33,7 @@ ze_result_t zp_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout
 
 ze_result_t zp_zeFenceQueryStatus(ze_fence_handle_t hFence) {
     ZP_CHECK_HANDLE(hFence, ZP_MAGIC_FENCE);
-    return zp_signal_query(&hFence->sig) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    return zp_signal_status(&hFence->sig);
 }
 
 ze_result_t zp_zeFenceReset(ze_fence_handle_t hFence) {

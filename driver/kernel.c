@@ -80,6 +80,9 @@ ze_result_t zp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t
     k->magic = ZP_MAGIC_KERNEL;
     k->module = hModule;
     k->meta = meta;
+    k->fault = zp_fault_wanted(meta->name); /* the test knob KRT_ZE_FAULT (fault.c) */
+    /* A group shares its private memory limit only where the items' variables live across a barrier. */
+    if (!meta->whole_groups) k->limits.private_per_group = false;
     atomic_fetch_add(&hModule->live_kernels, 1);
     for (int d = 0; d < 3; d++) k->group[d] = meta->reqd[0] ? meta->reqd[d] : 1;
     *phKernel = k;
@@ -354,6 +357,24 @@ ze_result_t zp_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_confi
 
 static uint32_t clamp32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
 
+/* A work-item's private memory: the compiled kernel's, where the backend knows it (ze_cuda), else the module's. */
+static uint64_t private_size(ze_kernel_handle_t k) {
+    return k->limits.has_sizes ? k->limits.private_size : k->meta->private_size;
+}
+
+/* Issue 39: a kernel whose private memory cannot be had would run on a stack too small for it (ze_pocl and the host
+ * device: a crash of the process) or not at all; the launch is refused instead, as the specification lets any call
+ * refuse what the device's memory cannot hold. */
+ze_result_t zp_kernel_private_check(ze_kernel_handle_t k) {
+    uint64_t max = k->limits.private_max, priv = private_size(k);
+    if (max == 0 || priv == 0) return ZE_RESULT_SUCCESS;
+    uint64_t items = 1;
+    if (k->limits.private_per_group) items = (uint64_t)k->group[0] * k->group[1] * k->group[2];
+    uint64_t need;
+    if (__builtin_mul_overflow(priv, items ? items : 1, &need) || need > max) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *p) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     ZP_CHECK_PTR(p);
@@ -389,6 +410,11 @@ ze_result_t zp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_prope
             ((ze_kernel_preferred_group_size_properties_t *)ext)->preferredMultiple = hKernel->limits.preferred_multiple;
         } else if (ext->stype == ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES) {
             ((ze_kernel_max_group_size_properties_ext_t *)ext)->maxGroupSize = mg;
+        } else if (ext->stype == ZE_STRUCTURE_TYPE_KRT_KERNEL_PRIVATE_MEMORY_PROPERTIES) {
+            ze_krt_kernel_private_memory_properties_t *pm = (ze_krt_kernel_private_memory_properties_t *)ext;
+            pm->privateMemSize = private_size(hKernel);
+            pm->maxPrivateMemSize = lim->private_max;
+            pm->perGroup = lim->private_per_group;
         }
     }
     return ZE_RESULT_SUCCESS;

@@ -120,10 +120,19 @@ static ze_result_t alloc(ze_context_handle_t ctx, ze_device_handle_t dev, ze_mem
      * allocation limit is served (the backend pads or asks the host allocator). Above the limit no
      * allocation could be placed within it, which this code says more clearly than an allocation failure. */
     if (alignment > limit) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+    /* The device the memory lives on is used by the context (fault.c): the one named, or, for a backend whose memory
+     * is typed (ze_cuda, where host memory and shared memory without a device belong to the first device's CUDA
+     * context, which a recovery would reset), the first device. A lost device allocates nothing. */
+    ze_device_handle_t home = dev ? dev : zp_be->mem_alloc_typed && zp_driver.num_devices ? &zp_driver.devices[0] : NULL;
+    if (home) {
+        zp_context_use(ctx, home);
+        if (zp_device_lost(home)) return ZE_RESULT_ERROR_DEVICE_LOST;
+    }
     void *raw = NULL;
     void *p = zp_be->mem_alloc_typed ? zp_be->mem_alloc_typed(dev ? dev->bdev : NULL, type, size, alignment, &raw)
                                      : zp_be->mem_alloc(size, alignment, &raw);
-    if (!p) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    /* A failure because the device was lost meanwhile is that, not a lack of memory. */
+    if (!p) return home && zp_device_lost(home) ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     zp_alloc_info info = {.base = p, .raw = raw, .size = size, .type = type, .ctx = ctx, .dev = dev};
     ze_result_t r = insert(&info);
     if (r != ZE_RESULT_SUCCESS) {

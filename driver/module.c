@@ -231,6 +231,9 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
     if (desc->format > ZE_MODULE_FORMAT_NATIVE) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     ZP_CHECK_PTR(desc->pInputModule);
     if (desc->inputSize == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    /* A module is built on the device for the context (fault.c): a lost device builds nothing. */
+    zp_context_use(hContext, hDevice);
+    if (zp_device_lost(hDevice)) return ZE_RESULT_ERROR_DEVICE_LOST;
     zp_module_src src = {.spirv = desc->pInputModule, .size = desc->inputSize, .flags = desc->pBuildFlags};
     zp_native_parts native = {0};
     if (desc->format == ZE_MODULE_FORMAT_NATIVE) {

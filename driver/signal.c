@@ -18,6 +18,7 @@ void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *)) {
     atomic_init(&s->refs, 1);
     atomic_init(&s->state, 0);
     s->token = NULL;
+    s->dev = NULL;
     s->waiters = NULL;
     s->num_waiters = s->cap_waiters = 0;
     s->free_fn = free_fn;
@@ -55,9 +56,11 @@ void zp_signal_unref(zp_signal *s) {
  * or zeEventQueryStatus, then zeEventDestroy: the documented order), while this thread still holds s->mu and
  * has the waiters to take. So the setter holds a reference of its own until it is done with the signal: the
  * caller's handle is valid on entry, since no one can have seen this signalling yet. */
-void zp_signal_set(zp_signal *s) {
+/* Sets the signal; dev (NULL for the host) is the device whose fate its waits then report. */
+static void set_from(zp_signal *s, ze_device_handle_t dev) {
     atomic_fetch_add(&s->refs, 1);
     pthread_mutex_lock(&s->mu);
+    s->dev = dev;
     atomic_store(&s->state, 1);
     pthread_cond_broadcast(&s->cv);
     uint32_t n;
@@ -67,8 +70,13 @@ void zp_signal_set(zp_signal *s) {
     zp_signal_unref(s);
 }
 
+void zp_signal_set(zp_signal *s) { set_from(s, NULL); }
+
+void zp_signal_fail(zp_signal *s, ze_device_handle_t dev) { set_from(s, dev); }
+
 void zp_signal_reset(zp_signal *s) {
     pthread_mutex_lock(&s->mu);
+    s->dev = NULL;
     atomic_store(&s->state, 0);
     /* Dropping the token detaches any command still running for the old signalling: its callback
      * will find a different token and change nothing. */
@@ -90,10 +98,11 @@ static void on_token_complete(zp_btoken *token, void *user) {
     zp_signal_unref(s);
 }
 
-void zp_signal_arm(zp_signal *s, zp_btoken *token) {
+void zp_signal_arm(zp_signal *s, zp_btoken *token, ze_device_handle_t dev) {
     pthread_mutex_lock(&s->mu);
     if (s->token) zp_be->token_release(s->token);
     s->token = token;
+    s->dev = dev;
     atomic_fetch_add(&s->refs, 1);
     uint32_t n;
     zp_signal_waiter **w = take_waiters(s, &n);
@@ -101,7 +110,7 @@ void zp_signal_arm(zp_signal *s, zp_btoken *token) {
     if (zp_be->token_on_complete(token, on_token_complete, s) != ZE_RESULT_SUCCESS) {
         /* No callback means no one would ever set the signal: set it now rather than hang later. */
         atomic_fetch_sub(&s->refs, 1);
-        zp_signal_set(s);
+        set_from(s, dev);
     }
     kick_all(w, n);
 }
@@ -182,7 +191,35 @@ bool zp_signal_query(zp_signal *s) {
     return atomic_load(&s->state) != 0;
 }
 
+/* The device whose work arms the signal, when it is lost. */
+static bool dev_lost(zp_signal *s) {
+    pthread_mutex_lock(&s->mu);
+    ze_device_handle_t dev = s->dev;
+    pthread_mutex_unlock(&s->mu);
+    return dev && zp_device_lost(dev);
+}
+
+ze_result_t zp_signal_status(zp_signal *s) {
+    if (dev_lost(s)) return ZE_RESULT_ERROR_DEVICE_LOST;
+    bool set = zp_signal_query(s);
+    /* The query itself may have seen the device fail (ze_cuda's cuEventQuery). */
+    if (dev_lost(s)) return ZE_RESULT_ERROR_DEVICE_LOST;
+    return set ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+static ze_result_t wait_signal(zp_signal *s, uint64_t timeout_ns);
+
+/* A wait on work of a lost device answers so at once (nothing more of it is worth waiting for: ze_cuda's device runs
+ * nothing more, and the knob's answer must not depend on timing), and so does a wait that ends with its device lost
+ * meanwhile. */
 ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns) {
+    if (dev_lost(s)) return ZE_RESULT_ERROR_DEVICE_LOST;
+    ze_result_t r = wait_signal(s, timeout_ns);
+    if (r != ZE_RESULT_NOT_READY && dev_lost(s)) return ZE_RESULT_ERROR_DEVICE_LOST;
+    return r;
+}
+
+static ze_result_t wait_signal(zp_signal *s, uint64_t timeout_ns) {
     if (zp_signal_query(s)) return ZE_RESULT_SUCCESS;
     if (timeout_ns == 0) return ZE_RESULT_NOT_READY;
     if (timeout_ns == UINT64_MAX && zp_be->token_wait) {
@@ -203,7 +240,10 @@ ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns) {
             }
             pthread_mutex_unlock(&s->mu);
             zp_be->token_release(t);
-            if (same || r != ZE_RESULT_SUCCESS) break;
+            /* The device failed while the command ran (ze_cuda: a sticky error from cuEventSynchronize): that is
+             * this wait's answer, whatever the completion callback later sets. */
+            if (r != ZE_RESULT_SUCCESS) return r;
+            if (same) break;
         }
         if (atomic_load(&s->state)) return ZE_RESULT_SUCCESS;
     }

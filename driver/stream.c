@@ -116,7 +116,7 @@ static ze_result_t exec_now(zp_stream *st, const zp_cmd *c, ze_event_handle_t *b
         ze_result_t r = zp_exec_enable_times(st);
         if (r != ZE_RESULT_SUCCESS) return r;
     }
-    return zp_exec_cmd(st->bq, c, blocked);
+    return zp_exec_cmd(st->bq, st->dev, c, blocked);
 }
 
 /* Indirect launches (zeCommandListAppendLaunchKernelIndirect). The group count lies in memory that the commands
@@ -291,6 +291,13 @@ static void pump(zp_stream *st) {
         }
         /* A mark dropped with an error would otherwise keep the queue busy forever. */
         if (r != ZE_RESULT_SUCCESS && c->mark) zp_signal_set(c->mark);
+        /* On a lost device (the command failed because of it, as every command on ze_cuda's does then), its signal
+         * and fence are set too, and their waits answer ZE_RESULT_ERROR_DEVICE_LOST: else a host waiting for this
+         * command (a synchronize's barrier held back behind a host task) would wait forever. */
+        if (r != ZE_RESULT_SUCCESS && zp_device_lost(st->dev)) {
+            if (c->signal && !ZP_BAD_HANDLE(c->signal, ZP_MAGIC_EVENT)) zp_signal_fail(&c->signal->sig, st->dev);
+            if (c->fence && !ZP_BAD_HANDLE(c->fence, ZP_MAGIC_FENCE)) zp_signal_fail(&c->fence->sig, st->dev);
+        }
         zp_cmd_free(c);
         st->head++;
         st->len--;
@@ -456,7 +463,14 @@ ze_result_t zp_stream_sync(zp_stream *st, uint64_t timeout_ns) {
         r = zp_signal_wait(m, timeout_ns);
         zp_signal_unref(m);
     }
-    if (r == ZE_RESULT_SUCCESS && timeout_ns == UINT64_MAX) r = zp_be->queue_finish(st->bq);
+    /* On a lost device the mark answers at once, but a wait without a timeout still lets what was handed to the backend
+     * run out (a CPU backend runs it), so that its caller may destroy what those commands read. */
+    if ((r == ZE_RESULT_SUCCESS || r == ZE_RESULT_ERROR_DEVICE_LOST) && timeout_ns == UINT64_MAX) {
+        ze_result_t f = zp_be->queue_finish(st->bq);
+        if (r == ZE_RESULT_SUCCESS) r = f;
+    }
+    /* Everything handed over has run out (or failed at once, on ze_cuda): on a lost device that is the answer. */
+    if (r != ZE_RESULT_NOT_READY && zp_device_lost(st->dev)) return ZE_RESULT_ERROR_DEVICE_LOST;
     if (r == ZE_RESULT_SUCCESS && timeout_ns == UINT64_MAX) {
         /* Everything submitted before this call has completed: a later zp_stream_sync_submitted need not mark for
          * it (a synchronous immediate list, idle after every append, then answers a timeout of 0 at once). */

@@ -212,6 +212,8 @@ ze_result_t zp_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handl
     if (page == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (desc->size == 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
     if (!aligned(desc->size, page)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+    zp_context_use(hContext, hDevice); /* fault.c: memory on the device */
+    if (zp_device_lost(hDevice)) return ZE_RESULT_ERROR_DEVICE_LOST;
     ze_physical_mem_handle_t ph = calloc(1, sizeof *ph);
     if (!ph) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     ze_result_t r = zp_be->phys_create(bdev, (desc->flags & ZP_PHYS_ON_HOST) != 0, desc->size, &ph->bphys);

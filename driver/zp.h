@@ -19,6 +19,7 @@
 #include "include/ze_krt_exact_range.h"
 #include "include/ze_krt_host.h"
 #include "include/ze_krt_native_queue.h"
+#include "include/ze_krt_private_memory.h"
 
 /* The headers of API 1.4 lack this extension; define it as later headers do. */
 #ifndef ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES
@@ -103,6 +104,10 @@ struct _ze_device_handle_t {
     uint32_t index;
     zp_bdev *bdev;
     zp_device_info info;
+    /* Faults (fault.c): the device was lost (an injected fault, KRT_ZE_FAULT; a backend's own loss is its
+     * device_lost), and how many contexts have used it (under fault.c's lock): it is recovered when none does. */
+    atomic_bool lost;
+    uint32_t users;
 };
 
 struct _ze_driver_handle_t {
@@ -114,6 +119,9 @@ struct _ze_driver_handle_t {
 struct _ze_context_handle_t {
     uint32_t magic;
     ze_driver_handle_t driver;
+    /* Bit i: the context has used device i (a list, a queue, a module, memory): fault.c counts it among the
+     * device's users until the context is destroyed. */
+    atomic_uint_fast64_t used;
 };
 
 struct _ze_module_handle_t {
@@ -153,6 +161,7 @@ struct _ze_kernel_handle_t {
     size_t arg_bytes;
     atomic_uint indirect;  /* flags as zeKernelSetIndirectAccess last set them (0 at creation); atomic because
                             * zeKernelGetIndirectAccess may run on any thread at the same time */
+    bool fault;            /* KRT_ZE_FAULT names it: each launch loses its device at completion (fault.c) */
 };
 
 struct zp_signal;
@@ -174,6 +183,8 @@ typedef struct zp_signal {
     atomic_int refs;        /* the handle plus each completion callback in flight */
     atomic_int state;       /* 1 signalled, 0 not */
     zp_btoken *token;       /* the last command that signals it, retained (timestamps come from it) */
+    ze_device_handle_t dev; /* that command's device (under mu), NULL when the host set it or nothing armed it:
+                             * a wait or query answers ZE_RESULT_ERROR_DEVICE_LOST once that device is lost */
     zp_signal_waiter **waiters; /* streams whose next command waits for this signal to be armed or set */
     uint32_t num_waiters, cap_waiters;
     void (*free_fn)(struct zp_signal *s);
@@ -327,11 +338,20 @@ ZP_HIDDEN void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *));
 ZP_HIDDEN void zp_signal_unref(zp_signal *s);
 ZP_HIDDEN void zp_signal_set(zp_signal *s);
 ZP_HIDDEN void zp_signal_reset(zp_signal *s);
-ZP_HIDDEN void zp_signal_arm(zp_signal *s, zp_btoken *token);
+/* Arms the signal with the completion token of a command on dev. */
+ZP_HIDDEN void zp_signal_arm(zp_signal *s, zp_btoken *token, ze_device_handle_t dev);
+/* A command on dev that would have armed the signal was dropped (it failed in its stream) while dev is lost: the
+ * signal is set so that no one waits for it forever, and its waits answer ZE_RESULT_ERROR_DEVICE_LOST. */
+ZP_HIDDEN void zp_signal_fail(zp_signal *s, ze_device_handle_t dev);
+/* ZE_RESULT_SUCCESS once set, ZE_RESULT_NOT_READY when the timeout passed, ZE_RESULT_ERROR_DEVICE_LOST when the
+ * device of the command that arms it is lost (at once, or once the wait ends). */
 ZP_HIDDEN ze_result_t zp_signal_wait(zp_signal *s, uint64_t timeout_ns);
 /* The signal's state, first set from the device when the backend can tell that its arming command has completed
  * (zp_backend_ops.token_done) before the completion callback ran. */
 ZP_HIDDEN bool zp_signal_query(zp_signal *s);
+/* zeEventQueryStatus's answer: zp_signal_query as a result, ZE_RESULT_ERROR_DEVICE_LOST when the device of the
+ * command that arms it is lost. */
+ZP_HIDDEN ze_result_t zp_signal_status(zp_signal *s);
 /* The token a command must wait for to see this signal set (retained), NULL when it is set already, or
  * ZE_RESULT_NOT_READY when nothing has armed it yet. */
 ZP_HIDDEN ze_result_t zp_signal_wait_token(zp_signal *s, zp_btoken **out);
@@ -371,7 +391,8 @@ ZP_HIDDEN void zp_cmd_free(zp_cmd *c);
 ZP_HIDDEN ze_result_t zp_exec_waits(uint32_t n, ze_event_handle_t *events, zp_btoken **buf, uint32_t cap,
                                     zp_btoken ***out, uint32_t *num_out, ze_event_handle_t *blocked);
 ZP_HIDDEN void zp_exec_release_waits(zp_btoken **tokens, uint32_t n, zp_btoken **buf);
-ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, const zp_cmd *cmd, ze_event_handle_t *blocked);
+/* dev: the device bq belongs to, which the command's signal, fence and mark remember (zp_signal_arm). */
+ZP_HIDDEN ze_result_t zp_exec_cmd(zp_bqueue *bq, ze_device_handle_t dev, const zp_cmd *cmd, ze_event_handle_t *blocked);
 /* A backend barrier after the command's waits (and everything before it on bq); *gate its completion token. */
 ZP_HIDDEN ze_result_t zp_exec_gate(zp_bqueue *bq, const zp_cmd *c, zp_btoken **gate, ze_event_handle_t *blocked);
 /* True when a command signalling this event must run on a queue that records command times. */
@@ -404,12 +425,35 @@ static inline ze_result_t zp_ndrange_set_groups(zp_ndrange *r, const uint32_t gr
 }
 ZP_HIDDEN ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
                                             zp_btoken *const *tokens, zp_btoken **done);
-ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *range,
+ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_device_handle_t dev, ze_kernel_handle_t k, const zp_ndrange *range,
                                      const uint8_t *args, ze_event_handle_t signal, uint32_t num_waits,
                                      ze_event_handle_t *waits, ze_event_handle_t *blocked);
 
 /* Kernels (kernel.c). */
 ZP_HIDDEN ze_result_t zp_kernel_apply_args(ze_kernel_handle_t k, const uint8_t *args);
+/* ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY when a launch of k in groups of its current group size needs more private memory
+ * than the device gives (zp_kernel_limits.private_max; ZE_krt_private_memory), else ZE_RESULT_SUCCESS. */
+ZP_HIDDEN ze_result_t zp_kernel_private_check(ze_kernel_handle_t k);
+
+/* Faults (fault.c). A device is lost when its backend says so (zp_backend_ops.device_lost: ze_cuda after one of
+ * CUDA's sticky errors) or when a kernel KRT_ZE_FAULT names completed on it (the test knob: every driver of the
+ * object model has it). A lost device refuses new work (appends, executes, allocations, lists, queues, modules)
+ * with ZE_RESULT_ERROR_DEVICE_LOST, and every wait or query of work on it answers the same; work already handed
+ * to the backend runs out (on a CPU), so that destroying what used it never frees memory a command still reads.
+ * A device is recovered (zp_backend_ops.device_recover, then no longer lost) once no context uses it: when the
+ * last context that used it is destroyed, or when one starts using it while none does. */
+ZP_HIDDEN bool zp_device_lost(ze_device_handle_t dev);
+/* The context uses dev (a list, queue, module or allocation on it): counted once per context. */
+ZP_HIDDEN void zp_context_use(ze_context_handle_t ctx, ze_device_handle_t dev);
+/* At zeContextDestroy: the context stops using its devices; a lost one nothing uses any more is recovered. */
+ZP_HIDDEN void zp_context_release(ze_context_handle_t ctx);
+/* ZE_RESULT_ERROR_DEVICE_LOST when a device the context has used is lost (zeContextGetStatus). */
+ZP_HIDDEN ze_result_t zp_context_status(ze_context_handle_t ctx);
+/* KRT_ZE_FAULT: whether a kernel of this name is to fault (read at each zeKernelCreate). */
+ZP_HIDDEN bool zp_fault_wanted(const char *kernel_name);
+/* After a faulting kernel's launch on bq: a host step in stream order that marks the kernel's device lost; *done
+ * (when asked for) is that step's token, so that whatever waits for the launch sees the device lost. */
+ZP_HIDDEN ze_result_t zp_fault_after(zp_bqueue *bq, ze_kernel_handle_t k, zp_btoken **done);
 
 /* Whether commands on dev may touch device memory of peer (device.c): always for the same device. */
 ZP_HIDDEN bool zp_device_reaches(ze_device_handle_t dev, ze_device_handle_t peer);

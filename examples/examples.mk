@@ -118,7 +118,9 @@ EXAMPLE_INFO = \
     '$(BINDIR)/krt-info $(BUILD)/test-kernels/o2/krt_o2_loopmerge.spv | grep -q "^  warning: SPIR-V block order"' \
     '$(BINDIR)/krt-info Makefile; test $$? -eq 1' \
     'head -c 100 $(BUILD)/kernels/vadd.spv >$(BUILD)/truncated.spv && $(BINDIR)/krt-info $(BUILD)/truncated.spv; test $$? -eq 1' \
-    '$(BINDIR)/krt-info $(BUILD)/no-such-file.spv; test $$? -eq 1'
+    '$(BINDIR)/krt-info $(BUILD)/no-such-file.spv; test $$? -eq 1' \
+    '$(BINDIR)/krt-info $(BUILD)/test-kernels/asm/krt_huge_private.spv >$(BUILD)/huge-private.txt 2>&1; test $$? -eq 0 && grep -q "^  launch over 1048576: KRT_ERROR_OUT_OF_DEVICE_MEMORY: huge_private needs more bytes than 64 bits count of private memory per work-item" $(BUILD)/huge-private.txt' \
+    'KRT_DEVICE=host $(BINDIR)/krt-info $(BUILD)/test-kernels/krt_private.spv >$(BUILD)/big-private.txt 2>&1; test $$? -eq 0 && grep -q "^  launch over 1048576: KRT_ERROR_OUT_OF_DEVICE_MEMORY: krt_big_private needs 85899" $(BUILD)/big-private.txt'
 
 EXAMPLE_TESTS = $(EXAMPLE_PROGRAMS) $(EXAMPLE_SCRIPTS) $(EXAMPLE_INFO) $(EXAMPLE_HOST_PROGRAMS) $(EXAMPLE_MPI)
 

@@ -42,6 +42,27 @@ void collect_users(const llvm::Value *v, const llvm::GlobalVariable *gv,
     }
 }
 
+// Sums of private sizes saturate: a module may ask for more private memory than 64 bits count (issue 39), and a sum
+// that wrapped would come out small, and the kernel would be launched on a stack it overruns.
+uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+// The bytes of a static alloca, saturating at UINT64_MAX. LLVM's own size multiplies array lengths in 64 bits and
+// wraps: a fuzzed module's private array of 0xFFFFFFFF00000010 ulongs must not come out as a few bytes.
+uint64_t alloca_bytes(const llvm::AllocaInst *al, const llvm::DataLayout &dl, uint64_t llvm_bits) {
+    llvm::Type *t = al->getAllocatedType();
+    uint64_t count = 1;
+    while (auto *at = llvm::dyn_cast<llvm::ArrayType>(t)) {
+        if (__builtin_mul_overflow(count, at->getNumElements(), &count)) return UINT64_MAX;
+        t = at->getElementType();
+    }
+    if (auto *n = llvm::dyn_cast<llvm::ConstantInt>(al->getArraySize()))
+        if (__builtin_mul_overflow(count, n->getZExtValue(), &count)) return UINT64_MAX;
+    if (!t->isSized() || llvm::isa<llvm::ScalableVectorType>(t)) return (llvm_bits + 7) / 8;
+    uint64_t bytes;
+    if (__builtin_mul_overflow(count, (uint64_t)dl.getTypeAllocSize(t).getFixedValue(), &bytes)) return UINT64_MAX;
+    return bytes;
+}
+
 struct Totals {
     uint64_t priv, agg;
     std::set<const llvm::GlobalVariable *> locals;
@@ -72,8 +93,8 @@ void totals_of(const llvm::Function *f, std::map<const llvm::Function *, FuncFac
         t.locals.insert(ct.locals.begin(), ct.locals.end());
     }
     active.erase(f);
-    t.priv += best_priv;
-    t.agg += best_agg;
+    t.priv = sat_add(t.priv, best_priv);
+    t.agg = sat_add(t.agg, best_agg);
     memo[f] = t;
     out = t;
 }
@@ -181,10 +202,10 @@ int extract_meta(llvm::Module &mod, zp_module_meta *meta) {
             for (llvm::Instruction &i : bb) {
                 if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(&i)) {
                     if (auto sz = al->getAllocationSizeInBits(dl)) {
-                        uint64_t bytes = (*sz + 7) / 8;
-                        ff.priv += bytes;
+                        uint64_t bytes = alloca_bytes(al, dl, (uint64_t)*sz);
+                        ff.priv = sat_add(ff.priv, bytes);
                         llvm::Type *at = al->getAllocatedType();
-                        if (at->isArrayTy() || at->isStructTy() || !al->isStaticAlloca()) ff.agg += bytes;
+                        if (at->isArrayTy() || at->isStructTy() || !al->isStaticAlloca()) ff.agg = sat_add(ff.agg, bytes);
                     }
                 } else if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i)) {
                     if (const llvm::Function *callee = call->getCalledFunction())

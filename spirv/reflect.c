@@ -89,6 +89,11 @@ typedef struct id_info {
     uint32_t spec_id; /* ID_SPEC: the SpecId decoration */
     uint32_t stamp;   /* build(): index + 1 of the last kernel whose call tree visited this function or variable */
     char *name;
+    /* Types: the size in 64 bits, saturating at UINT64_MAX, also past the 4 GiB a layout has (0: unknown), what a
+     * private variable of the type takes. Functions: the bytes of their own Function-storage variables, saturating.
+     * Private memory is counted so (krt_spv_kernel.private_bytes) because a module may ask for more than any stack
+     * holds: 0xFFFFFFFF00000010 ulongs of private array per work-item in the fuzzed module of issue 39. */
+    uint64_t big;
 } id_info;
 
 enum { ID_BYVAL = 1, ID_PACKED = 2, ID_SPEC = 4 };
@@ -244,6 +249,17 @@ static spv_result_t too_many_ids(parse_state *s, uint32_t id)
     return SPV_ERROR_INVALID_BINARY;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 static int is_scalar(const id_info *t)
 {
     return t->op == OP_TYPE_BOOL || t->op == OP_TYPE_INT || t->op == OP_TYPE_FLOAT;
@@ -281,7 +297,11 @@ static spv_result_t set_layout(parse_state *s, id_info *t)
         break;
     case OP_TYPE_ARRAY: {
         const id_info *e = id_find(s, t->a), *len = id_find(s, t->b);
-        if (e != t && e->align && len->op == OP_CONSTANT && len->a > 0) {
+        /* The length in 64 bits: a constant of a 64-bit type keeps its high word in b. */
+        uint64_t n = len->op == OP_CONSTANT ? (uint64_t)len->b << 32 | len->a : 0;
+        if (e != t && e->big && n > 0)
+            t->big = sat_mul(e->big, n);
+        if (e != t && e->align && len->op == OP_CONSTANT && len->b == 0 && len->a > 0) {
             size = (uint64_t)e->size * len->a;
             align = e->align;
         }
@@ -289,6 +309,19 @@ static spv_result_t set_layout(parse_state *s, id_info *t)
     }
     case OP_TYPE_STRUCT: {
         int packed = (t->flags & ID_PACKED) != 0;
+        /* The 64-bit size first (members past 4 GiB have no alignment here: taken as 1, which only matters below
+         * that size). */
+        uint64_t big = 0;
+        for (uint32_t i = 0; i < t->num_members; i++) {
+            const id_info *m = id_find(s, s->members[t->first_member + i]);
+            if (m == t || !m->big) {
+                big = 0;
+                break;
+            }
+            uint64_t ma = packed || !m->align ? 1 : m->align;
+            big = sat_add(sat_add(big, ma - 1) / ma * ma, m->big);
+        }
+        t->big = big; /* tail padding left out: a struct with a layout gets its exact size below */
         uint64_t off = 0, max_align = 1;
         for (uint32_t i = 0; i < t->num_members; i++) {
             const id_info *m = id_find(s, s->members[t->first_member + i]);
@@ -310,6 +343,10 @@ static spv_result_t set_layout(parse_state *s, id_info *t)
         t->size = (uint32_t)size;
         t->align = (uint32_t)align;
     }
+    /* Every type with a layout has its size in 64 bits too, that size; arrays and structs past 4 GiB keep theirs from
+     * above. */
+    if (align && size <= UINT32_MAX)
+        t->big = size;
     return SPV_SUCCESS;
 }
 
@@ -341,6 +378,9 @@ static int note_function_use(parse_state *s, const spv_parsed_instruction_t *ins
         if (!push_u32(&s->calls, &s->num_calls, &s->cap_calls, word(inst, 2)) ||
             !push_u32(&s->calls, &s->num_calls, &s->cap_calls, s->current_function))
             return -1;
+    } else if (op == OP_VARIABLE && inst->num_operands >= 3 && word(inst, 2) == SC_FUNCTION) {
+        /* A private variable: its pointee's bytes (0 when unknown, an event or an image). */
+        fn->big = sat_add(fn->big, id_find(s, id_find(s, inst->type_id)->b)->big);
     }
     for (uint16_t i = 0; i < inst->num_operands; i++) {
         uint32_t v = inst->words[inst->operands[i].offset];
@@ -558,9 +598,12 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *inst)
         id->num_members = s->num_members - id->first_member;
         return set_layout(s, id);
     case OP_CONSTANT:
-        /* The low word is enough for array lengths. */
+        /* The low word, and the high one of a 64-bit constant (an array length of 2^32 or more has no layout, but its
+         * 64-bit size counts a private array's bytes). */
         id->op = inst->opcode;
         id->a = inst->num_operands > 2 ? word(inst, 2) : 0;
+        id->b = inst->num_operands > 2 && inst->operands[2].num_words > 1 ? inst->words[inst->operands[2].offset + 1]
+                                                                          : 0;
         break;
     case OP_SPEC_CONSTANT:
     case OP_SPEC_CONSTANT_TRUE:
@@ -881,6 +924,67 @@ static int local_vars(parse_state *s)
     return ok;
 }
 
+/* Each kernel's private memory (krt_spv_kernel.private_bytes): a function's own Function-storage variables plus its
+ * deepest callee's, as a stack holds them, saturating. One iterative walk over the call graph for all kernels
+ * (post-order, each function once, in the id's stamp): linear in the calls whatever the module, a recursion (only an
+ * unvalidated module has one) counted once, and no C recursion however deep the calls nest. On return every function's
+ * big holds its total. Returns 0 when out of memory. */
+#define STAMP_ON_STACK 0xFFFFFFFEu
+#define STAMP_DONE 0xFFFFFFFFu
+static int private_totals(parse_state *s)
+{
+    uint32_t ncalls = s->num_calls / 2;
+    uint32_t *down = malloc(((size_t)ncalls * 2 + 1) * sizeof *down); /* (caller, callee), sorted */
+    struct frame {
+        uint32_t fn, edge;
+        uint64_t best;
+    } *st = malloc(((size_t)ncalls + 2) * sizeof *st);
+    if (!down || !st) {
+        free(down);
+        free(st);
+        return 0;
+    }
+    for (uint32_t i = 0; i < ncalls; i++) {
+        down[2 * i] = s->calls[2 * i + 1];
+        down[2 * i + 1] = s->calls[2 * i];
+    }
+    ncalls = sort_unique_pairs(down, ncalls);
+    for (uint32_t k = 0; k < s->num_entries; k++) {
+        id_info *root = id_known(s, s->entries[k].function);
+        if (!root || root->stamp == STAMP_DONE)
+            continue;
+        uint32_t top = 0;
+        root->stamp = STAMP_ON_STACK;
+        st[top++] = (struct frame){ root->id, first_pair(down, ncalls, root->id), 0 };
+        while (top) {
+            struct frame *f = &st[top - 1];
+            if (f->edge < ncalls && down[2 * f->edge] == f->fn) {
+                id_info *c = id_known(s, down[2 * f->edge + 1]);
+                f->edge++;
+                if (!c || c->stamp == STAMP_ON_STACK)
+                    continue;
+                if (c->stamp == STAMP_DONE) {
+                    if (c->big > f->best)
+                        f->best = c->big;
+                    continue;
+                }
+                c->stamp = STAMP_ON_STACK;
+                st[top++] = (struct frame){ c->id, first_pair(down, ncalls, c->id), 0 };
+                continue;
+            }
+            id_info *fi = id_known(s, f->fn);
+            fi->big = sat_add(fi->big, f->best);
+            fi->stamp = STAMP_DONE;
+            top--;
+            if (top && fi->big > st[top - 1].best)
+                st[top - 1].best = fi->big;
+        }
+    }
+    free(down);
+    free(st);
+    return 1;
+}
+
 static int cmp_entry_name(const void *a, const void *b, void *user)
 {
     const entry *e = user;
@@ -931,7 +1035,7 @@ static krt_spv_status build(parse_state *s, krt_spv_reflection *out, char *err, 
         if (!s->entries[k].defined)
             return fail(err, err_size, KRT_SPV_INVALID_MODULE,
                         "kernel %s has an entry point but no function body (truncated module?)", s->entries[k].name);
-    if (!propagate_calls(s) || !local_vars(s) || !any_group_markers(s))
+    if (!propagate_calls(s) || !local_vars(s) || !any_group_markers(s) || !private_totals(s))
         return fail(err, err_size, KRT_SPV_OUT_OF_MEMORY,
                     "out of host memory for the module's reflection");
     size_t strings = 0;
@@ -978,6 +1082,7 @@ static krt_spv_status build(parse_state *s, krt_spv_reflection *out, char *err, 
         kr->uses_barrier = (id_find(s, e->function)->flags & ID_FN_BARRIER) != 0;
         kr->uses_static_local = (id_find(s, e->function)->flags & ID_FN_LOCAL) != 0;
         kr->any_group = e->any_group;
+        kr->private_bytes = id_find(s, e->function)->big;
         len = (e->local_vars ? strlen(e->local_vars) : 0) + 1;
         memcpy(str, e->local_vars ? e->local_vars : "", len);
         kr->local_vars = str;

@@ -68,6 +68,10 @@ typedef struct krt_spv_kernel {
     const char *local_vars;
     /* The module marks the kernel KRT_ANY_GROUP(name): its result does not depend on its group size. */
     int any_group;
+    /* Bytes of private memory one work-item takes: the Function-storage variables of the kernel plus those of its
+     * deepest call path, saturating at UINT64_MAX (a module may declare an array of 2^64 - 2^32 + 16 ulongs). The
+     * host driver refuses a launch a work-item's stack cannot hold by it. */
+    uint64_t private_bytes;
 } krt_spv_kernel;
 
 /* A specialization constant the module declares: its SpecId and the bytes its type takes (0: unsized). */

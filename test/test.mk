@@ -87,7 +87,7 @@ test-krt: all
 # judged like the examples (each skips, saying why, what the host device does not do). test_host asks for the
 # host device itself and runs with the other binaries.
 HOST_TEST_NAMES := launch queue_event threads memory kernel launch_rules launch_hint launch_config wisdom robust host_task exact record \
-                   group_dep
+                   group_dep fault
 HOST_TESTS = $(foreach t,$(HOST_TEST_NAMES),'KRT_DEVICE=host $(BUILD)/test/test_$(t) $(CRITERION_ARGS)')
 test-host: all
 	@$(TEST_ENV) sh test/run.sh -- $(HOST_TESTS)

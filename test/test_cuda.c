@@ -317,6 +317,66 @@ Test(cuda_driver, native_queue_and_cuda_memory) {
     dlclose(cu);
 }
 
+/* Issue 39 on an NVIDIA GPU: a kernel that writes 2^40 floats past its buffer. CUDA answers one of its sticky errors
+ * (CUDA_ERROR_ILLEGAL_ADDRESS), which ze_cuda makes ZE_RESULT_ERROR_DEVICE_LOST at the first call that sees it and
+ * remembers for the device. The wait for the kernel returns KRT_ERROR_DEVICE_LOST naming the device and the kernel;
+ * every later call on the context the same (an allocation too, not OUT_OF_DEVICE_MEMORY); while another context on
+ * the GPU lives, a new context is refused saying why; once both are destroyed ze_cuda resets the device's primary
+ * context and a new context runs a kernel right. Without an NVIDIA GPU (make test) there is nothing to run: it returns
+ * at once, and tools/gpu-test.sh runs it on the GPU machine. */
+Test(cuda_fault, a_wild_write_loses_the_device_and_the_device_recovers, .timeout = KT_TEST_TIMEOUT) {
+    unsetenv("ZE_ENABLE_ALT_DRIVERS");
+    unsetenv("KRT_ZE_FAULT");
+    krt_context *ctx = NULL;
+    if (!have_nvidia_driver() || krt_context_create(&(krt_context_desc){.device = "nvidia"}, &ctx) != KRT_SUCCESS)
+        cr_skip_test("no NVIDIA GPU here (tools/gpu-test.sh runs this on one)");
+    krt_context *other = kt_context(&(krt_context_desc){.device = "nvidia"});
+    kt_assert_usable(other);
+    krt_device_info di;
+    KT_OK(krt_context_device_info(ctx, &di));
+    cr_assert_str_eq(di.driver_name, "ze_cuda");
+    krt_module *m = kt_module(ctx, "krt_fault");
+    krt_kernel *wild = kt_kernel(m, "krt_wild_write");
+    float *x = kt_alloc(ctx, 1024 * sizeof *x, KRT_MEMORY_DEVICE);
+    uint64_t off = (uint64_t)1 << 40;
+    krt_arg args[] = {KRT_ARG(x), KRT_ARG(off)};
+    KT_EXPECT(krt_launch_sync(wild, &(krt_launch_desc){.range = {1, {1024}}, .args = args, .num_args = 2}),
+              KRT_ERROR_DEVICE_LOST);
+    char first[2048];
+    snprintf(first, sizeof first, "%s", krt_last_error_message());
+    cr_assert(strstr(first, "the device was lost") && strstr(first, di.name) && strstr(first, "krt_wild_write"),
+              "message: %s", first);
+    void *p = NULL;
+    KT_EXPECT(krt_alloc(ctx, 1 << 20, NULL, &p), KRT_ERROR_DEVICE_LOST);
+    cr_assert_str_eq(krt_last_error_message(), first);
+    KT_EXPECT(krt_context_synchronize(ctx), KRT_ERROR_DEVICE_LOST);
+    cr_assert_str_eq(krt_last_error_message(), first);
+    KT_EXPECT(krt_launch_sync(wild, &(krt_launch_desc){.range = {1, {1024}}, .args = args, .num_args = 2}),
+              KRT_ERROR_DEVICE_LOST);
+    cr_assert_str_eq(krt_last_error_message(), first);
+    /* The other context's next call on the GPU sees the loss too: CUDA's primary context is one per device. */
+    KT_EXPECT(krt_alloc(other, 64, NULL, &p), KRT_ERROR_DEVICE_LOST);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+    krt_context *again = NULL;
+    KT_EXPECT(krt_context_create(&(krt_context_desc){.device = "nvidia"}, &again), KRT_ERROR_DEVICE_LOST);
+    cr_assert(strstr(krt_last_error_message(), "destroy every context on the device"), "%s", krt_last_error_message());
+    krt_context_destroy(other);
+    /* No context uses the GPU: ze_cuda reset it; a new context computes right. */
+    again = kt_context(&(krt_context_desc){.device = "nvidia"});
+    krt_module *m2 = kt_module(again, "krt_fault");
+    uint32_t *out = kt_alloc(again, 1000 * sizeof *out, KRT_MEMORY_DEVICE);
+    uint32_t n = 1000, base = 7;
+    krt_arg a2[] = {KRT_ARG(out), KRT_ARG(n), KRT_ARG(base)};
+    KT_OK(krt_launch_sync(kt_kernel(m2, "krt_after"), &(krt_launch_desc){.range = {1, {1000}}, .args = a2, .num_args = 3}));
+    uint32_t host[1000];
+    kt_copy_sync(again, host, out, sizeof host);
+    for (uint32_t i = 0; i < 1000; i++) cr_assert_eq(host[i], 3 * i + 7, "out[%u] = %u", i, host[i]);
+    kt_assert_usable(again);
+    krt_module_destroy(m2);
+    krt_context_destroy(again);
+}
+
 /* krt_driver_list: each driver krt tried and why one has no device (zeKrtDriverStatus, docs/design.md). Each test
  * runs in its own process, so the environment it sets is what zeInit and ze_cuda's start see. */
 static const char *lib_path(const char *name, char *buf, size_t size) {

@@ -759,3 +759,291 @@ Test(host, stores_of_every_width_are_exact)
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }
+
+/* ---- Arguments by value (native ABI 4) ----------------------------------------------------------------------- */
+
+/* test/kernels/krt_byvalue.cl's types as C lays them out; the tests check each struct's size against the SPIR-V's. */
+typedef float bv_float4 __attribute__((vector_size(16)));
+typedef float bv_float8 __attribute__((vector_size(32)));
+typedef double bv_double2 __attribute__((vector_size(16)));
+typedef uint8_t bv_uchar16 __attribute__((vector_size(16)));
+typedef int32_t bv_int2 __attribute__((vector_size(8)));
+typedef int32_t bv_int3 __attribute__((vector_size(16)));
+typedef double bv_double16 __attribute__((vector_size(128)));
+typedef struct {
+    float x;
+    int32_t y;
+} bv_pair;
+typedef struct {
+    double a;
+    float b;
+} bv_wide;
+typedef struct {
+    int16_t s;
+    char tag;
+    int64_t l;
+} bv_inner;
+typedef struct {
+    char c;
+    float f;
+    double d;
+    int32_t i;
+    bv_inner in;
+    float arr[3];
+    uint8_t u;
+    _Float16 h;
+    bv_float4 v;
+} bv_params;
+_Static_assert(sizeof(bv_params) == 80 && offsetof(bv_params, in) == 24 && offsetof(bv_params, h) == 54 &&
+                   offsetof(bv_params, v) == 64,
+               "krt_byvalue.cl's params_t, as OpenCL C lays it out");
+
+/* Structs whose padding holds garbage: the kernel must read its members at OpenCL C's offsets, from the bytes the
+ * launch gave. */
+static bv_params bv_params_value(void)
+{
+    bv_params q;
+    memset(&q, 0xa5, sizeof q);
+    q.c = -7;
+    q.f = 0.5f;
+    q.d = -1234.5;
+    q.i = -100000;
+    q.in.s = -30000;
+    q.in.tag = 42;
+    q.in.l = -5000000000ll;
+    q.arr[0] = 1.25f;
+    q.arr[1] = -2.5f;
+    q.arr[2] = 8.0f;
+    q.u = 200;
+    q.h = (_Float16)-3.5f;
+    q.v = (bv_float4){ 16.0f, -32.0f, 64.0f, 0.75f };
+    return q;
+}
+
+/* The argument's size in the SPIR-V is the C type's: the layouts agree. */
+static void bv_assert_size(krt_kernel *k, uint32_t index, size_t size)
+{
+    krt_arg_info info;
+    KT_OK(krt_kernel_arg_info(k, index, &info));
+    cr_assert_eq(info.size, size, "argument %u (%s): %u bytes in the SPIR-V, %zu in C", index, info.name, info.size,
+                 size);
+}
+
+/* Every kernel of krt_byvalue.cl on one device, against C. */
+static void bv_check_device(krt_context *ctx, const char *device)
+{
+    krt_module *m = kt_module(ctx, "krt_byvalue");
+    /* Every member of every argument, written by work-item 0 of a launch of several groups. */
+    krt_kernel *k = kt_kernel(m, "byvalue_members");
+    bv_assert_size(k, 1, sizeof(bv_pair));
+    bv_assert_size(k, 2, sizeof(bv_wide));
+    bv_assert_size(k, 3, sizeof(bv_params));
+    double *out = kt_alloc(ctx, 32 * sizeof *out, KRT_MEMORY_SHARED);
+    for (int i = 0; i < 32; i++)
+        out[i] = -1.0;
+    bv_pair p;
+    memset(&p, 0xa5, sizeof p);
+    p.x = 2.75f;
+    p.y = -17;
+    bv_wide w;
+    memset(&w, 0xa5, sizeof w);
+    w.a = 1e300;
+    w.b = -0.125f;
+    bv_params q = bv_params_value();
+    _Float16 h = (_Float16)1.5f;
+    bv_float4 v4 = { 3.0f, 99.0f, 99.0f, -4.0f };
+    bv_int2 i2 = { 123, -45 };
+    uint64_t n = 0x123456789ull;
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(p), KRT_ARG(w), KRT_ARG(q), KRT_ARG(h), KRT_ARG(v4), KRT_ARG(i2), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(300, args, 8);
+    KT_OK(krt_launch_sync(k, &d));
+    const double want[24] = { 2.75, -17, 1e300, -0.125, -7, 0.5, -1234.5, -100000, -30000, 42, -5000000000.0,
+                              1.25, -2.5, 8.0, 200, -3.5, 16, -32, 64, 0.75, 1.5, 3.0f + 10.0f * -4.0f,
+                              123 - 1000 * -45, (double)0x123456789ull };
+    for (int i = 0; i < 24; i++)
+        cr_assert_eq(out[i], want[i], "%s: byvalue_members' value %d is %.17g, expected %.17g", device, i, out[i],
+                     want[i]);
+    cr_assert_eq(out[24], -1.0, "%s: byvalue_members wrote past its values", device);
+
+    /* The structs in every work-item, over a range that is no multiple of the group. */
+    uint32_t count = 10007;
+    float *x = kt_alloc(ctx, (count + 1) * sizeof *x, KRT_MEMORY_SHARED);
+    float *y = kt_alloc(ctx, (count + 1) * sizeof *y, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i <= count; i++) {
+        x[i] = (float)((int)(i % 61) - 30);
+        y[i] = -1.0f;
+    }
+    uint64_t n64 = count;
+    krt_arg affine_args[] = { KRT_ARG(x), KRT_ARG(y), KRT_ARG(p), KRT_ARG(q), KRT_ARG(n64) };
+    d = kt_desc1(count, affine_args, 5);
+    KT_OK(krt_launch_sync(kt_kernel(m, "byvalue_affine"), &d));
+    for (uint32_t i = 0; i < count; i++) {
+        float want_y = x[i] * q.f + (float)q.d + p.x + q.arr[i % 3] + q.v[i % 4] + (float)q.h + (float)q.in.tag;
+        cr_assert_eq(y[i], want_y, "%s: byvalue_affine: y[%u] is %g, expected %g", device, i, (double)y[i],
+                     (double)want_y);
+    }
+    cr_assert_eq(y[count], -1.0f, "%s: byvalue_affine wrote past the range", device);
+
+    /* Vectors of 8 to 128 bytes. */
+    k = kt_kernel(m, "byvalue_vectors");
+    bv_assert_size(k, 7, sizeof(bv_double16));
+    uint32_t nv = 1001;
+    bv_float4 *vx = kt_alloc(ctx, (nv + 1) * sizeof *vx, KRT_MEMORY_SHARED);
+    bv_float4 *vy = kt_alloc(ctx, (nv + 1) * sizeof *vy, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i <= nv; i++) {
+        vx[i] = (bv_float4){ (float)i, -(float)i, 0.5f * (float)(i % 7), 3.0f };
+        vy[i] = (bv_float4){ -1.0f, -1.0f, -1.0f, -1.0f };
+    }
+    bv_float4 a = { 2.0f, -1.0f, 4.0f, 0.25f };
+    bv_float8 b = { 1.0f, 0, 0, 0, 0, 0, 0, 2.5f };
+    bv_double2 c = { 99.0, -6.0 };
+    bv_uchar16 dd = { 0 };
+    dd[15] = 250;
+    bv_int3 e = { 0, 0, -7, 0x5a5a5a5a }; /* the 3-vector's fourth element is padding */
+    bv_double16 f = { 0 };
+    f[0] = 1024.0;
+    f[15] = -0.5;
+    uint64_t nv64 = nv;
+    krt_arg vec_args[] = { KRT_ARG(vy), KRT_ARG(vx), KRT_ARG(a), KRT_ARG(b), KRT_ARG(c),
+                           KRT_ARG(dd), KRT_ARG(e), KRT_ARG(f), KRT_ARG(nv64) };
+    d = kt_desc1(nv, vec_args, 9);
+    KT_OK(krt_launch_sync(k, &d));
+    bv_float4 add = { 1.0f + 2.5f, -6.0f, 250.0f + -7.0f, 1023.5f };
+    for (uint32_t i = 0; i < nv; i++)
+        for (int l = 0; l < 4; l++) {
+            float want_v = a[l] * vx[i][l] + add[l];
+            cr_assert_eq(vy[i][l], want_v, "%s: byvalue_vectors: y[%u][%d] is %g, expected %g", device, i, l,
+                         (double)vy[i][l], (double)want_v);
+        }
+    cr_assert_eq(vy[nv][0], -1.0f, "%s: byvalue_vectors wrote past the range", device);
+
+    /* half by value, rounded to half as C's _Float16 rounds a product. */
+    uint32_t nh = 4099;
+    _Float16 *hs = kt_alloc(ctx, (nh + 1) * sizeof *hs, KRT_MEMORY_SHARED);
+    _Float16 *hd = kt_alloc(ctx, (nh + 1) * sizeof *hd, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i <= nh; i++) {
+        hs[i] = (_Float16)((float)i * 0.37f - 700.0f);
+        hd[i] = (_Float16)-1.0f;
+    }
+    _Float16 hk = (_Float16)1.3f; /* not a power of two: the products round */
+    uint64_t nh64 = nh;
+    krt_arg half_args[] = { KRT_ARG(hs), KRT_ARG(hd), KRT_ARG(hk), KRT_ARG(nh64) };
+    d = kt_desc1(nh, half_args, 4);
+    KT_OK(krt_launch_sync(kt_kernel(m, "byvalue_half"), &d));
+    for (uint32_t i = 0; i < nh; i++) {
+        _Float16 want_h = (_Float16)((float)hs[i] * (float)hk);
+        cr_assert(hd[i] == want_h, "%s: byvalue_half: item %u is %g, expected %g", device, i, (double)hd[i],
+                  (double)want_h);
+    }
+    cr_assert(hd[nh] == (_Float16)-1.0f, "%s: byvalue_half wrote past the range", device);
+
+    /* A struct beside a __local argument in a kernel with a barrier, in static groups of 64. */
+    uint32_t groups = 37, g = 64;
+    float *sums = kt_alloc(ctx, groups * sizeof *sums, KRT_MEMORY_SHARED);
+    bv_pair ps = { 0.25f, 1000 };
+    krt_arg sum_args[] = { KRT_ARG(x), KRT_ARG(sums), KRT_ARG_LOCAL(g * sizeof(float)), KRT_ARG(ps) };
+    d = kt_desc1(groups * g, sum_args, 4);
+    d.group[0] = g;
+    KT_OK(krt_launch_sync(kt_kernel(m, "byvalue_group_sum"), &d));
+    for (uint32_t grp = 0; grp < groups; grp++) {
+        float s = 0.0f;
+        for (uint32_t l = 0; l < g; l++)
+            s += x[grp * g + l] * ps.x;
+        s += (float)ps.y;
+        cr_assert_eq(sums[grp], s, "%s: byvalue_group_sum: group %u is %g, expected %g", device, grp,
+                     (double)sums[grp], (double)s);
+    }
+    krt_module_destroy(m);
+}
+
+/* half, vectors and structs by value: the group runner of a library of native ABI 4 reads each argument with its
+ * C type, so the C compiler passes it by C's rules. The same checks on ze_pocl show that the C references and the
+ * struct layouts are OpenCL C's. */
+Test(host, arguments_by_value_structs_vectors_and_half)
+{
+    krt_context *ctx = host_context();
+    bv_check_device(ctx, "host");
+    krt_context_destroy(ctx);
+    ctx = kt_context(&(krt_context_desc){ .device = "cpu" });
+    bv_check_device(ctx, "ze_pocl");
+    krt_context_destroy(ctx);
+}
+
+/* The same with the barrier kernel's work-items on fibers (KRT_HOST_FIBERS=1): its struct travels in the runner's
+ * frame to each work-item. */
+Test(host, arguments_by_value_on_fibers)
+{
+    setenv("KRT_HOST_FIBERS", "1", 1);
+    krt_context *ctx = host_context();
+    bv_check_device(ctx, "host, fibers");
+    krt_context_destroy(ctx);
+    unsetenv("KRT_HOST_FIBERS");
+}
+
+/* A library of ABI 3 (group runners that take the kernel's parameters, as krt-cc wrote them before ABI 4) still
+ * loads, and the host device calls its runners through libffi: vadd over exact ranges and partial groups, and
+ * reduce_sum_i32, whose work-items run on fibers through the runner's run_items. Its kernels with half, vector or
+ * struct arguments, which libffi cannot pass, are refused naming the argument. */
+Test(host, abi3_libraries_run_through_libffi)
+{
+    krt_context *ctx = host_context();
+    char lib[4096], byvalue[4096];
+    snprintf(lib, sizeof lib, "%s/abi3/runners.so", getenv("KRT_TEST_KERNELS"));
+    snprintf(byvalue, sizeof byvalue, "%s/abi3/krt_byvalue.so", getenv("KRT_TEST_KERNELS"));
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(h, "%s: %s", lib, dlerror());
+    uint32_t (*version)(void) = (uint32_t(*)(void))dlsym(h, "krt_host_abi_version");
+    cr_assert(version && version() == 3u && dlsym(h, "krt_host_group_vadd") && !dlsym(h, "krt_host_loops_reduce_sum_i32"),
+              "%s is not an ABI 3 library with runners and without work-item loops", lib);
+    dlclose(h);
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = kernel_spv("vadd"), .host_library = lib }, &m));
+    krt_kernel *k = kt_kernel(m, "vadd");
+    const uint32_t sizes[] = { 1, 65, 4097, 100003 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        vadd_check(ctx, k, sizes[i], NULL);
+    const uint32_t vgroups[][3] = { { 3 }, { 1000 } };
+    for (size_t i = 0; i < sizeof vgroups / sizeof vgroups[0]; i++)
+        vadd_check(ctx, k, 5000, vgroups[i]);
+
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = kernel_spv("reduce"), .host_library = lib }, &m));
+    k = kt_kernel(m, "reduce_sum_i32");
+    uint32_t n = 5003;
+    int32_t *in = kt_alloc(ctx, n * sizeof *in, KRT_MEMORY_SHARED);
+    for (uint32_t i = 0; i < n; i++)
+        in[i] = (int32_t)(i % 101) - 50;
+    const uint32_t groups[] = { 1, 7, 64, 1000 };
+    for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+        uint32_t g = groups[gi], range = g * 5;
+        int32_t *partial = kt_alloc(ctx, 5 * sizeof *partial, KRT_MEMORY_SHARED);
+        krt_arg args[] = { KRT_ARG(in), KRT_ARG(partial), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n) };
+        krt_launch_desc d = kt_desc1(range, args, 4);
+        d.group[0] = g;
+        KT_OK(krt_launch_sync(k, &d));
+        for (uint32_t grp = 0; grp < 5; grp++) {
+            int64_t want = 0;
+            for (uint32_t item = grp * g; item < (grp + 1) * g; item++)
+                for (uint32_t i = item; i < n; i += range)
+                    want += in[i];
+            cr_assert_eq(partial[grp], (int32_t)want, "group size %u, group %u", g, grp);
+        }
+    }
+
+    char spv[4096];
+    snprintf(spv, sizeof spv, "%s/krt_byvalue.spv", getenv("KRT_TEST_KERNELS"));
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = spv, .host_library = byvalue }, &m));
+    static const struct {
+        const char *kernel, *says;
+    } refused[] = { { "byvalue_members", "argument 1 (p): a struct" },
+                    { "byvalue_affine", "argument 2 (p): a struct" },
+                    { "byvalue_vectors", "argument 2 (a): a vector of float32" },
+                    { "byvalue_half", "argument 2 (k): a float16" },
+                    { "byvalue_group_sum", "argument 3 (p): a struct" } };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        krt_kernel *bad = NULL;
+        KT_EXPECT(krt_kernel_get(m, refused[i].kernel, &bad), KRT_ERROR_UNSUPPORTED_FEATURE);
+        cr_assert(strstr(krt_last_error_message(), refused[i].says) && strstr(krt_last_error_message(), "ABI 4"),
+                  "%s: %s", refused[i].kernel, krt_last_error_message());
+    }
+    krt_context_destroy(ctx);
+}

@@ -771,3 +771,111 @@ Test(robust, threads_timed_waits_share_a_queue_with_launches)
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
 }
+
+/* Private memory a work-item cannot have (issue 39): a kernel asking for more than the device gives one work-item is
+ * refused at launch (and by krt_launch_config_get, which krt-info shows), naming the kernel's private memory and the
+ * device's limit, where before ze_pocl and the host device ran it on a stack far too small and the process died, and
+ * ze_cuda's ptxas refused the whole module (CUDA's 512 KiB of local memory per thread): the module builds on every
+ * device, its other kernel included. */
+Test(robust, private_memory_no_work_item_can_have_is_refused_at_launch)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    krt_module *m = kt_module(ctx, "krt_private");
+    krt_kernel *k = kt_kernel(m, "krt_big_private");
+    uint64_t *out = kt_alloc(ctx, 64 * sizeof *out, KRT_MEMORY_DEVICE);
+    uint64_t n = 64;
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(64, args, 2);
+    /* 8 GiB of private array per work-item, at any group: a group of 1 too. */
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_OUT_OF_DEVICE_MEMORY);
+    const char *msg = krt_last_error_message();
+    cr_assert(strstr(msg, "krt_big_private needs 85899") && strstr(msg, "bytes of private memory per work-item"),
+              "message: %s", msg);
+    cr_assert(strstr(msg, "bytes the device") && strstr(msg, info.name), "the limit is not named: %s", msg);
+    d.group[0] = d.group[1] = d.group[2] = 1;
+    KT_EXPECT(krt_launch(k, &d), KRT_ERROR_OUT_OF_DEVICE_MEMORY);
+    krt_launch_config c;
+    KT_EXPECT(krt_launch_config_get(k, &d.range, &c), KRT_ERROR_OUT_OF_DEVICE_MEMORY);
+    kt_assert_usable(ctx);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* The fuzzed module of issue 39, hand-written (test/kernels/asm/krt_huge_private.spvasm): a private array of
+ * 0xFFFFFFFF00000010 ulongs, its length a 64-bit constant, more bytes than 64 bits count. ze_pocl and ze_cuda (whose
+ * translation keeps such a kernel's entry with a trap for a body, and refuses its launches); the host device runs no
+ * module without its native library, and C cannot declare such an array. */
+Test(robust, fuzzed_private_array_of_2_to_the_64_ulongs_is_refused)
+{
+    krt_context *ctx = kt_context(NULL);
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    if (info.type == KRT_DEVICE_TYPE_HOST) {
+        krt_context_destroy(ctx);
+        cr_skip_test("the hand-written module has no native library for the host device");
+    }
+    krt_module *m = kt_module(ctx, "asm/krt_huge_private");
+    uint64_t *out = kt_alloc(ctx, 256 * sizeof *out, KRT_MEMORY_DEVICE);
+    krt_arg args[] = { KRT_ARG(out) };
+    krt_launch_desc d = kt_desc1(256, args, 1);
+    KT_EXPECT(krt_launch_sync(kt_kernel(m, "huge_private"), &d), KRT_ERROR_OUT_OF_DEVICE_MEMORY);
+    const char *msg = krt_last_error_message();
+    cr_assert(strstr(msg, "huge_private needs more bytes than 64 bits count of private memory per work-item"),
+              "message: %s", msg);
+    cr_assert(strstr(msg, "bytes the device"), "the limit is not named: %s", msg);
+    /* Its neighbour with a private array of 16 ulongs runs, and right. */
+    KT_OK(krt_launch_sync(kt_kernel(m, "small_private"), &d));
+    uint64_t host[256];
+    kt_copy_sync(ctx, host, out, sizeof host);
+    for (uint64_t i = 0; i < 256; i++)
+        cr_assert_eq(host[i], 2 * i, "out[%llu] = %llu", (unsigned long long)i, (unsigned long long)host[i]);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* A barrier kernel keeping 64 KiB of private array per work-item across the barrier. ze_pocl keeps such variables in
+ * arrays of one element per work-item of the group on its worker's stack, so the group is as large as that stack
+ * holds (three quarters of a thread's default stack): with the spill cap out of the way (a spill budget of 1 GiB)
+ * krt chose 1024 items, 64 MiB, and PoCL crashed. A static group past it is refused; the results are right. */
+Test(robust, a_group_shares_the_stack_its_private_arrays_live_on)
+{
+    krt_context *ctx = kt_context(&(krt_context_desc){ .spill_budget = (size_t)1 << 30 });
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    krt_module *m = kt_module(ctx, "krt_private");
+    krt_kernel *k = kt_kernel(m, "krt_group_private");
+    uint32_t n = 4096;
+    uint32_t *out = kt_alloc(ctx, n * sizeof *out, KRT_MEMORY_DEVICE);
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(n, args, 2);
+    krt_launch_config c;
+    KT_OK(krt_launch_config_get(k, &d.range, &c));
+    if (strcmp(info.driver_name, "ze_pocl") == 0) {
+        krt_kernel_properties p;
+        KT_OK(krt_kernel_properties_get(k, &p));
+        pthread_attr_t a;
+        size_t stack = 0;
+        cr_assert_eq(pthread_getattr_default_np(&a), 0);
+        pthread_attr_getstacksize(&a, &stack);
+        pthread_attr_destroy(&a);
+        uint64_t group = (uint64_t)c.group[0] * c.group[1] * c.group[2];
+        cr_assert(group * p.private_mem_size <= stack / 4 * 3,
+                  "a group of %llu items of %u bytes of private memory each on a stack of %zu bytes",
+                  (unsigned long long)group, p.private_mem_size, stack);
+        krt_launch_desc big = d;
+        big.group[0] = 1024;
+        big.group[1] = big.group[2] = 1;
+        KT_EXPECT(krt_launch(k, &big), KRT_ERROR_INVALID_GROUP_SIZE);
+    }
+    KT_OK(krt_launch_sync(k, &d));
+    uint32_t *host = malloc(n * sizeof *host);
+    cr_assert(host);
+    kt_copy_sync(ctx, host, out, n * sizeof *host);
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(host[i], 6 * i + 16383, "out[%u] = %u, expected %u", i, host[i], 6 * i + 16383);
+    free(host);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}

@@ -1,5 +1,6 @@
 /* Kernels of ze_pocl: names, properties through the pNext chain, group sizes and argument checks. */
 #include "ze_common.h"
+#include "../driver/include/ze_krt_private_memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,59 @@ Test(ze_kernel, private_memory_is_per_kernel)
     cr_assert_eq(pb.numKernelArgs, 3);
     cr_assert_eq(ps.numKernelArgs, 1);
     ZT_OK(zeKernelDestroy(big));
+    ZT_OK(zeKernelDestroy(small));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
+/* ZE_krt_private_memory (issue 39): a kernel's private memory unclamped and the device's limit, in the properties'
+ * chain, and a launch past the limit refused. The fuzzed module's private array of 0xFFFFFFFF00000010 ulongs needs more
+ * bytes than 64 bits count; its neighbour's 16 ulongs fit and run (on ze_cuda too: its translation keeps the huge
+ * kernel's entry with a trap for a body, so that the module builds). */
+Test(ze_kernel, private_memory_past_the_device_limit_is_refused)
+{
+    zt_env env;
+    zt_init(&env);
+    if (!zt_driver_is(env.driver, "ze_pocl") && !zt_driver_is(env.driver, "ze_cuda")) {
+        zt_fini(&env);
+        cr_skip_test("the hand-written module is for krt's SPIR-V drivers");
+    }
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, NULL));
+    ze_driver_extension_properties_t ext[16];
+    cr_assert_leq(n, 16);
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, ext));
+    bool found = false;
+    for (uint32_t i = 0; i < n; i++) found |= strcmp(ext[i].name, ZE_KRT_PRIVATE_MEMORY_NAME) == 0;
+    cr_assert(found, "%s is not advertised", ZE_KRT_PRIVATE_MEMORY_NAME);
+    ze_module_handle_t m = zt_module_load(&env, "asm/krt_huge_private");
+    ze_kernel_handle_t huge = zt_kernel_create(m, "huge_private"), small = zt_kernel_create(m, "small_private");
+    ze_krt_kernel_private_memory_properties_t ph = {ZE_STRUCTURE_TYPE_KRT_KERNEL_PRIVATE_MEMORY_PROPERTIES, NULL, 0, 0, 1};
+    ze_krt_kernel_private_memory_properties_t ps = ph;
+    ze_kernel_properties_t kh = blank_props(&ph), ks = blank_props(&ps);
+    ZT_OK(zeKernelGetProperties(huge, &kh));
+    ZT_OK(zeKernelGetProperties(small, &ks));
+    cr_assert_eq(kh.privateMemSize, UINT32_MAX);
+    cr_assert_eq(ph.privateMemSize, UINT64_MAX, "huge_private: %llu bytes", (unsigned long long)ph.privateMemSize);
+    cr_assert_gt(ph.maxPrivateMemSize, 0);
+    cr_assert_eq(ph.perGroup, 0, "no barrier: the group does not share the limit");
+    cr_assert_geq(ps.privateMemSize, 128);
+    cr_assert_lt(ps.privateMemSize, ps.maxPrivateMemSize);
+    cr_assert_eq(ps.maxPrivateMemSize, ph.maxPrivateMemSize);
+    ze_command_list_handle_t list = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    uint64_t *out = zt_alloc_shared(&env, 64 * sizeof *out);
+    zt_set_args(huge, 1, sizeof out, &out);
+    zt_set_args(small, 1, sizeof out, &out);
+    ZT_OK(zeKernelSetGroupSize(huge, 1, 1, 1));
+    ze_group_count_t gc = {64, 1, 1};
+    ZT_EXPECT(zeCommandListAppendLaunchKernel(list, huge, &gc, NULL, 0, NULL), ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    ZT_EXPECT(zeCommandListAppendLaunchKernelIndirect(list, huge, &gc, NULL, 0, NULL),
+              ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+    zt_launch_sync(&env, list, small, 1, 1, 1, 64, 1, 1);
+    for (uint64_t i = 0; i < 64; i++) cr_assert_eq(out[i], 2 * i);
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(list));
+    ZT_OK(zeKernelDestroy(huge));
     ZT_OK(zeKernelDestroy(small));
     ZT_OK(zeModuleDestroy(m));
     zt_fini(&env);

@@ -111,6 +111,9 @@ for t in "$D"/test/test_*; do
     step "${t##*/} on ze_cuda" 45 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$t" --jobs "$JOBS"
 done
 step "test_cuda (driver part)" 60 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$D/test/test_cuda" --filter 'cuda_driver/*'
+# Issue 39: a wild write loses the GPU (CUDA's sticky error), and ze_cuda recovers it once no context uses it.
+step "test_cuda (a fault and its recovery)" 60 env ZE_ENABLE_ALT_DRIVERS="$CUDA,$POCL" "$D/test/test_cuda" \
+    --filter 'cuda_fault/*'
 
 # 4. Examples and the Python embedding, the GPU chosen by name.
 export KRT_DEVICE=NVIDIA

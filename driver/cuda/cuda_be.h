@@ -31,11 +31,12 @@
 
 /* Calls ze_cuda can do without (every driver of CUDA 12 and 13 has them; a missing one is NULL and only the
  * features that need it are off): virtual memory management for large alignments and zeVirtualMem*, host
- * registration, and module globals. */
+ * registration, module globals, and the reset of a lost device's primary context (without it a lost device stays
+ * lost for the life of the process). */
 #define ZC_CU_OPTIONAL(X)                                                                                    \
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap)    \
     X(cuMemSetAccess) X(cuMemGetAllocationGranularity) X(cuMemHostRegister) X(cuMemHostUnregister)          \
-    X(cuModuleGetGlobal) X(cuFlushGPUDirectRDMAWrites)
+    X(cuModuleGetGlobal) X(cuFlushGPUDirectRDMAWrites) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset)
 
 #define ZC_CU_FIELD(f) __typeof__(&f) f;
 typedef struct zc_cuda_api {
@@ -47,6 +48,11 @@ extern zc_cuda_api zc_cu;
 struct zp_bdev {
     CUdevice dev;
     CUcontext ctx;
+    /* Faults: CUDA reported one of its sticky errors on ctx (zc_result), after which every call on it fails: the
+     * device is lost until zc_device_recover resets ctx. epoch counts the resets, so that what was made on ctx
+     * before one (a thread's binding, a pooled event, a token's events) is known stale. */
+    atomic_bool lost;
+    atomic_uint epoch;
     int cc_major, cc_minor;
     int driver_version;
     char name[256];
@@ -70,6 +76,7 @@ struct zp_bqueue {
 struct zp_btoken {
     atomic_int refs;
     struct zp_bdev *dev;
+    unsigned epoch;     /* dev->epoch when made: events of an older one died with a reset and are not pooled */
     CUevent start, end; /* start only on profiling queues */
     pthread_mutex_t lock;
     bool complete;
@@ -78,6 +85,7 @@ struct zp_btoken {
 
 struct zc_kinfo {
     char *name;
+    uint64_t private_size; /* the module's count (zp_kernel_meta); past ZC_LOCAL_MAX its body is a trap (ptx.h) */
     uint32_t num_args;
     uint32_t *kinds;
     uint32_t *sizes;
@@ -110,7 +118,13 @@ struct zp_bkern {
 };
 
 /* Devices (device.c); zc_cu, the CUDA calls, lives there too. */
+/* A CUDA result as a Level Zero one. One of CUDA's sticky errors (an illegal address, a trap, an assert: the context
+ * cannot run anything any more) is ZE_RESULT_ERROR_DEVICE_LOST and marks the device bound on this thread (zc_bind)
+ * lost: every call that sees a CUDA result passes it through here. */
 ZC_HIDDEN ze_result_t zc_result(CUresult r);
+/* zp_backend_ops.device_lost and device_recover (device.c). */
+ZC_HIDDEN bool zc_device_lost(zp_bdev *d);
+ZC_HIDDEN ze_result_t zc_device_recover(zp_bdev *d);
 ZC_HIDDEN void zc_bind(struct zp_bdev *d);
 ZC_HIDDEN uint64_t zc_now_ns(void);
 /* Opens libcuda.so.1 and finds the devices, once; success with no devices when there is no CUDA. */
@@ -125,6 +139,8 @@ ZC_HIDDEN zp_bdev *zc_device(uint32_t i);
 ZC_HIDDEN void zc_device_info(zp_bdev *d, zp_device_info *in);
 /* ZP_PEER_* bits of dev towards peer, as CUDA reported them at zeInit (cuDeviceCanAccessPeer, native atomics). */
 ZC_HIDDEN unsigned zc_can_access_peer(zp_bdev *dev, zp_bdev *peer);
+/* The most local memory (private memory) one thread may have on d (ZE_krt_private_memory). */
+ZC_HIDDEN uint64_t zc_local_limit(zp_bdev *d);
 /* The host's and the device's clock now: both CLOCK_MONOTONIC nanoseconds. */
 ZC_HIDDEN void zc_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns);
 
@@ -179,6 +195,10 @@ ZC_HIDDEN void zc_token_release(zp_btoken *t);
 ZC_HIDDEN ze_result_t zc_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);
 /* A timed token's start and end on the CLOCK_MONOTONIC clock. */
 ZC_HIDDEN ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end);
+/* Whether the token was made before its device's last reset (zc_device_recover): its events are gone. */
+static inline bool zc_token_stale(const zp_btoken *t) {
+    return t->epoch != atomic_load_explicit(&t->dev->epoch, memory_order_acquire);
+}
 /* Blocks until the token's command has completed: cuEventSynchronize on its end event. */
 ZC_HIDDEN ze_result_t zc_token_wait(zp_btoken *t);
 /* Whether the token's command has completed: cuEventQuery on its end event, without blocking. */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cuda_be.h"
+#include "ptx.h"
 
 zc_cuda_api zc_cu;
 
@@ -19,7 +20,41 @@ static unsigned char peer[ZC_MAX_DEVICES][ZC_MAX_DEVICES];
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static ze_result_t init_result;
 
+/* The device whose primary context this thread has bound (zc_bind), and the epoch it was bound at. */
+static __thread CUcontext bound_ctx;
+static __thread struct zp_bdev *bound_dev;
+static __thread unsigned bound_epoch;
+
+/* CUDA's sticky errors: the CUDA context hit a fault it cannot continue from (cuda.h: "any further CUDA work will
+ * return the same error"), whichever call reports it first, a launch, an event query, a synchronize or an
+ * allocation. Level Zero's DEVICE_LOST ("device hung, reset, was removed") is the nearest; the device stays lost
+ * until zc_device_recover resets the context. */
+static bool sticky(CUresult r) {
+    switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_NVLINK_UNCORRECTABLE:
+    case CUDA_ERROR_CONTAINED:
+    case CUDA_ERROR_TENSOR_MEMORY_LEAK:
+        return true;
+    default:
+        return false;
+    }
+}
+
 ze_result_t zc_result(CUresult r) {
+    if (sticky(r)) {
+        if (bound_dev) atomic_store_explicit(&bound_dev->lost, true, memory_order_release);
+        return ZE_RESULT_ERROR_DEVICE_LOST;
+    }
     switch (r) {
     case CUDA_SUCCESS: return ZE_RESULT_SUCCESS;
     case CUDA_ERROR_NOT_READY: return ZE_RESULT_NOT_READY;
@@ -30,9 +65,20 @@ ze_result_t zc_result(CUresult r) {
     case CUDA_ERROR_INVALID_IMAGE:
     case CUDA_ERROR_NO_BINARY_FOR_GPU: return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     case CUDA_ERROR_NOT_SUPPORTED: return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    default: return ZE_RESULT_ERROR_DEVICE_LOST;
+    case CUDA_ERROR_NOT_INITIALIZED:
+    case CUDA_ERROR_DEINITIALIZED: return ZE_RESULT_ERROR_UNINITIALIZED;
+    /* The GPU itself gone (or taken by another process in exclusive mode): lost to this process for now, but nothing
+     * of its context failed, so the device is not marked. */
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_INVALID_DEVICE:
+    case CUDA_ERROR_DEVICE_UNAVAILABLE: return ZE_RESULT_ERROR_DEVICE_LOST;
+    /* Anything else is not a lost device: krt keeps a context lost for good after DEVICE_LOST, so an error CUDA
+     * recovers from (an invalid handle, a capture refused) must not say it. */
+    default: return ZE_RESULT_ERROR_UNKNOWN;
     }
 }
+
+bool zc_device_lost(zp_bdev *d) { return atomic_load_explicit(&d->lost, memory_order_acquire); }
 
 uint64_t zc_now_ns(void) {
     struct timespec ts;
@@ -40,13 +86,16 @@ uint64_t zc_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Each thread binds a device's primary context once; calls from then on cost one compare. */
-static __thread CUcontext bound_ctx;
+/* Each thread binds a device's primary context once; calls from then on cost two compares. A reset (the epoch) binds
+ * again: the context handle may be the same after it. */
 void zc_bind(struct zp_bdev *d) {
-    if (bound_ctx != d->ctx) {
+    unsigned epoch = atomic_load_explicit(&d->epoch, memory_order_acquire);
+    if (bound_ctx != d->ctx || bound_epoch != epoch) {
         zc_cu.cuCtxSetCurrent(d->ctx);
         bound_ctx = d->ctx;
+        bound_epoch = epoch;
     }
+    bound_dev = d;
 }
 
 #define ZC_STR2(x) #x
@@ -64,6 +113,9 @@ static bool load_api(void *lib, const char **missing) {
 /* Why do_init found no device, for zeKrtDriverStatus; "" when it found some. */
 static char no_device_why[256];
 
+/* The anchor of command timestamps (base_ev, base_ns), on d's context as it is now. */
+static void anchor_clock(struct zp_bdev *d);
+
 static void init_device(struct zp_bdev *d) {
     zc_bind(d);
     zc_cu.cuDriverGetVersion(&d->driver_version);
@@ -71,6 +123,13 @@ static void init_device(struct zp_bdev *d) {
     zc_cu.cuDeviceGetAttribute(&d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev);
     zc_cu.cuDeviceGetAttribute(&d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev);
     pthread_mutex_init(&d->pool_lock, NULL);
+    atomic_init(&d->lost, false);
+    atomic_init(&d->epoch, 0);
+    anchor_clock(d);
+}
+
+static void anchor_clock(struct zp_bdev *d) {
+    zc_bind(d);
     /* The anchor of command timestamps: an event and the host time at which the device recorded it. That time lies
      * between the host's clock before the record and after the wait for it; the wait's return alone is late by the
      * wait's own latency (a kernel's end then read after a host timestamp taken once the kernel was waited for).
@@ -97,6 +156,13 @@ static void init_device(struct zp_bdev *d) {
         }
     }
     if (!d->base_ns) d->base_ns = zc_now_ns();
+}
+
+/* Lets device i's context reach device j's memory (one direction). */
+static bool enable_peer(uint32_t i, uint32_t j) {
+    zc_bind(&devs[i]);
+    CUresult r = zc_cu.cuCtxEnablePeerAccess(devs[j].ctx, 0);
+    return r == CUDA_SUCCESS || r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
 }
 
 /* ZE_CUDA_LIBCUDA names the CUDA driver library to open instead of libcuda.so.1 (a path, or a name the dynamic
@@ -153,9 +219,7 @@ static void do_init(void) {
         for (uint32_t j = 0; j < num_devs; j++) {
             int can = 0, atomics = 0;
             if (i == j || zc_cu.cuDeviceCanAccessPeer(&can, devs[i].dev, devs[j].dev) != CUDA_SUCCESS || !can) continue;
-            zc_bind(&devs[i]);
-            CUresult r = zc_cu.cuCtxEnablePeerAccess(devs[j].ctx, 0);
-            if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) continue;
+            if (!enable_peer(i, j)) continue;
             if (zc_cu.cuDeviceGetP2PAttribute(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, devs[i].dev,
                                               devs[j].dev) != CUDA_SUCCESS)
                 atomics = 0;
@@ -228,9 +292,58 @@ void zc_device_info(zp_bdev *d, zp_device_info *in) {
     }
 }
 
+/* CUDA gives one thread at most 512 KiB of local memory (the stack frame and spills; the Programming Guide's limit
+ * for every compute capability CUDA 12 and 13 support, which ptxas enforces), and reserves it at a launch for every
+ * thread the device keeps resident: where the card's memory cannot hold that much for all of them, less. (The
+ * per-thread stack limit, CU_LIMIT_STACK_SIZE, is no bound: the driver raises it for each launch as needed.) */
+uint64_t zc_local_limit(zp_bdev *d) {
+    uint64_t limit = ZC_LOCAL_MAX;
+    size_t total = 0;
+    uint64_t threads = (uint64_t)attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) *
+                       (uint64_t)attr(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    if (threads && zc_cu.cuDeviceTotalMem(&total, d->dev) == CUDA_SUCCESS && total / threads < limit)
+        limit = total / threads;
+    return limit;
+}
+
 void zc_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns) {
     (void)dev;
     uint64_t t = zc_now_ns();
     if (host_ns) *host_ns = t;
     if (device_ns) *device_ns = t;
+}
+
+/* A lost device made usable again, called by the object model once no Level Zero context uses it (driver/fault.c):
+ * nothing made on its context is in use, so the primary context is reset, which destroys every allocation, stream,
+ * event and module on it (CUDA's documentation of the sticky errors says the process must end to use CUDA again;
+ * cuDevicePrimaryCtxReset is the driver API's way to start the context afresh without that). The program's own CUDA
+ * work on that device (PyTorch, CuPy), which shares the primary context, was lost with it at the fault and is reset
+ * too. Then what ze_cuda keeps for the device is made again: the clock's anchor event, and peer access both ways
+ * (the reset forgets the context's). The pooled events died with the context: they are dropped, not destroyed, and the
+ * epoch tells every thread to bind again and every older token that its events are gone. */
+ze_result_t zc_device_recover(zp_bdev *d) {
+    if (!zc_cu.cuDevicePrimaryCtxReset || !zc_cu.cuDevicePrimaryCtxRelease) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    pthread_mutex_lock(&d->pool_lock);
+    d->pool_len[0] = d->pool_len[1] = 0;
+    atomic_fetch_add_explicit(&d->epoch, 1, memory_order_acq_rel);
+    pthread_mutex_unlock(&d->pool_lock);
+    d->base_ev = NULL;
+    if (zc_cu.cuDevicePrimaryCtxReset(d->dev) != CUDA_SUCCESS) return ZE_RESULT_ERROR_DEVICE_LOST;
+    /* The reset keeps zeInit's retain: retain once more for the handle (the same context, or a new one), and give that
+     * retain back. */
+    CUcontext ctx = NULL;
+    if (zc_cu.cuDevicePrimaryCtxRetain(&ctx, d->dev) != CUDA_SUCCESS || !ctx) return ZE_RESULT_ERROR_DEVICE_LOST;
+    zc_cu.cuDevicePrimaryCtxRelease(d->dev);
+    d->ctx = ctx;
+    atomic_fetch_add_explicit(&d->epoch, 1, memory_order_acq_rel);
+    atomic_store_explicit(&d->lost, false, memory_order_release);
+    anchor_clock(d);
+    uint32_t i = (uint32_t)(d - devs);
+    for (uint32_t j = 0; j < num_devs; j++) {
+        if (j == i) continue;
+        if (peer[i][j] && !enable_peer(i, j)) peer[i][j] = 0;
+        if (peer[j][i] && !enable_peer(j, i)) peer[j][i] = 0;
+    }
+    /* A sticky error seen meanwhile (the anchor's record and wait) leaves it lost: the object model keeps it so. */
+    return zc_device_lost(d) ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_SUCCESS;
 }

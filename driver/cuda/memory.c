@@ -168,6 +168,9 @@ void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t size, size_
         r = zc_cu.cuMemAlloc(&a->base, size + pad);
     }
     if (r != CUDA_SUCCESS) {
+        /* Through zc_result so that a sticky error marks the device lost: the object model then answers
+         * ZE_RESULT_ERROR_DEVICE_LOST rather than a lack of memory. */
+        (void)zc_result(r);
         free(a);
         return NULL;
     }

@@ -77,7 +77,7 @@ ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **ou
     ze_result_t res = ZE_RESULT_SUCCESS;
     if (!bin) {
         char *ptx = NULL, *blog = NULL;
-        rc = zc_back(bc, bc_size, &ptx, &blog);
+        rc = zc_back(bc, bc_size, meta, &ptx, &blog);
         if (blog) *log = join_log(*log, blog);
         free(blog);
         if (rc != ZC_OK) {
@@ -109,8 +109,10 @@ ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **ou
         if (r != CUDA_SUCCESS) {
             *log = join_log(*log, "cuModuleLoadDataEx failed:");
             *log = join_log(*log, errlog);
-            res = r == CUDA_ERROR_OUT_OF_MEMORY ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY
-                                                : ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+            /* A sticky error (a fault of earlier work) is the device lost, not a build failure (zc_result marks it). */
+            res = r == CUDA_ERROR_OUT_OF_MEMORY                     ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY
+                  : zc_result(r) == ZE_RESULT_ERROR_DEVICE_LOST ? ZE_RESULT_ERROR_DEVICE_LOST
+                                                                    : ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
         }
     }
     free(bin);
@@ -123,6 +125,7 @@ ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **ou
             struct zc_kinfo *ki = &m->kernels[i];
             m->count++;
             ki->name = dup_str(km->name);
+            ki->private_size = km->private_size;
             ki->num_args = km->num_args;
             ki->kinds = calloc(km->num_args + 1, sizeof *ki->kinds);
             ki->sizes = calloc(km->num_args + 1, sizeof *ki->sizes);
@@ -239,6 +242,10 @@ ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out, zp_ke
      * registers, which is what spillMemSize means. */
     limits->private_size = (uint64_t)v;
     limits->spill_size = (uint64_t)v;
+    limits->private_max = zc_local_limit(m->dev); /* ZE_krt_private_memory (device.c) */
+    /* A kernel whose private memory is past what CUDA gives a thread runs a trap instead of its body (ptx.h,
+     * zc_back): its private size is the module's count, past the limit, so that every launch of it is refused. */
+    if (ki->private_size > ZC_LOCAL_MAX) limits->private_size = ki->private_size;
     v = 0;
     zc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
     limits->local_static = (uint64_t)v;

@@ -54,4 +54,6 @@ const zp_backend_ops zp_cuda_backend = {
     .no_device_reason = zc_no_device_reason,
     .can_access_peer = zc_can_access_peer,
     .copy_peer = zc_copy_peer,
+    .device_lost = zc_device_lost,
+    .device_recover = zc_device_recover,
 };

@@ -561,7 +561,31 @@ std::string verify(llvm::Module &m) {
     return verr.empty() ? "invalid module" : verr;
 }
 
-int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
+// Issue 39: a kernel whose private memory is past what CUDA gives a thread (ZC_LOCAL_MAX, as zc_front's meta counts
+// it) would fail the whole module in ptxas, or worse (NVPTX emits PTX without the stack frame of a private array of
+// 2^64 bytes). Its body becomes a trap, its exact-range variant's too: the entry stays, so that the module's other
+// kernels build and run and zeKernelCreate finds it, and the object model refuses its launches (zc_kernel_create).
+void stub_private_hogs(llvm::Module &m, const zp_module_meta *meta) {
+    if (!meta) return;
+    std::set<std::string> hogs;
+    for (uint32_t i = 0; i < meta->count; i++)
+        if (meta->kernels[i].private_size > ZC_LOCAL_MAX && meta->kernels[i].name) {
+            hogs.insert(meta->kernels[i].name);
+            hogs.insert(std::string(meta->kernels[i].name) + ZP_EXACT_SUFFIX);
+        }
+    if (hogs.empty()) return;
+    for (llvm::Function &f : m) {
+        if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || !hogs.count(f.getName().str()))
+            continue;
+        f.dropAllReferences(); // the body goes; the function stays a definition with its linkage
+        llvm::BasicBlock *bb = llvm::BasicBlock::Create(m.getContext(), "private_memory_refused", &f);
+        llvm::IRBuilder<> b(bb);
+        b.CreateCall(llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::trap));
+        b.CreateUnreachable();
+    }
+}
+
+int back(const void *bitcode, size_t size, const zp_module_meta *meta, std::string &ptx, std::string &log) {
     llvm::LLVMContext ctx;
     // libclc's bitcode has opaque pointers; LLVM 15 reads the front end's typed module into that mode too.
     ctx.setOpaquePointers(true);
@@ -579,6 +603,7 @@ int back(const void *bitcode, size_t size, std::string &ptx, std::string &log) {
         if ((g.getAddressSpace() == 1 || g.getAddressSpace() == 2) && !g.isDeclaration() && !g.hasLocalLinkage() &&
             g.hasName() && !g.getName().startswith("llvm.") && !g.getName().startswith("__spirv_"))
             exported.insert(g.getName().str());
+    stub_private_hogs(**parsed, meta);
     std::unique_ptr<llvm::Module> mod = remap_module(**parsed);
     parsed->reset();
     rename_builtins(*mod);
@@ -777,13 +802,13 @@ extern "C" int zc_front(const zp_module_src *src, void **bitcode, size_t *size, 
     return ZC_BUILD_FAILURE;
 }
 
-extern "C" int zc_back(const void *bitcode, size_t size, char **ptx, char **log) {
+extern "C" int zc_back(const void *bitcode, size_t size, const zp_module_meta *meta, char **ptx, char **log) {
     *ptx = nullptr;
     *log = nullptr;
     std::string text, out;
     int rc;
     try {
-        rc = back(bitcode, size, out, text);
+        rc = back(bitcode, size, meta, out, text);
     } catch (const std::bad_alloc &) {
         rc = ZC_OUT_OF_MEMORY;
         text = "out of memory";

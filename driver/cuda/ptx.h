@@ -25,9 +25,17 @@ enum { ZC_OK = 0, ZC_INVALID_BINARY = 1, ZC_BUILD_FAILURE = 2, ZC_OUT_OF_MEMORY 
 __attribute__((visibility("hidden"))) int zc_front(const zp_module_src *src, void **bitcode, size_t *size,
                                                     zp_module_meta *meta, char **log);
 
+/* The most local (private) memory CUDA gives one thread: 512 KiB, the Programming Guide's limit for every compute
+ * capability CUDA 12 and 13 support, which ptxas enforces (a kernel past it fails the whole module's build). */
+#define ZC_LOCAL_MAX (512u * 1024u)
+
 /* The back half: that bitcode -> PTX text (malloc'd, NUL-terminated). libclc's NVPTX library is read from
- * $ZE_CUDA_LIBCLC, else /usr/lib/clc/nvptx64--nvidiacl.bc. Thread-safe. */
-__attribute__((visibility("hidden"))) int zc_back(const void *bitcode, size_t size, char **ptx, char **log);
+ * $ZE_CUDA_LIBCLC, else /usr/lib/clc/nvptx64--nvidiacl.bc. meta (zc_front's, or NULL): a kernel whose private memory
+ * there is past ZC_LOCAL_MAX (issue 39: a module may ask for 2^64 bytes of private array per work-item) keeps its
+ * entry but loses its body, which becomes a trap, so that the module's other kernels build and run; ze_cuda refuses
+ * every launch of it (zc_kernel_create reports that private size, driver/kernel.c refuses it). Thread-safe. */
+__attribute__((visibility("hidden"))) int zc_back(const void *bitcode, size_t size, const zp_module_meta *meta,
+                                                   char **ptx, char **log);
 
 /* The libclc file zc_back reads. */
 __attribute__((visibility("hidden"))) const char *zc_libclc_path(void);

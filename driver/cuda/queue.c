@@ -48,6 +48,7 @@ static ze_result_t begin(zp_bqueue *q, uint32_t nw, zp_btoken *const *waits, zp_
     if (!t) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     atomic_init(&t->refs, 1);
     t->dev = q->dev;
+    t->epoch = atomic_load_explicit(&q->dev->epoch, memory_order_acquire);
     pthread_mutex_init(&t->lock, NULL);
     t->end = zc_event_get(q->dev, q->profiling);
     if (q->profiling) t->start = zc_event_get(q->dev, true);
@@ -96,7 +97,8 @@ ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range, uint32
                 r = zc_cu.cuFuncSetAttribute(k->fn_exact, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
             if (r != CUDA_SUCCESS) {
                 if (t) zc_token_release(t);
-                return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+                return zc_result(r) == ZE_RESULT_ERROR_DEVICE_LOST ? ZE_RESULT_ERROR_DEVICE_LOST
+                                                                   : ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
             }
             k->dyn_limit = shared;
         }
@@ -293,9 +295,16 @@ ze_result_t zc_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint3
     }
     bool ok = worker_started;
     pthread_mutex_unlock(&job_lock);
-    if (!ok) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    /* fn owns data (backend.h): a task that will never run frees it, as the other backends do. */
+    if (!ok) {
+        free(data);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
     host_job *j = calloc(1, sizeof *j);
-    if (!j) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!j) {
+        free(data);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
     j->fn = fn;
     j->data = data;
     pthread_mutex_init(&j->lock, NULL);
@@ -304,9 +313,13 @@ ze_result_t zc_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint3
     ze_result_t res = begin(q, nw, waits, done, &t);
     if (res != ZE_RESULT_SUCCESS) {
         free(j);
+        free(data);
         return res;
     }
     CUresult r = zc_cu.cuLaunchHostFunc(q->stream, host_trampoline, j);
-    if (r != CUDA_SUCCESS) free(j);
+    if (r != CUDA_SUCCESS) {
+        free(j);
+        free(data);
+    }
     return finish(q, r, t, done);
 }

@@ -20,9 +20,15 @@ CUevent zc_event_get(struct zp_bdev *d, bool timed) {
     return e;
 }
 
-static void event_put(struct zp_bdev *d, CUevent e, bool timed) {
+/* epoch: the device's when the event was made. An event of an older epoch died with a reset (zc_device_recover): it
+ * is neither pooled nor destroyed. */
+static void event_put(struct zp_bdev *d, CUevent e, bool timed, unsigned epoch) {
     if (!e) return;
     pthread_mutex_lock(&d->pool_lock);
+    if (epoch != atomic_load_explicit(&d->epoch, memory_order_acquire)) {
+        pthread_mutex_unlock(&d->pool_lock);
+        return;
+    }
     if (d->pool_len[timed] == d->pool_cap[timed]) {
         uint32_t cap = d->pool_cap[timed] ? d->pool_cap[timed] * 2 : 64;
         CUevent *p = realloc(d->pool[timed], cap * sizeof *p);
@@ -44,8 +50,8 @@ void zc_token_retain(zp_btoken *t) { atomic_fetch_add(&t->refs, 1); }
 void zc_token_release(zp_btoken *t) {
     if (atomic_fetch_sub(&t->refs, 1) != 1) return;
     /* Events go back to the pool rather than to cuEventDestroy: this may run on any thread. */
-    event_put(t->dev, t->end, t->start != NULL);
-    event_put(t->dev, t->start, true);
+    event_put(t->dev, t->end, t->start != NULL, t->epoch);
+    event_put(t->dev, t->start, true, t->epoch);
     pthread_mutex_destroy(&t->lock);
     free(t);
 }
@@ -86,11 +92,21 @@ static void *watcher(void *arg) {
         size_t nd = 0, w = 0;
         for (size_t i = 0; i < watched_len; i++) {
             zp_btoken *t = watched[i];
-            zc_bind(t->dev);
-            if (nd < 64 && zc_cu.cuEventQuery(t->end) != CUDA_ERROR_NOT_READY)
+            /* A failed query is a completion too (the callbacks must run, or their waiters wait forever), and a sticky
+             * error marks the device lost on the way (zc_result): the object model then answers DEVICE_LOST to the
+             * waits. A token older than a reset has nothing left to query. */
+            bool stale = zc_token_stale(t);
+            CUresult q = CUDA_SUCCESS;
+            if (!stale) {
+                zc_bind(t->dev);
+                q = zc_cu.cuEventQuery(t->end);
+            }
+            if (nd < 64 && (stale || q != CUDA_ERROR_NOT_READY)) {
+                if (q != CUDA_SUCCESS && q != CUDA_ERROR_NOT_READY) (void)zc_result(q);
                 done[nd++] = t;
-            else
+            } else {
                 watched[w++] = t;
+            }
         }
         watched_len = w;
         pthread_mutex_unlock(&watch_lock);
@@ -167,7 +183,7 @@ ze_result_t zc_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user) {
 }
 
 ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end) {
-    if (!t->start) return ZE_RESULT_ERROR_NOT_AVAILABLE;
+    if (!t->start || zc_token_stale(t)) return ZE_RESULT_ERROR_NOT_AVAILABLE;
     zc_bind(t->dev);
     float from_base = 0, dur = 0;
     CUresult r = zc_cu.cuEventElapsedTime(&from_base, t->dev->base_ev, t->start);
@@ -178,12 +194,18 @@ ze_result_t zc_token_times(zp_btoken *t, uint64_t *start, uint64_t *end) {
     return ZE_RESULT_SUCCESS;
 }
 
+/* Where a kernel's fault surfaces for a waiting host: cuEventSynchronize returns the sticky error (zc_result marks the
+ * device lost and answers ZE_RESULT_ERROR_DEVICE_LOST). */
 ze_result_t zc_token_wait(zp_btoken *t) {
+    if (zc_token_stale(t)) return ZE_RESULT_ERROR_DEVICE_LOST;
     zc_bind(t->dev);
     return zc_result(zc_cu.cuEventSynchronize(t->end));
 }
 
 bool zc_token_done(zp_btoken *t) {
+    if (zc_token_stale(t)) return true;
     zc_bind(t->dev);
-    return zc_cu.cuEventQuery(t->end) == CUDA_SUCCESS;
+    CUresult r = zc_cu.cuEventQuery(t->end);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY) (void)zc_result(r);
+    return r == CUDA_SUCCESS;
 }

@@ -65,10 +65,6 @@ __asm__(".text\n"
 #include <sanitizer/tsan_interface.h>
 #endif
 
-/* Stack of one work-item, with a guard page below it: reserved, not committed (MAP_NORESERVE), so only the
- * pages a work-item touches cost memory. */
-#define HOST_ITEM_STACK (256u * 1024u)
-
 struct host_fibers {
     size_t cap;               /* fibers the arrays and stacks below are for */
     size_t page;              /* the page size, read once: each stack sits above a guard page */

@@ -3,8 +3,9 @@
  * A module is its SPIR-V (read for the object model's metadata with the shared reflection, spirv/reflect.h, so
  * argument kinds and sizes are exactly those of a device) plus a native shared library compiled from the same
  * OpenCL C source (the ABI is kernels/include/krt_host_abi.h; docs/driver.md, "The host device"). A kernel is
- * the library's function of the kernel's name and, in a library of ABI 3, its group runner, each called through
- * libffi with a call interface prepared once per kernel (library.c). A queue is a host thread that runs its
+ * the library's group runner of the kernel's name, which the pool calls directly with the addresses of the
+ * arguments (ABI 4), or in an older library its function and (ABI 3) its runner, each called through libffi with
+ * a call interface prepared once per kernel (library.c). A queue is a host thread that runs its
  * commands in order (queue.c), each finishing a completion token (token.c). A launch spreads its work-groups
  * over a pool of one thread per core in chunks (pool.c); the work-items of a group run in turn on the thread
  * that took the group, in the runner's compiled loop (or, for an older library, one call each), or, when the
@@ -24,8 +25,9 @@
 #include "../../spirv/reflect.h"
 #include "../../kernels/include/krt_host_abi.h"
 
-/* Libraries of ABI 1 (no enqueued_local_size) and 2 (no group runners) still load: they read only the fields
- * they know, and their kernels are called once per work-item. */
+/* Libraries of ABI 1 (no enqueued_local_size), 2 (no group runners) and 3 (runners of the kernel's parameters)
+ * still load: they read only the fields they know, the kernels of 1 and 2 are called once per work-item, and
+ * the runners of 3 through libffi, which passes pointers and scalars but no half, vector or struct. */
 #define HOST_ABI_VERSION KRT_HOST_ABI_VERSION
 #define HOST_ABI_OLDEST 1u
 /* Work-items per group, per dimension and in all (docs/driver.md says why). */
@@ -35,6 +37,9 @@
 #define HOST_MAX_CHUNK 256u
 /* Bytes of __local memory a group may take through its __local arguments. */
 #define HOST_LOCAL_MEM (256u * 1024u)
+/* Stack of one work-item on a fiber (fiber.c), with a guard page below it: reserved, not committed (MAP_NORESERVE), so
+ * only the pages a work-item touches cost memory. Its private memory must fit (library.c, ZE_krt_private_memory). */
+#define HOST_ITEM_STACK (256u * 1024u)
 
 static inline uint64_t host_now_ns(void) {
     struct timespec ts;
@@ -59,14 +64,19 @@ struct zp_bkern {
     zp_bmod *mod;
     void (*fn)(void);
     const krt_spv_kernel *refl;
-    ffi_cif cif;
+    /* ABI 4: krt_host_group_NAME, called directly with the arguments' addresses (the runner reads each with its
+     * C type, so any argument type passes); NULL for an older library, whose kernel or runner libffi calls. */
+    krt_host_group_fn group;
+    ffi_cif cif;       /* fn's, for a library without runners (ABI 1 and 2, or one built by hand) */
     ffi_type **types;  /* num_args + 1: the runner's group pointer last */
-    void (*runner)(void); /* ABI 3: krt_host_group_NAME, called once per group through runner_cif; else NULL */
+    void (*runner)(void); /* ABI 3: krt_host_group_NAME, called once per run of groups through runner_cif; else NULL */
     ffi_cif runner_cif;
     uint32_t num_args;
-    uint32_t *off;     /* offset of each argument's value in values */
-    uint8_t *values;   /* current values: pointers, scalars, and the byte size of __local arguments */
+    uint32_t *off;     /* offset of each argument's value in values, aligned for its type (library.c) */
+    uint8_t *values;   /* current values: pointers, by-value bytes, and the byte size of __local arguments */
     size_t values_size;
+    size_t values_align; /* values' alignment, and that of every snapshot of it (host_job.values) */
+    bool local_args;   /* some argument is __local: its pointer differs per pool thread */
     bool barrier;      /* its work-items run on fibers: a barrier kernel without work-item loops (library.c) */
 };
 
@@ -85,7 +95,10 @@ ZP_HIDDEN ze_result_t host_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t 
 typedef struct host_job {
     zp_bkern *kern;
     zp_ndrange range;
-    uint8_t *values;          /* the argument snapshot, kern->values_size bytes */
+    uint8_t *values;          /* the argument snapshot, kern->values_size bytes aligned to kern->values_align */
+    /* ABI 4: the address of each argument in values, made when the launch is enqueued (or recorded), so that a
+     * group of a kernel without __local arguments needs no set-up of its arguments; NULL for older libraries. */
+    void **args;
     size_t local_total;       /* bytes of __local arguments per group, each rounded up to 64 */
     size_t num_groups[3];
     size_t total_groups;

@@ -1,13 +1,28 @@
 /* The host device's modules and kernels (host_be.h): a module is the reflection of its SPIR-V plus its native
- * library (dlopen); a kernel is the library's function of that name with a libffi call interface prepared
- * once, and its current argument values. */
+ * library (dlopen); a kernel is the library's group runner of that name (ABI 4, called directly), or for an
+ * older library its function and runner with libffi call interfaces prepared once, and its current argument
+ * values. */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "host_be.h"
+
+/* The stack of a thread made without attributes (the pool's and the queues': pool.c, queue.c): glibc's default, the
+ * RLIMIT_STACK of the process's start (8 MiB on Debian) unless the program changed it. */
+static uint64_t host_thread_stack(void) {
+    pthread_attr_t a;
+    size_t size = 0;
+    if (pthread_getattr_default_np(&a) == 0) {
+        pthread_attr_getstacksize(&a, &size);
+        pthread_attr_destroy(&a);
+    }
+    return size ? size : 2u << 20; /* unreadable: a small stack's worth */
+}
 
 static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *strdupf(const char *fmt, ...) {
@@ -154,6 +169,9 @@ ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **
         km->attrs = strdupf("%s%s%s", req, req[0] && hint[0] ? " " : "", hint);
         if (!km->attrs) goto oom;
         km->whole_groups = kr->uses_barrier != 0;
+        /* The C locals of the kernel's call tree, as the SPIR-V declares them (the native code keeps them on the stack
+         * its work-item runs on; the SPIR-V drivers measure the same from their LLVM). */
+        km->private_size = kr->private_bytes;
         for (uint32_t i = 0; i < kr->num_args; i++) {
             km->args[i].kind = arg_kind(&kr->args[i]);
             km->args[i].size = kr->args[i].size;
@@ -176,7 +194,8 @@ void host_module_destroy(zp_bmod *m) {
     free(m);
 }
 
-/* The libffi type of one argument; NULL for what the native ABI does not pass (vectors, structs, half). */
+/* The libffi type of one argument; NULL for what libffi cannot pass (vectors, structs, half): a library of ABI 4
+ * passes those itself (its runner reads each argument with its C type), an older one cannot take them. */
 static ffi_type *arg_ffi_type(const krt_spv_arg *a) {
     switch (a->kind) {
     case KRT_SPV_ARG_GLOBAL_POINTER:
@@ -196,6 +215,20 @@ static ffi_type *arg_ffi_type(const krt_spv_arg *a) {
     case KRT_SPV_TYPE_FLOAT32: return &ffi_type_float;
     case KRT_SPV_TYPE_FLOAT64: return &ffi_type_double;
     default: return NULL;
+    }
+}
+
+/* The bytes an argument's value takes in zp_bkern.values: the pointer of a pointer argument, the byte size of a
+ * __local one (run_group puts the group's pointer in its place), a by-value argument's own bytes; 0 for what
+ * has no layout (the object model refuses to set those). */
+static size_t arg_bytes(const krt_spv_arg *a) {
+    switch (a->kind) {
+    case KRT_SPV_ARG_GLOBAL_POINTER:
+    case KRT_SPV_ARG_CONSTANT_POINTER: return sizeof(void *);
+    case KRT_SPV_ARG_LOCAL_POINTER: return sizeof(size_t);
+    case KRT_SPV_ARG_SCALAR:
+    case KRT_SPV_ARG_STRUCT: return a->size;
+    default: return 0;
     }
 }
 
@@ -219,55 +252,88 @@ ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, z
     if (!kr) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
     void (*fn)(void) = (void (*)(void))dlsym(mod->lib, name);
     if (!fn) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
-    uint32_t n = kr->num_args;
-    size_t bytes = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!arg_ffi_type(&kr->args[i])) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        bytes += 16;
+    /* ABI 4: the runner, which the runtime calls directly with the arguments' addresses. ABI 3: the runner, called
+     * through libffi with the kernel's parameters and the group last. A library of ABI 3 or 4 that lacks one
+     * (built by hand) runs per work-item through libffi, as an older library does. */
+    void (*runner)(void) = NULL;
+    if (mod->abi >= 3) {
+        char sym[512];
+        if ((size_t)snprintf(sym, sizeof sym, "%s%s", KRT_HOST_GROUP_PREFIX, name) < sizeof sym)
+            runner = (void (*)(void))dlsym(mod->lib, sym);
     }
+    bool direct = mod->abi >= 4 && runner;
+    uint32_t n = kr->num_args;
+    /* Each value at an offset aligned to the largest power of two dividing its size (at least a pointer's): C
+     * aligns no type more than that, as a type's size is a multiple of its alignment, so the runner of ABI 4 may
+     * read it as its type wherever the buffer is, the buffer being aligned as much as its most aligned value. */
+    size_t bytes = 0, align = 16;
+    bool by_ffi = true;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t b = arg_bytes(&kr->args[i]);
+        if (b == 0) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        if (!arg_ffi_type(&kr->args[i])) by_ffi = false;
+        size_t a = b & -b;
+        if (a < sizeof(void *)) a = sizeof(void *);
+        if (a > align) align = a;
+        bytes = (bytes + a - 1) & ~(a - 1);
+        bytes += b;
+    }
+    /* libffi has no half, vector or struct type: an older library's kernel with one cannot be called. */
+    if (!direct && !by_ffi) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     zp_bkern *k = calloc(1, sizeof *k);
     if (!k) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     k->types = calloc(n + 1, sizeof *k->types);
     k->off = calloc(n ? n : 1, sizeof *k->off);
-    k->values = calloc(bytes ? bytes : 1, 1);
-    if (!k->types || !k->off || !k->values) goto oom;
+    k->values_align = align;
+    k->values_size = (bytes + align - 1) & ~(align - 1);
+    if (!k->types || !k->off || posix_memalign((void **)&k->values, align, k->values_size ? k->values_size : align) != 0)
+        goto oom;
+    memset(k->values, 0, k->values_size);
+    bytes = 0;
     for (uint32_t i = 0; i < n; i++) {
+        size_t b = arg_bytes(&kr->args[i]), a = b & -b;
+        if (a < sizeof(void *)) a = sizeof(void *);
+        bytes = (bytes + a - 1) & ~(a - 1);
+        k->off[i] = (uint32_t)bytes;
+        bytes += b;
         k->types[i] = arg_ffi_type(&kr->args[i]);
-        k->off[i] = 16u * i; /* 16 bytes hold any scalar or pointer, aligned */
+        if (kr->args[i].kind == KRT_SPV_ARG_LOCAL_POINTER) k->local_args = true;
     }
-    if (ffi_prep_cif(&k->cif, FFI_DEFAULT_ABI, n, &ffi_type_void, k->types) != FFI_OK) {
-        free(k->types);
-        free(k->off);
-        free(k->values);
-        free(k);
-        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    }
-    /* ABI 3: the kernel's group runner, the same arguments and the group last. A library of ABI 3 that lacks
-     * one (built by hand) runs per work-item, as an older library does. */
-    if (mod->abi >= 3) {
-        char runner[512];
-        if ((size_t)snprintf(runner, sizeof runner, "%s%s", KRT_HOST_GROUP_PREFIX, name) < sizeof runner)
-            k->runner = (void (*)(void))dlsym(mod->lib, runner);
+    if (direct) {
+        k->group = (krt_host_group_fn)runner;
+    } else {
+        if (ffi_prep_cif(&k->cif, FFI_DEFAULT_ABI, n, &ffi_type_void, k->types) != FFI_OK) {
+            host_kernel_destroy(k);
+            return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        }
         k->types[n] = &ffi_type_pointer;
-        if (k->runner && ffi_prep_cif(&k->runner_cif, FFI_DEFAULT_ABI, n + 1, &ffi_type_void, k->types) != FFI_OK)
-            k->runner = NULL;
+        if (runner && ffi_prep_cif(&k->runner_cif, FFI_DEFAULT_ABI, n + 1, &ffi_type_void, k->types) == FFI_OK)
+            k->runner = runner;
     }
     k->mod = mod;
     k->fn = fn;
     k->refl = kr;
     k->num_args = n;
-    k->values_size = bytes;
     /* A kernel with barriers runs each work-item on a stack of its own (fiber.c), unless krt-cc --host wrote
      * its runner as work-item loops (krt_host_loops_NAME, tools/krt_loops.py): then the runner takes its
      * groups like any other. KRT_HOST_FIBERS=1 keeps the stacks anyway, to compare or to rule the loops out. */
     k->barrier = kr->uses_barrier != 0;
-    if (k->barrier && k->runner && !host_env_fibers()) {
+    if (k->barrier && (k->runner || k->group) && !host_env_fibers()) {
         char loops[512];
         if ((size_t)snprintf(loops, sizeof loops, "krt_host_loops_%s", name) < sizeof loops && dlsym(mod->lib, loops))
             k->barrier = false;
     }
     limits->max_group_total = HOST_MAX_GROUP;
     limits->preferred_multiple = 1;
+    /* Private memory (ZE_krt_private_memory, issue 39): a work-item's private variables are C locals on the stack it
+     * runs on, its fiber's (HOST_ITEM_STACK) for a barrier kernel on fibers, else the stack of the thread that runs its
+     * group, a pool thread's or its queue's, both made with the default stack size. (Work-item loops keep the
+     * variables a barrier kernel's items keep across barriers in arrays of one element per work-item, on the heap past
+     * 64 KiB, krt_kernel_host.h: no group shares the stack.) A quarter of the stack is left for the frames around the
+     * kernel (PoCL 5 leaves the same for its work-group functions). A launch past it is refused: it would overrun the
+     * stack and end the process. */
+    limits->private_max = (k->barrier ? HOST_ITEM_STACK : host_thread_stack()) / 4 * 3;
+    limits->private_per_group = false;
     *out = k;
     return ZE_RESULT_SUCCESS;
 oom:
@@ -278,14 +344,16 @@ oom:
 ze_result_t host_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t kind, size_t size, const void *value) {
     if (index >= k->num_args) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
     uint8_t *slot = k->values + k->off[index];
-    memset(slot, 0, 16);
     if (kind == ZP_ARG_GLOBAL || kind == ZP_ARG_CONSTANT) {
         memcpy(slot, &value, sizeof value);
     } else if (kind == ZP_ARG_LOCAL) {
         memcpy(slot, &size, sizeof size);
     } else {
-        if (size > 16) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        if (value) memcpy(slot, value, size);
+        if (size != arg_bytes(&k->refl->args[index])) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+        if (value)
+            memcpy(slot, value, size);
+        else
+            memset(slot, 0, size);
     }
     return ZE_RESULT_SUCCESS;
 }

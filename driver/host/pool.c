@@ -42,7 +42,8 @@ int host_spin_while(const atomic_uint *v, unsigned seen) {
 typedef struct worker {
     uint8_t *local;           /* this thread's __local buffer */
     size_t local_cap;
-    void **avalues;           /* libffi's argument pointers, and the group runner's group pointer last */
+    void **avalues;           /* the arguments' addresses for libffi or a runner of ABI 4 with __local arguments, and
+                               * an ABI 3 runner's group pointer last */
     uint8_t *ptrs;            /* the __local pointers the avalues of local arguments point at */
     uint32_t cap_args;
     struct krt_host_item *items; /* one per work-item of a group with barriers, one otherwise */
@@ -171,26 +172,32 @@ static void run_items(const struct krt_host_group *g, void (*item_fn)(void *fram
  * barriers takes them in one call, anything else one group at a time. */
 static void run_group(worker *w, host_job *j, size_t g, size_t count) {
     zp_bkern *k = j->kern;
-    if (count > 1 && (!k->runner || k->barrier)) {
+    if (count > 1 && (!(k->group || k->runner) || k->barrier)) {
         for (size_t i = 0; i < count; i++) run_group(w, j, g + i, 1);
         return;
     }
     const zp_ndrange *r = &j->range;
     size_t gid[3] = {g % j->num_groups[0], (g / j->num_groups[0]) % j->num_groups[1],
                      g / (j->num_groups[0] * j->num_groups[1])};
-    /* Arguments: the snapshot's values, and for each __local argument a pointer into this group's buffer. */
-    size_t local_at = 0;
-    for (uint32_t i = 0; i < k->num_args; i++) {
-        if (k->refl->args[i].kind == KRT_SPV_ARG_LOCAL_POINTER) {
-            size_t n;
-            memcpy(&n, j->values + k->off[i], sizeof n);
-            void *p = w->local + local_at;
-            memcpy(w->ptrs + i * sizeof(void *), &p, sizeof p);
-            w->avalues[i] = w->ptrs + i * sizeof(void *);
-            local_at += (n + 63) & ~(size_t)63;
-        } else {
-            w->avalues[i] = j->values + k->off[i];
+    /* Arguments: the addresses of the snapshot's values, and for each __local argument the address of a pointer
+     * into this thread's buffer. A runner of ABI 4 takes the job's addresses, made when it was enqueued, as they
+     * are when the kernel has no __local argument: nothing to do per group. */
+    void **args = j->args;
+    if (!args || k->local_args) {
+        size_t local_at = 0;
+        for (uint32_t i = 0; i < k->num_args; i++) {
+            if (k->refl->args[i].kind == KRT_SPV_ARG_LOCAL_POINTER) {
+                size_t n;
+                memcpy(&n, j->values + k->off[i], sizeof n);
+                void *p = w->local + local_at;
+                memcpy(w->ptrs + i * sizeof(void *), &p, sizeof p);
+                w->avalues[i] = w->ptrs + i * sizeof(void *);
+                local_at += (n + 63) & ~(size_t)63;
+            } else {
+                w->avalues[i] = j->values + k->off[i];
+            }
         }
+        args = w->avalues;
     }
     struct krt_host_item base;
     memset(&base, 0, sizeof base);
@@ -214,17 +221,22 @@ static void run_group(worker *w, host_job *j, size_t g, size_t count) {
     base.barrier = item_barrier;
     base.runtime = w;
     size_t lx = base.local_size[0], ly = base.local_size[1], lz = base.local_size[2];
-    if (k->runner) {
-        /* ABI 3: one call for the whole group; the runner loops over the work-items with the kernel inlined, or
-         * for a kernel with barriers hands them back to run_items, which runs each on its own fiber. */
+    if (k->group || k->runner) {
+        /* One call for the whole run of groups; the runner loops over the work-items with the kernel inlined, or
+         * for a kernel with barriers hands them back to run_items, which runs each on its own fiber. ABI 4: a
+         * plain call, the runner reading each argument with its C type; ABI 3: libffi, the group pointer last. */
         struct krt_host_group grp;
         grp.item = base;
         set_item_ids(&grp.item, r, gid, 0, 0, 0);
         grp.run_items = k->barrier ? run_items : NULL;
         grp.groups = k->barrier ? 1 : count;
+        if (k->group) {
+            k->group(args, &grp);
+            return;
+        }
         const struct krt_host_group *gp = &grp;
-        w->avalues[k->num_args] = &gp;
-        ffi_call(&k->runner_cif, k->runner, NULL, w->avalues);
+        args[k->num_args] = &gp;
+        ffi_call(&k->runner_cif, k->runner, NULL, args);
         return;
     }
     if (!k->barrier) {

@@ -21,7 +21,9 @@ typedef struct hcmd {
     void (*fn)(void *);
     void *data;
     struct hcmd *next;
-    size_t values_cap;  /* bytes launch.values holds, kept when the command is recycled */
+    size_t values_cap;  /* bytes launch.values holds (the snapshot, then ABI 4's addresses), kept when the
+                         * command is recycled */
+    size_t values_align; /* and its alignment */
     uint32_t waits_cap;
 } hcmd;
 
@@ -221,12 +223,13 @@ static hcmd *cmd_new(zp_bqueue *q, int type, uint32_t num_waits, zp_btoken *cons
     zp_btoken **wbuf = c->waits;
     uint32_t wcap = c->waits_cap;
     uint8_t *vbuf = c->launch.values;
-    size_t vcap = c->values_cap;
+    size_t vcap = c->values_cap, valign = c->values_align;
     memset(c, 0, sizeof *c);
     c->waits = wbuf;
     c->waits_cap = wcap;
     c->launch.values = vbuf;
     c->values_cap = vcap;
+    c->values_align = valign;
     c->type = type;
     if (num_waits > c->waits_cap) {
         zp_btoken **w = realloc(c->waits, num_waits * sizeof *w);
@@ -293,17 +296,37 @@ ze_result_t host_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *r, uint32_t
         }
     hcmd *c = cmd_new(q, CMD_LAUNCH, num_waits, waits);
     if (!c) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    if (k->values_size > c->values_cap) {
-        uint8_t *v = realloc(c->launch.values, k->values_size);
+    /* The snapshot, aligned as the kernel's values are (an argument's address is aligned for its C type), and
+     * for ABI 4 the arguments' addresses after it, in one buffer: a launch that finds no kept command (a chain
+     * of launches faster than the queue) allocates once for both. values_size is a multiple of values_align, at
+     * least 16, so the addresses are aligned. */
+    size_t nargs = k->group ? k->num_args : 0;
+    size_t need = k->values_size + nargs * sizeof(void *);
+    if (need > c->values_cap || k->values_align > c->values_align) {
+        void *v = NULL;
+        if (k->values_align <= _Alignof(max_align_t))
+            v = malloc(need ? need : 1);
+        else if (posix_memalign(&v, k->values_align, need) != 0)
+            v = NULL;
         if (!v) {
             host_token_release(c->done);
             cmd_free(q, c);
             return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
         }
+        free(c->launch.values);
         c->launch.values = v;
-        c->values_cap = k->values_size;
+        c->values_cap = need;
+        c->values_align = k->values_align > _Alignof(max_align_t) ? k->values_align : _Alignof(max_align_t);
     }
     memcpy(c->launch.values, k->values, k->values_size);
+    c->launch.args = NULL;
+    if (nargs) {
+        /* ABI 4: the arguments' addresses, made once here (a recorded launch: once for all its replays) rather
+         * than for each group; a __local argument's entry is the group's, filled in by run_group. */
+        void **a = (void **)(void *)(c->launch.values + k->values_size);
+        for (uint32_t i = 0; i < k->num_args; i++) a[i] = c->launch.values + k->off[i];
+        c->launch.args = a;
+    }
     c->launch.kern = k;
     c->launch.range = *r;
     c->launch.local_total = local_total;

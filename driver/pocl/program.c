@@ -1,4 +1,5 @@
 /* PoCL backend: module builds (SPIR-V -> SPIR 1.2 bitcode or processed SPIR-V -> clBuildProgram) and kernels. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,20 @@ void zp_pocl_module_destroy(zp_bmod *mod) {
 
 void zp_pocl_module_meta_free(zp_module_meta *meta) { zp_spirv_meta_free(meta); }
 
+/* The stack of a thread made without attributes: glibc's default, the RLIMIT_STACK of the process's start (8 MiB on
+ * Debian) unless the program changed it; PoCL 5 sets its workers' to 8 MiB. */
+static uint64_t worker_stack(void) {
+    pthread_attr_t a;
+    size_t size = 0;
+    if (pthread_getattr_default_np(&a) == 0) {
+        pthread_attr_getstacksize(&a, &size);
+        pthread_attr_destroy(&a);
+    }
+    if (!size) size = 2u << 20; /* unreadable: a small stack's worth */
+    if (zp_caps.major >= 5 && size > (8u << 20)) size = 8u << 20;
+    return size;
+}
+
 ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, zp_kernel_limits *limits) {
     cl_int err;
     cl_kernel k = clCreateKernel(mod->program, name, &err);
@@ -285,6 +300,16 @@ ze_result_t zp_pocl_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out
     limits->local_alloc = local_alloc;
     limits->max_group_total = (uint32_t)wg;
     limits->preferred_multiple = mult ? (uint32_t)mult : 1;
+    /* Private memory (ZE_krt_private_memory, issue 39). PoCL runs a kernel's work-group function on one of its pthread
+     * device's worker threads, which it creates without attributes (PoCL 3.1's pthread_scheduler.c; PoCL 5 asks for
+     * 8 MiB), and keeps the work-items' private variables in that function's frame: one copy of each, reused item
+     * after item, except the variables that live across a barrier, which it keeps in arrays of one element per
+     * work-item of the group (its work-item loops). A launch that needs more than the stack holds crashed the process
+     * (a private array of 0xFFFFFFFF00000010 ulongs); it is refused now. A quarter of the stack is left for the frames
+     * around the work-group function, as PoCL 5 leaves itself (HOST_CPU_ENABLE_STACK_SIZE_CHECK). For a barrier
+     * kernel the group shares the limit (the object model applies it to such kernels only). */
+    limits->private_max = worker_stack() / 4 * 3;
+    limits->private_per_group = true;
     zp_bkern *bk = malloc(sizeof *bk);
     if (!bk) {
         clReleaseKernel(k);

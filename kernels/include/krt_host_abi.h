@@ -3,13 +3,20 @@
  * host device that calls it (driver/host/). Its one definition: krt_kernel_host.h (the kernel's side), the host
  * device and the tests that drive a kernel library without libkrt (test/host/host_item.h) all include it.
  *
- * Version 3 (version 1 had no enqueued_local_size, version 2 no group runners; the host device still loads
- * such libraries and calls their kernels once per work-item):
- *  - every __kernel function is exported under its own name with the C calling convention, pointers as plain
- *    pointers and scalars as their C types;
- *  - beside each kernel K, its group runner krt_host_group_K: K's parameters, then a const struct krt_host_group *.
- *    One call runs every work-item of a run of work-groups (a loop compiled with the kernel inlined), or hands
- *    one group's work-items to the runtime's run_items when the runtime gives one (kernels with barriers);
+ * Version 4 (version 1 had no enqueued_local_size, version 2 no group runners, version 3 runners that took the
+ * kernel's parameters themselves, called through libffi; the host device still loads all three: it calls the
+ * kernels of 1 and 2 once per work-item and the runners of 3 through libffi, for pointer and scalar arguments
+ * only):
+ *  - every __kernel function is exported under its own name with the C calling convention, its parameters as
+ *    C declares them (debuggers and sanitizers call it; the host device does not);
+ *  - beside each kernel K, its group runner krt_host_group_K, of type krt_host_group_fn: args[i] points at the
+ *    bytes of K's argument i (the pointer value of a pointer argument, the __local pointer of a __local one,
+ *    the bytes of a scalar, a vector or a struct, as OpenCL C lays them out), aligned for its C type. The
+ *    runner reads each with the parameter's own C type and passes it on by value, so the C compiler, not the
+ *    runtime, applies the calling convention: any parameter type a kernel can have is passed exactly (half,
+ *    vectors, structs), and the runtime calls every runner through one plain function pointer. One call runs
+ *    every work-item of a run of work-groups (a loop compiled with the kernel inlined), or hands one group's
+ *    work-items to the runtime's run_items when the runtime gives one (kernels with barriers);
  *  - beside the runner of a kernel K with barriers that can run the group's work-items itself (krt-cc's
  *    work-item loops, tools/krt_loops.py), the data symbol krt_host_loops_K: the runtime then passes no
  *    run_items and may pass groups > 1, as for a kernel without barriers. Optional: without it, run_items;
@@ -26,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KRT_HOST_ABI_VERSION 3u
+#define KRT_HOST_ABI_VERSION 4u
 
 /* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. In the
  * dimensions at and past work_dim the runtime stores OpenCL's defaults (ids, group ids and offsets 0, sizes
@@ -43,7 +50,7 @@ struct krt_host_item {
 _Static_assert(sizeof(struct krt_host_item) == 27 * sizeof(size_t),
                "the native kernel ABI's work-item state is 27 words (216 bytes on a 64-bit machine)");
 
-/* ABI 3: what a group runner is called with. item is the group's state as its first work-item sees it: local
+/* ABI 3 and 4: what a group runner is called with. item is the group's state as its first work-item sees it: local
  * ids 0, global ids those of the first work-item, local_size the group's real size (a partial last group is
  * smaller than enqueued_local_size); the runner sets the ids of each work-item in turn. When run_items is not
  * NULL (the runtime passes it for a kernel with a barrier), the runner does not loop: it calls run_items once
@@ -60,6 +67,11 @@ struct krt_host_group {
 
 /* The name prefix of a kernel's group runner. */
 #define KRT_HOST_GROUP_PREFIX "krt_host_group_"
+
+/* ABI 4: a group runner. args[i] points at argument i's bytes, aligned for its type; the runner only reads them,
+ * during the call. The host device aligns each argument to the largest power of two that divides its size
+ * (a C type's size is a multiple of its alignment), so any type qualifies. */
+typedef void (*krt_host_group_fn)(void *const *args, const struct krt_host_group *group);
 
 /* The two functions every kernel library exports, as the runtime finds them with dlsym. */
 typedef uint32_t (*krt_host_abi_version_fn)(void);

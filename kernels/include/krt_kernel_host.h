@@ -20,8 +20,9 @@
 #endif
 
 /* GCC notes that vectors wider than the enabled SIMD registers (float8 without AVX, ulong16, ...) are passed
- * differently from what a wider instruction set would do. Both sides of every call are compiled here, and the
- * host device refuses vector arguments to kernels, so the note says nothing a kernel author can act on. */
+ * differently from what a wider instruction set would do. Both sides of every call are compiled here (the host
+ * device passes a kernel's arguments to its group runner by address, ABI 4), so the note says nothing a kernel
+ * author can act on. */
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #elif __has_warning("-Wpsabi")
@@ -203,19 +204,28 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
 #define read_mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define write_mem_fence(flags) __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
-/* ---- Group runners (ABI 3) ------------------------------------------------------------------------------- */
+/* ---- Group runners (ABI 4) ------------------------------------------------------------------------------- */
 
-/* krt-cc --host generates, for each kernel K, the exported runner krt_host_group_K (K's parameters, then the
- * group), its argument frame and a per-work-item function for the runtime's fibers, with the macros below. The
- * loop is compiled with the kernel inlined (flatten, with -fno-semantic-interposition so that the exported
- * kernel may be inlined at all): the ids are plain induction variables stored into a copy of the group's state
- * that krt__host_item points at for the whole group, so a get_global_id() in the body needs no thread-local
- * load per work-item where the compiler can see that the body's stores leave it alone, and a simple loop
- * vectorizes. Without optimization (-O0, for gdb) the kernel stays a call of its own. */
-#if defined(__OPTIMIZE__)
-#define KRT__RUNNER __attribute__((visibility("default"), flatten))
-#else
+/* krt-cc --host generates, for each kernel K, the exported runner krt_host_group_K (ABI 4: the arguments'
+ * addresses, then the group), which reads each argument with its parameter's C type and passes them to
+ * krt__group_K, the loop over the groups with K's own parameters, beside K's argument frame and a per-work-item
+ * function for the runtime's fibers, with the macros below. The loop is compiled with the kernel inlined
+ * (flatten, with -fno-semantic-interposition so that the exported kernel may be inlined at all): the ids are
+ * plain induction variables stored into a copy of the group's state that krt__host_item points at for the whole
+ * group, so a get_global_id() in the body needs no thread-local load per work-item where the compiler can see
+ * that the body's stores leave it alone, and a simple loop vectorizes. Without optimization (-O0, for gdb) the
+ * kernel stays a call of its own.
+ * The loop is a function of its own, never inlined into the runner, because the compiler knows that a
+ * function's parameters cannot point at its own locals, while it lets a pointer loaded from memory point at any
+ * local whose address escaped, as the group's state does into krt__host_item: with the arguments read in the
+ * same function, GCC 12 kept every work-item's ids in memory beside the kernel's stores and left the loop scalar
+ * (bench_launch.cl's k4, a saxpy: one float per iteration instead of 16, and the replay of 1,000 of them over
+ * 4,096 floats took 4 us per kernel instead of 1). The call costs a few instructions per run of groups. */
 #define KRT__RUNNER __attribute__((visibility("default")))
+#if defined(__OPTIMIZE__)
+#define KRT__GROUP_FN static __attribute__((noinline, flatten, unused))
+#else
+#define KRT__GROUP_FN static __attribute__((noinline, unused))
 #endif
 
 /* The work-items of one group, x innermost: the loop the compiler vectorizes, with the y and z ids invariant in

@@ -59,6 +59,7 @@ int ctx_sync(CtxObject *c)
     r = krt_context_synchronize(c->ctx);
     Py_END_ALLOW_THREADS
     if (r != KRT_SUCCESS) {
+        if (r == KRT_ERROR_DEVICE_LOST) c->lost = 1;
         raise_krt(r);
         return -1;
     }
@@ -226,6 +227,14 @@ static PyObject *ctx_close(CtxObject *c, PyObject *unused)
     if (c->closed) Py_RETURN_NONE;
     int rc = ctx_sync(c);
     c->closed = 1;
+    /* A lost device (krt.DeviceLostError, raised by the call that saw it): closing is how the program leaves the
+     * context, so it does not raise again, and what was deferred behind work that will never complete is released. */
+    if (rc < 0 && c->lost) {
+        PyErr_Clear();
+        for (qstate *s = &c->dq; s; s = s->next) s->done = s->ticket;
+        ctx_drain(c);
+        Py_RETURN_NONE;
+    }
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
 }

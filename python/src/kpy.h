@@ -81,6 +81,7 @@ typedef struct {
     PyObject_HEAD
     krt_context *ctx;
     int closed;
+    int lost; /* a synchronize answered KRT_ERROR_DEVICE_LOST: the context can only be closed (docs/python.md) */
     int is_cuda;
     krt_device_info info;
     qstate dq;       /* the default queue; user queues follow on dq.next */

@@ -694,6 +694,8 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
         goto fail;
     }
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->lost_lock, NULL);
+    atomic_init(&ctx->lost, 0);
     atomic_init(&ctx->free_generation, 1);
     krt__log_init(&ctx->log, &d.logger);
     ctx->trace = krt__log_enabled(&ctx->log, KRT_LOG_TRACE);
@@ -719,8 +721,18 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
         goto fail;
     if (d.checks == KRT_CHECK_BOUNDS && (r = krt__checks_init(ctx)) != KRT_SUCCESS)
         goto fail;
-    if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS)
+    if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS) {
+        /* krt's drivers keep a lost device lost while any context that used it is alive, and recover it when the last
+         * one is destroyed (driver/fault.c). */
+        if (r == KRT_ERROR_DEVICE_LOST)
+            r = krt__fail(KRT_ERROR_DEVICE_LOST,
+                          "krt_context_create: the device %s (driver %s) is lost (zeCommandListCreateImmediate "
+                          "answered ZE_RESULT_ERROR_DEVICE_LOST): a context on it saw a fault and is still alive, or "
+                          "the device itself failed; destroy every context on the device and create the context "
+                          "again",
+                          ctx->info.name, ctx->info.driver_name);
         goto fail;
+    }
     krt__wisdom_init(ctx);
     krt__logf(&ctx->log, KRT_LOG_INFO, "context on %s (driver %s), max group %u, extension max group size: %s",
               ctx->info.name, ctx->info.driver_name, ctx->info.max_group_size,
@@ -733,6 +745,7 @@ fail:
         krt__checks_fini(ctx);
         share_leave(ctx);
         pthread_mutex_destroy(&ctx->lock);
+        pthread_mutex_destroy(&ctx->lost_lock);
         free(ctx);
     }
     pthread_mutex_lock(&live_lock);
@@ -795,6 +808,12 @@ void krt_context_destroy(krt_context *ctx)
     ctx->peer_queue = NULL; /* one of ctx->queues, destroyed with them */
     pthread_mutex_unlock(&ctx->share->staging_lock);
     pthread_mutex_lock(&ctx->lock);
+    /* On a lost context drain could not wait (nothing more can be appended to wait with): the queues go first, each
+     * list's destroy letting what its device still runs run out (krt's CPU drivers do; a GPU's lost context runs
+     * nothing), so that no kernel is left running after its module is gone. */
+    if (krt__is_lost(ctx))
+        while (ctx->queues)
+            krt__queue_destroy_locked(ctx->queues);
     while (ctx->recordings)
         krt__recording_free_locked(ctx->recordings);
     while (ctx->modules)
@@ -811,6 +830,7 @@ void krt_context_destroy(krt_context *ctx)
     share_leave(ctx);
     krt__wisdom_fini(ctx);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->lost_lock);
     free(ctx);
 
     pthread_mutex_lock(&live_lock);

@@ -89,6 +89,8 @@ krt_result krt_event_create(krt_context *ctx, const krt_event_desc *desc, krt_ev
     uint32_t flags = desc ? desc->flags : 0;
     if (flags & ~(uint32_t)KRT_EVENT_FLAG_TIMESTAMP)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_create: unknown flags 0x%x", flags);
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     return krt__event_create(ctx, flags, 0, out);
 }
 
@@ -131,24 +133,35 @@ krt_result krt_event_synchronize(krt_event *event, uint64_t timeout_ns)
 {
     if (!event)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_synchronize: event is NULL");
-    ze_result_t zr = KRT__ZE(event->ctx->ddi, Event, HostSynchronize)(event->ze, timeout_ns);
+    krt_context *ctx = event->ctx;
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
+    ze_result_t zr = KRT__ZE(ctx->ddi, Event, HostSynchronize)(event->ze, timeout_ns);
     if (zr == ZE_RESULT_NOT_READY)
         return KRT_TIMEOUT;
-    krt_result r = krt__ze(zr, "zeEventHostSynchronize");
-    return r == KRT_SUCCESS ? krt__checks_report(event->ctx) : r;
+    krt_result r = krt__ze_ctx(ctx, NULL, zr, "zeEventHostSynchronize");
+    /* An event the host set (a host task's, skipped because its queue's device was lost) says nothing of the device:
+     * the context does. */
+    if (r == KRT_SUCCESS && krt__is_lost(ctx))
+        return krt__lost_again(ctx);
+    return r == KRT_SUCCESS ? krt__checks_report(ctx) : r;
 }
 
 krt_result krt_event_query(krt_event *event)
 {
     if (!event)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_query: event is NULL");
-    return krt__ze(KRT__ZE(event->ctx->ddi, Event, QueryStatus)(event->ze), "zeEventQueryStatus");
+    if (krt__is_lost(event->ctx))
+        return krt__lost_again(event->ctx);
+    return krt__ze_ctx(event->ctx, NULL, KRT__ZE(event->ctx->ddi, Event, QueryStatus)(event->ze), "zeEventQueryStatus");
 }
 
 krt_result krt_event_reset(krt_event *event)
 {
     if (!event)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_event_reset: event is NULL");
+    if (krt__is_lost(event->ctx))
+        return krt__lost_again(event->ctx);
     return krt__ze(KRT__ZE(event->ctx->ddi, Event, HostReset)(event->ze), "zeEventHostReset");
 }
 
@@ -160,10 +173,12 @@ krt_result krt_event_kernel_time(krt_event *event, uint64_t *start_ns, uint64_t 
     if (!(event->flags & KRT_EVENT_FLAG_TIMESTAMP))
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
                          "krt_event_kernel_time: the event was created without KRT_EVENT_FLAG_TIMESTAMP");
+    if (krt__is_lost(event->ctx))
+        return krt__lost_again(event->ctx);
     ze_result_t zr = KRT__ZE(event->ctx->ddi, Event, QueryStatus)(event->ze);
     if (zr == ZE_RESULT_NOT_READY)
         return KRT_NOT_READY;
-    krt_result r = krt__ze(zr, "zeEventQueryStatus");
+    krt_result r = krt__ze_ctx(event->ctx, NULL, zr, "zeEventQueryStatus");
     if (r != KRT_SUCCESS)
         return r;
     ze_kernel_timestamp_result_t ts;

@@ -18,6 +18,8 @@ static krt_result builtin_kernel(krt_context *ctx, const char *name, krt_kernel 
         r = krt__module_create_builtin(ctx, &ctx->builtin);
     krt_module *m = ctx->builtin;
     pthread_mutex_unlock(&ctx->lock);
+    if (r == KRT_ERROR_DEVICE_LOST)
+        return krt__lost(ctx, NULL, "zeModuleCreate (the built-in fill kernels)");
     if (r != KRT_SUCCESS)
         return r;
     return krt_kernel_get(m, name, out);
@@ -37,6 +39,8 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
                          size, pattern_size);
     if (queue && queue->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: the queue belongs to another context");
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     if (size > (size_t)PTRDIFF_MAX || size > UINTPTR_MAX - (uintptr_t)dst)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memfill: size %zu is larger than any object can be", size);
     /* A krt_alloc allocation is checked against its size without asking the driver; other pointers must at
@@ -51,8 +55,8 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
     if (size == 0)
         return KRT_SUCCESS;
 
-    /* The host device fills natively (its driver's fill is a host loop); the built-in fill kernels take a ulong16
-     * by value, which the host device's native kernel ABI does not pass. */
+    /* The host device fills natively (its driver's fill is a host loop): the built-in fill kernels are embedded
+     * as SPIR-V only, without the native library the host device would call. */
     if (ctx->host) {
         krt_queue *q = queue ? queue : ctx->default_queue;
         pthread_mutex_lock(&q->lock);
@@ -62,7 +66,7 @@ krt_result krt_memfill(krt_context *ctx, krt_queue *queue, void *dst, const void
         if (q->rec && zr == ZE_RESULT_SUCCESS)
             krt__queue_count(q, KRT__REC_FILL);
         pthread_mutex_unlock(&q->lock);
-        return krt__ze(zr, "zeCommandListAppendMemoryFill");
+        return krt__ze_ctx(ctx, q, zr, "zeCommandListAppendMemoryFill");
     }
     /* The pattern goes by value, as a ulong16 of 128 bytes, repeated to fill it: nothing is allocated. */
     uint64_t words[16];

@@ -78,6 +78,11 @@ static void run_one(krt__host_worker *w, const krt__host_item *t)
         HT_ZE(w->queue->ctx, Event, HostReset)(start->ze);
         if (t->fn)
             t->fn(t->data);
+    } else if (zr == ZE_RESULT_ERROR_DEVICE_LOST) {
+        /* The work before the task ran on a device that was lost: fn does not run on what it left. The context is
+         * lost from here (fault.c takes no lock of the context with a queue: the destroy holds ctx->lock while it
+         * joins this thread), so the waits for the task's signal event say so. */
+        krt__lost(w->queue->ctx, w->queue, "zeEventHostSynchronize (a host task's wait for its queue)");
     } else {
         krt__logf(&w->queue->ctx->log, KRT_LOG_ERROR, "host task skipped: waiting for its queue failed (%s)",
                   krt__ze_name(zr));
@@ -298,7 +303,7 @@ static krt_result record_host_task(krt_context *ctx, krt_queue *q, const krt_hos
         if (zr != ZE_RESULT_SUCCESS)
             rec->broken = 1;
     }
-    r = krt__ze(zr, "zeCommandListAppendBarrier (a recorded host task)");
+    r = krt__ze_ctx(ctx, q, zr, "zeCommandListAppendBarrier (a recorded host task)");
     if (r == KRT_SUCCESS)
         krt__queue_count(q, KRT__REC_HOST_TASK);
     pthread_mutex_unlock(&q->lock);
@@ -325,6 +330,8 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
     krt_queue *q = desc->queue ? desc->queue : ctx->default_queue;
     if (q->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_host_task: the queue belongs to another context");
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     krt_result r = krt__events_check(ctx, "krt_host_task", desc->wait, desc->num_wait, desc->signal);
     if (r != KRT_SUCCESS)
         return r;
@@ -369,9 +376,9 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
     }
     if (zr == ZE_RESULT_SUCCESS) {
         zr = HT_ZE(ctx, CommandList, AppendBarrier)(q->list, w->start->ze, desc->num_wait, desc->num_wait ? wait : NULL);
-        r = krt__ze(zr, "zeCommandListAppendBarrier");
+        r = krt__ze_ctx(ctx, q, zr, "zeCommandListAppendBarrier (a host task)");
     } else {
-        r = krt__ze(zr, "zeCommandListAppendEventReset");
+        r = krt__ze_ctx(ctx, q, zr, "zeCommandListAppendEventReset (a host task)");
     }
     if (r != KRT_SUCCESS) {
         pthread_mutex_unlock(&q->lock);
@@ -381,7 +388,7 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
     krt__host_item item = { desc->fn, desc->data, desc->signal, 1, NULL, NULL };
     zr = HT_ZE(ctx, CommandList, AppendWaitOnEvents)(q->list, 1, &w->done->ze);
     if (zr != ZE_RESULT_SUCCESS) {
-        r = krt__ze(zr, "zeCommandListAppendWaitOnEvents");
+        r = krt__ze_ctx(ctx, q, zr, "zeCommandListAppendWaitOnEvents (a host task)");
         item = (krt__host_item){ NULL, NULL, NULL, 0, NULL, NULL };
     } else {
         q->appended++;
@@ -389,7 +396,7 @@ krt_result krt_host_task(krt_context *ctx, const krt_host_task_desc *desc)
         if (zr != ZE_RESULT_SUCCESS) {
             /* The queue waits for done but would not reset it: the thread signals it (else the queue hangs) and
              * the next task resets it first. */
-            r = krt__ze(zr, "zeCommandListAppendEventReset");
+            r = krt__ze_ctx(ctx, q, zr, "zeCommandListAppendEventReset (a host task)");
             item = (krt__host_item){ NULL, NULL, NULL, 1, NULL, NULL };
             w->reset_owed = 1;
         } else {

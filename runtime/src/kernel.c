@@ -3,6 +3,7 @@
  * and the kernel's driver properties, queried once through a pNext chain built in a scoped arena.
  */
 #include "krt_internal.h"
+#include "../../driver/include/ze_krt_private_memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,24 +47,34 @@ krt_result krt__kernel_create(krt_module *module, uint32_t index, krt_kernel **o
         k->slots[i].value = value;
         value += align_up(args[i].size ? args[i].size : 1, 16);
     }
-    /* The host device calls the native function through libffi with C's scalar and pointer types only. */
-    for (uint32_t i = 0; module->ctx->host && i < kr->num_args; i++) {
-        const krt_arg_info *a = &args[i];
-        int ok = a->kind == KRT_ARG_GLOBAL_POINTER || a->kind == KRT_ARG_CONSTANT_POINTER ||
-                 a->kind == KRT_ARG_LOCAL_POINTER ||
-                 (a->kind == KRT_ARG_SCALAR && a->vector_width == 1 && a->type != KRT_TYPE_FLOAT16);
-        if (!ok) {
+    ze_kernel_desc_t kd = { .stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = kr->name };
+    ze_result_t zr = KRT__ZE(module->ctx->ddi, Kernel, Create)(module->ze, &kd, &k->ze);
+    if (zr == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE && module->ctx->host) {
+        /* The host device passes every argument with a layout to a library of native ABI 4 (its runner reads each
+         * with its C type); an older library's kernels are called through libffi, which has no half, vector or
+         * struct type. */
+        for (uint32_t i = 0; i < kr->num_args; i++) {
+            const krt_arg_info *a = &args[i];
+            if (a->kind == KRT_ARG_GLOBAL_POINTER || a->kind == KRT_ARG_CONSTANT_POINTER ||
+                a->kind == KRT_ARG_LOCAL_POINTER ||
+                (a->kind == KRT_ARG_SCALAR && a->vector_width == 1 && a->type != KRT_TYPE_FLOAT16))
+                continue;
             free(block);
+            if (a->kind == KRT_ARG_OTHER)
+                return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                                 "kernel %s, argument %u (%s): the host device passes no argument of this type (an "
+                                 "image, a sampler, or a type without a layout)",
+                                 kr->name, i, a->name[0] ? a->name : "unnamed");
             return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
-                             "kernel %s, argument %u (%s): the host device passes pointers and scalars (not half) "
-                             "only, not a %s%s",
+                             "kernel %s, argument %u (%s): a %s%s, which the host device passes to kernel libraries "
+                             "of native ABI 4 only: this one is older (pointers and scalars, not half); rebuild it "
+                             "with this krt's krt-cc --host",
                              kr->name, i, a->name[0] ? a->name : "unnamed",
-                             a->kind == KRT_ARG_SCALAR && a->vector_width > 1 ? "vector " : "",
+                             a->kind == KRT_ARG_SCALAR && a->vector_width > 1 ? "vector of " : "",
                              a->kind == KRT_ARG_SCALAR ? krt_scalar_type_name(a->type) : krt_arg_kind_name(a->kind));
         }
     }
-    ze_kernel_desc_t kd = { .stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = kr->name };
-    krt_result r = krt__ze(KRT__ZE(module->ctx->ddi, Kernel, Create)(module->ze, &kd, &k->ze), "zeKernelCreate");
+    krt_result r = krt__ze(zr, "zeKernelCreate");
     if (r != KRT_SUCCESS) {
         free(block);
         return r;
@@ -154,16 +165,26 @@ krt_result krt__kernel_query_properties(krt_kernel *k, int has_max_ext, krt_kern
     ze_kernel_max_group_size_properties_ext_t *maxp = NULL;
     if (has_max_ext)
         maxp = krt__arena_alloc(&arena, sizeof *maxp, _Alignof(ze_kernel_max_group_size_properties_ext_t));
-    if (!kp || !pref || (has_max_ext && !maxp)) {
+    /* A krt driver's private memory and its limit (ZE_krt_private_memory), last in the chain. */
+    ze_krt_kernel_private_memory_properties_t *pm = NULL;
+    if (k->ctx->drv->has_private_memory_ext)
+        pm = krt__arena_alloc(&arena, sizeof *pm, _Alignof(ze_krt_kernel_private_memory_properties_t));
+    if (!kp || !pref || (has_max_ext && !maxp) || (k->ctx->drv->has_private_memory_ext && !pm)) {
         krt__arena_release(&arena);
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "property chain does not fit its arena");
     }
     kp->stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
     kp->pNext = pref;
     pref->stype = ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES;
+    void **tail = &pref->pNext;
     if (maxp) {
-        pref->pNext = maxp;
+        *tail = maxp;
         maxp->stype = ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES;
+        tail = &maxp->pNext;
+    }
+    if (pm) {
+        *tail = pm;
+        pm->stype = ZE_STRUCTURE_TYPE_KRT_KERNEL_PRIVATE_MEMORY_PROPERTIES;
     }
     krt_result r = krt__ze(KRT__ZE(k->ctx->ddi, Kernel, GetProperties)(k->ze, kp), "zeKernelGetProperties");
     if (r == KRT_SUCCESS) {
@@ -186,6 +207,10 @@ krt_result krt__kernel_query_properties(krt_kernel *k, int has_max_ext, krt_kern
         out->local_mem_size = kp->localMemSize;
         out->private_mem_size = kp->privateMemSize;
         out->spill_mem_size = kp->spillMemSize;
+        /* Kernel state beside the public properties (the caller holds the kernel's lock). */
+        k->private_bytes = pm ? pm->privateMemSize : kp->privateMemSize;
+        k->private_max = pm ? pm->maxPrivateMemSize : 0;
+        k->private_per_group = pm && pm->perGroup;
     }
     krt__arena_release(&arena);
     return r;

@@ -91,6 +91,7 @@ typedef struct krt__driver_entry {
     int has_exact_range_ext;
     int has_native_queue_ext; /* ZE_krt_native_queue (ze_cuda): krt_queue_native */
     int has_build_log_ext;    /* ZE_krt_build_log (krt's drivers): a failed build's log with several drivers loaded */
+    int has_private_memory_ext; /* ZE_krt_private_memory (krt's drivers): a kernel's private memory and its limit */
     int has_bounds_check_ext; /* ZE_krt_bounds_check (ze_pocl, ze_cuda): checked launches, checks.c */
     struct krt__driver_entry *next;
 } krt__driver_entry;
@@ -223,6 +224,12 @@ struct krt_context {
     void *staging;
     krt_queue *peer_queue;
 
+    /* Faults (fault.c): 1 once a call saw the device lost; from then on every call that would make the device work
+     * answers KRT_ERROR_DEVICE_LOST with lost_message, which the first one wrote (under lost_lock, before the release
+     * store of lost) and nothing changes after. */
+    atomic_int lost;
+    pthread_mutex_t lost_lock;
+    char lost_message[1536];
     /* Checked launches (checks.c): the bounds table and the ring of recent checked launches; NULL unchecked. */
     struct krt__checks *checks;
 };
@@ -349,6 +356,10 @@ struct krt_kernel {
     pthread_mutex_t lock;
     int props_valid;
     krt_kernel_properties props;
+    /* With the properties, from ZE_krt_private_memory (0, 0, 0 without it): a work-item's private bytes unclamped, the
+     * most the device gives one, and whether the group shares that (launch_config.c refuses or caps the group). */
+    uint64_t private_bytes, private_max;
+    int private_per_group;
     uint32_t group_set[3]; /* the group size last given to zeKernelSetGroupSize; 0 = none yet */
     uint64_t exact_set[3]; /* the true range last given to the driver (ZE_krt_exact_range); 0 = none yet */
 
@@ -473,6 +484,66 @@ int krt__wisdom_find(krt_kernel *kernel, uint32_t dims, const uint64_t size[3], 
 void krt__wisdom_init(krt_context *ctx);
 void krt__wisdom_fini(krt_context *ctx);
 
+/* ---- fault.c: a lost device ----------------------------------------------------------------------------- */
+
+/* The kernels appended to a queue (or recorded) since its last completed wait, for a fault's message: the first
+ * KRT__INFLIGHT of them by launch number, each slot tagged with the number it holds (0: empty), written with two
+ * relaxed stores on the launch path and read without a lock by fault.c. A module's destroy empties the slots of its
+ * kernels. */
+#define KRT__INFLIGHT 8
+typedef struct krt__inflight {
+    _Atomic(const struct krt_kernel *) kernel[KRT__INFLIGHT];
+    atomic_uint_fast64_t seq[KRT__INFLIGHT]; /* the launch's number + 1 */
+    atomic_uint_fast64_t launches;           /* launches so far (written under the queue's lock) */
+    atomic_uint_fast64_t done;               /* launches the last completed wait covered */
+} krt__inflight;
+
+/* One more launch of k: kept when it is among the first KRT__INFLIGHT since the last completed wait. The caller holds
+ * the lock that orders the appends (the queue's). */
+static inline void krt__inflight_push(krt__inflight *f, const struct krt_kernel *k)
+{
+    uint64_t n = atomic_load_explicit(&f->launches, memory_order_relaxed);
+    if (n - atomic_load_explicit(&f->done, memory_order_relaxed) < KRT__INFLIGHT) {
+        atomic_store_explicit(&f->kernel[n % KRT__INFLIGHT], k, memory_order_relaxed);
+        atomic_store_explicit(&f->seq[n % KRT__INFLIGHT], n + 1, memory_order_relaxed);
+    }
+    atomic_store_explicit(&f->launches, n + 1, memory_order_relaxed);
+}
+
+/* A replay of a recording whose launches `from` recorded: they are in flight on the queue `to` now. */
+static inline void krt__inflight_append(krt__inflight *to, krt__inflight *from)
+{
+    uint64_t n = atomic_load_explicit(&from->launches, memory_order_relaxed);
+    for (uint64_t i = 0; i < n; i++) {
+        const struct krt_kernel *k = NULL;
+        if (i < KRT__INFLIGHT && atomic_load_explicit(&from->seq[i], memory_order_relaxed) == i + 1)
+            k = atomic_load_explicit(&from->kernel[i], memory_order_relaxed);
+        if (i >= KRT__INFLIGHT) {
+            /* Past the ones kept, only counted. */
+            atomic_fetch_add_explicit(&to->launches, n - i, memory_order_relaxed);
+            break;
+        }
+        krt__inflight_push(to, k);
+    }
+}
+
+/* Whether the context's device was lost (a call saw KRT_ERROR_DEVICE_LOST). */
+static inline int krt__is_lost(krt_context *ctx)
+{
+    return atomic_load_explicit(&ctx->lost, memory_order_acquire);
+}
+/* The first call to see the device lost writes the context's message: the device, the call, and the kernels in flight
+ * on q, the queue whose append or wait saw it, then on the other queues (every queue of the context when q is NULL: the
+ * caller must not hold ctx->lock then; with q, ctx->lock is only tried for a while, so the queue's host-task thread,
+ * which the destroy joins under that lock, may call it). Every call returns KRT_ERROR_DEVICE_LOST with that message. */
+krt_result krt__lost(krt_context *ctx, struct krt_queue *q, const char *what);
+/* KRT_ERROR_DEVICE_LOST with the message of the context's loss (krt__is_lost holds). */
+krt_result krt__lost_again(krt_context *ctx);
+/* krt__ze, with a DEVICE_LOST result made the context's loss (krt__lost). */
+krt_result krt__ze_ctx(krt_context *ctx, struct krt_queue *q, ze_result_t zr, const char *what);
+/* A module is going: its kernels leave every queue's and recording's record. Caller holds ctx->lock. */
+void krt__inflight_forget_module(krt_context *ctx, const struct krt_module *module);
+
 /* ---- queue.c / event.c ----------------------------------------------------------------------------- */
 
 struct krt_queue {
@@ -507,6 +578,10 @@ struct krt_queue {
     ze_command_list_handle_t pro, epi;
     krt_event *rin, *rout;
     atomic_int replay_ready;
+    /* fault.c: the kernels launched since the last completed wait (pushed under lock); sync_launches is the launch
+     * count the barrier of the pending wait covers (sync_lock). */
+    krt__inflight inflight;
+    uint64_t sync_launches;
 };
 
 struct krt_event {
@@ -564,6 +639,8 @@ struct krt_recording {
     krt_queue **queues;
     uint32_t num_queues, cap_queues;
     krt_recording *next;           /* ctx->recordings, under ctx->lock, once ended */
+    /* fault.c: its first launches, which each replay adds to the replaying queue's record (krt__inflight). */
+    krt__inflight inflight;
 };
 
 enum { KRT__REC_LAUNCH, KRT__REC_COPY, KRT__REC_FILL, KRT__REC_HOST_TASK, KRT__REC_BARRIER };

@@ -486,6 +486,9 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
     ze_result_t zr = KRT__ZE(q->ctx->ddi, CommandList, AppendLaunchKernel)(krt__queue_target(q), k->ze, &count, d->signal ? d->signal->ze : NULL,
                                                      d->num_wait, d->num_wait ? wait : NULL);
     q->appended++;
+    /* What is in flight, for a fault's message (fault.c): on the queue, or in the recording a replay will run. */
+    if (zr == ZE_RESULT_SUCCESS)
+        krt__inflight_push(q->rec ? &q->rec->inflight : &q->inflight, k);
     if (q->rec && zr == ZE_RESULT_SUCCESS)
         krt__queue_count(q, KRT__REC_LAUNCH);
     pthread_mutex_unlock(&q->lock);
@@ -498,6 +501,10 @@ out:
     pthread_mutex_unlock(&k->lock);
     if (wait != wait_stack)
         free(wait);
+    /* The device was lost: the context's loss, told outside the kernel's lock (fault.c takes no lock of the context
+     * with a queue, but the message is written once for every caller). */
+    if (r == KRT_ERROR_DEVICE_LOST)
+        r = krt__lost(ctx, q, "zeCommandListAppendLaunchKernel");
     return r;
 }
 
@@ -509,6 +516,9 @@ krt_result krt_launch(krt_kernel *kernel, const krt_launch_desc *desc)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: args is NULL with num_args %u", desc->num_args);
     if (desc->num_wait > 0 && !desc->wait)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_launch: wait is NULL with num_wait %u", desc->num_wait);
+    /* A lost context launches nothing: one load on the launch path (fault.c). */
+    if (krt__is_lost(kernel->ctx))
+        return krt__lost_again(kernel->ctx);
     return krt__launch(kernel, desc);
 }
 

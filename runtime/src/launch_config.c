@@ -538,6 +538,25 @@ krt_result krt__config_compute(const krt__config_input *in, krt_launch_config *o
     return finish(in, out, 0);
 }
 
+/* Issue 39: a kernel whose work-items need more private memory than the device gives one (ZE_krt_private_memory, krt's
+ * drivers) cannot run at any group: on a CPU device it would overrun the stack it runs on and end the process. It is
+ * refused at launch (and by krt_launch_config_get, so krt-info shows why), naming both sizes. Caller holds k's lock,
+ * after the properties were read. */
+static krt_result private_refused(const krt_kernel *k)
+{
+    if (!k->private_max || k->private_bytes <= k->private_max)
+        return KRT_SUCCESS;
+    char need[64];
+    if (k->private_bytes == UINT64_MAX)
+        snprintf(need, sizeof need, "more bytes than 64 bits count");
+    else
+        snprintf(need, sizeof need, "%llu bytes", (unsigned long long)k->private_bytes);
+    return krt__fail(KRT_ERROR_OUT_OF_DEVICE_MEMORY,
+                     "%s needs %s of private memory per work-item (its private variables and its callees'), more "
+                     "than the %llu bytes the device %s gives a work-item: it cannot be launched there",
+                     k->refl->name, need, (unsigned long long)k->private_max, k->ctx->info.name);
+}
+
 static void input_fill(krt_kernel *k, const krt_kernel_properties *p, const krt__config_key *key,
                        krt__config_input *in)
 {
@@ -569,6 +588,13 @@ static void input_fill(krt_kernel *k, const krt_kernel_properties *p, const krt_
     if (!in->required[0])
         krt__wisdom_find(k, key->dims, in->size, in->tuned);
     in->uses_barrier = k->refl->uses_barrier;
+    /* Where a group's work-items share the device's private memory (a CPU driver's barrier kernel keeps their
+     * variables on one stack), the group is as large as that memory holds: the kernel's maximum for this launch. */
+    if (k->private_per_group && k->private_max && k->private_bytes && k->private_bytes <= k->private_max) {
+        uint64_t fit = k->private_max / k->private_bytes;
+        if (fit < in->kernel_max)
+            in->kernel_max = (uint32_t)fit;
+    }
     in->inexact = !k->ctx->drv->has_exact_range_ext;
     in->uses_static_local = k->refl->uses_static_local || p->local_mem_size > 0;
 }
@@ -691,6 +717,8 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
             return r;
         if ((r = krt__kernel_query_properties(k, has_ext, &props)) != KRT_SUCCESS)
             return r;
+        if ((r = private_refused(k)) != KRT_SUCCESS)
+            return r;
         krt__config_input in;
         input_fill(k, &props, &key, &in);
         if ((r = krt__config_compute(&in, &k->unmemoized)) != KRT_SUCCESS)
@@ -720,6 +748,8 @@ krt_result krt__config_lookup(krt_kernel *k, const krt_ndrange *range, uint32_t 
             return group_choice_refused(k);
         krt_kernel_properties *props;
         if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
+            return r;
+        if ((r = private_refused(k)) != KRT_SUCCESS)
             return r;
         krt__config_input in;
         krt_launch_config cfg;
@@ -752,6 +782,8 @@ krt_result krt__config_static_for(krt_kernel *k, const krt_ndrange *range, uint3
     }
     krt_kernel_properties *props;
     if ((r = krt__kernel_properties_locked(k, &props)) != KRT_SUCCESS)
+        return r;
+    if ((r = private_refused(k)) != KRT_SUCCESS)
         return r;
     krt__config_input in;
     input_fill(k, props, &key, &in);

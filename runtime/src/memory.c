@@ -226,6 +226,8 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: size is 0");
     if (d.alignment & (d.alignment - 1))
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_alloc: alignment %zu is not a power of two", d.alignment);
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
 
     void *p = NULL;
     ze_result_t zr;
@@ -250,6 +252,11 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
         return krt__fail(KRT_ERROR_OUT_OF_DEVICE_MEMORY,
                          "krt_alloc of %zu bytes: larger than the device's largest allocation (%llu bytes)", size,
                          (unsigned long long)ctx->dev->props.maxMemAllocSize);
+    /* A lost device is the context's loss, whatever the allocation (fault.c). */
+    if (zr == ZE_RESULT_ERROR_DEVICE_LOST)
+        return krt__lost(ctx, NULL, d.kind == KRT_MEMORY_HOST     ? "zeMemAllocHost"
+                                    : d.kind == KRT_MEMORY_SHARED ? "zeMemAllocShared"
+                                                                  : "zeMemAllocDevice");
     if (zr != ZE_RESULT_SUCCESS)
         return krt__fail(krt__from_ze(zr), "krt_alloc of %zu bytes (kind %d, alignment %zu) failed: %s", size,
                          (int)d.kind, d.alignment, krt__ze_name(zr));
@@ -312,7 +319,7 @@ static krt_result append_copy(krt_queue *q, void *dst, const void *src, size_t s
     if (q->rec && zr == ZE_RESULT_SUCCESS)
         krt__queue_count(q, KRT__REC_COPY);
     pthread_mutex_unlock(&q->lock);
-    return krt__ze(zr, "zeCommandListAppendMemoryCopy");
+    return krt__ze_ctx(q->ctx, q, zr, "zeCommandListAppendMemoryCopy");
 }
 
 /* The internal queue of o that runs the part of a staged copy on o's device. Caller holds o->share->staging_lock. */
@@ -394,6 +401,8 @@ krt_result krt_memcpy(krt_context *ctx, krt_queue *queue, void *dst, const void 
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: %s is NULL", dst ? "src" : "dst");
     if (queue && queue->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_memcpy: the queue belongs to another context");
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     if (size == 0)
         return KRT_SUCCESS;
     /* No object is larger than PTRDIFF_MAX, so such a size is wrong whatever the pointers are (and it keeps

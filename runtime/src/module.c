@@ -411,7 +411,14 @@ krt_result krt_module_create(krt_context *ctx, const krt_module_desc *desc, krt_
                          (int)desc->validation);
     if (desc->num_spec_constants && !desc->spec_constants)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: spec_constants is NULL");
-    return module_create(ctx, desc, 0, out);
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
+    krt_result r = module_create(ctx, desc, 0, out);
+    /* The driver's refusal on a lost device is the context's loss (fault.c; the built-in module's caller, under
+     * ctx->lock, tells it itself). */
+    if (r == KRT_ERROR_DEVICE_LOST)
+        r = krt__lost(ctx, NULL, "zeModuleCreate");
+    return r;
 }
 
 /* The caller holds ctx->lock. */
@@ -435,6 +442,8 @@ void krt__module_destroy_locked(krt_module *m)
         }
     if (ctx->builtin == m)
         ctx->builtin = NULL;
+    /* A fault's message must not name a kernel that is gone (fault.c). */
+    krt__inflight_forget_module(ctx, m);
     for (uint32_t i = 0; i < m->refl.num_kernels; i++)
         krt__kernel_destroy(m->kernels[i]);
     if (m->ze)

@@ -29,8 +29,11 @@ krt_result krt__queue_create(krt_context *ctx, const krt_queue_desc *desc, int i
     ze_krt_native_queue_desc_t nq = { ZE_STRUCTURE_TYPE_KRT_NATIVE_QUEUE_DESC, NULL, &q->native };
     if (ctx->drv->has_native_queue_ext)
         qd.pNext = &nq;
-    krt_result r = krt__ze(KRT__ZE(ctx->ddi, CommandList, CreateImmediate)(ctx->ze, ctx->device, &qd, &q->list),
-                           "zeCommandListCreateImmediate");
+    ze_result_t zr = KRT__ZE(ctx->ddi, CommandList, CreateImmediate)(ctx->ze, ctx->device, &qd, &q->list);
+    /* A context's default queue is made while the context is created (krt_context_create says why a lost device
+     * refuses it); any later queue's refusal is the context's loss. */
+    krt_result r = is_default ? krt__ze(zr, "zeCommandListCreateImmediate")
+                              : krt__ze_ctx(ctx, NULL, zr, "zeCommandListCreateImmediate");
     if (r != KRT_SUCCESS) {
         free(q);
         return r;
@@ -54,6 +57,8 @@ krt_result krt_queue_create(krt_context *ctx, const krt_queue_desc *desc, krt_qu
 {
     if (!ctx || !out)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_create: %s is NULL", ctx ? "out" : "ctx");
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     return krt__queue_create(ctx, desc, 0, out);
 }
 
@@ -81,6 +86,8 @@ static ze_result_t wait_sync_event(krt_queue *q, uint64_t deadline)
  * command appended before the new wait began (the append count says so), else it appends a new barrier. */
 krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
 {
+    if (krt__is_lost(q->ctx))
+        return krt__lost_again(q->ctx);
     pthread_mutex_lock(&q->lock);
     int recording = q->rec != NULL;
     pthread_mutex_unlock(&q->lock);
@@ -114,8 +121,10 @@ static krt_result sync_live(krt_queue *q, uint64_t timeout_ns)
             pthread_mutex_lock(&q->lock);
             zr = KRT__ZE(q->ctx->ddi, CommandList, AppendBarrier)(q->list, q->sync_event->ze, 0, NULL);
             q->pending_mark = ++q->appended;
+            /* The launches this barrier covers: once it completes, they are no longer in flight (fault.c). */
+            q->sync_launches = atomic_load_explicit(&q->inflight.launches, memory_order_relaxed);
             pthread_mutex_unlock(&q->lock);
-            if ((r = krt__ze(zr, "zeCommandListAppendBarrier")) != KRT_SUCCESS)
+            if ((r = krt__ze_ctx(q->ctx, q, zr, "zeCommandListAppendBarrier (a wait for the queue)")) != KRT_SUCCESS)
                 break;
             q->sync_pending = 1;
         }
@@ -124,11 +133,13 @@ static krt_result sync_live(krt_queue *q, uint64_t timeout_ns)
             r = krt__fail(KRT_TIMEOUT, "the queue did not complete within %llu ns", (unsigned long long)timeout_ns);
             break;
         }
-        if ((r = krt__ze(zr, "zeEventHostSynchronize")) != KRT_SUCCESS)
+        if ((r = krt__ze_ctx(q->ctx, q, zr, "zeEventHostSynchronize (a wait for the queue)")) != KRT_SUCCESS)
             break;
         if ((r = krt__ze(KRT__ZE(q->ctx->ddi, Event, HostReset)(q->sync_event->ze), "zeEventHostReset")) != KRT_SUCCESS)
             break;
         q->sync_pending = 0;
+        if (q->sync_launches > atomic_load_explicit(&q->inflight.done, memory_order_relaxed))
+            atomic_store_explicit(&q->inflight.done, q->sync_launches, memory_order_relaxed);
         if (q->pending_mark >= target)
             break;
     }
@@ -239,6 +250,8 @@ krt_result krt_context_synchronize(krt_context *ctx)
     if (own && own->ctx == ctx)
         return krt__fail(KRT_ERROR_INVALID_STATE, "krt_context_synchronize: a host task cannot wait for its own "
                                                   "context (its queue waits for the task)");
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     /* The queues are copied out under the context lock and waited for without it, so that other threads can
      * allocate, create events or queues meanwhile. Each copied queue is held (sync_refs): krt_queue_destroy on
      * another thread meanwhile unlinks it and leaves the freeing to this call. Past 64 queues the lock is held
@@ -291,6 +304,8 @@ krt_result krt_queue_barrier(krt_queue *queue, const krt_barrier_desc *desc)
 {
     if (!queue)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_barrier: queue is NULL");
+    if (krt__is_lost(queue->ctx))
+        return krt__lost_again(queue->ctx);
     krt_barrier_desc d = desc ? *desc : (krt_barrier_desc){ 0 };
     if (d.num_wait > 0 && !d.wait)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_queue_barrier: wait is NULL with num_wait %u", d.num_wait);
@@ -310,7 +325,7 @@ krt_result krt_queue_barrier(krt_queue *queue, const krt_barrier_desc *desc)
     pthread_mutex_unlock(&queue->lock);
     if (wait != stack)
         free(wait);
-    return krt__ze(zr, "zeCommandListAppendBarrier");
+    return krt__ze_ctx(queue->ctx, queue, zr, "zeCommandListAppendBarrier");
 }
 
 krt_result krt_queue_native(krt_queue *queue, void **out)

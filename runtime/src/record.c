@@ -31,6 +31,8 @@ krt_result krt_recording_begin(krt_queue *queue, const krt_recording_desc *desc)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_recording_begin: desc->flags %#x is not 0 (reserved)",
                          desc->flags);
     krt_context *ctx = queue->ctx;
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     krt_recording *rec = calloc(1, sizeof *rec);
     if (!rec)
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "krt_recording_begin: out of host memory");
@@ -39,9 +41,10 @@ krt_result krt_recording_begin(krt_queue *queue, const krt_recording_desc *desc)
     pthread_mutex_init(&rec->qlock, NULL);
     ze_command_list_desc_t ld = { .stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
                                   .commandQueueGroupOrdinal = ctx->dev->compute_ordinal };
-    krt_result r = krt__ze(KRT__ZE(ctx->ddi, CommandList, Create)(ctx->ze, ctx->device, &ld, &rec->list),
-                           "zeCommandListCreate");
+    krt_result r = krt__ze_ctx(ctx, NULL, KRT__ZE(ctx->ddi, CommandList, Create)(ctx->ze, ctx->device, &ld, &rec->list),
+                               "zeCommandListCreate (a recording)");
     if (r != KRT_SUCCESS) {
+        pthread_mutex_destroy(&rec->qlock);
         free(rec);
         return r;
     }
@@ -72,7 +75,10 @@ krt_result krt_recording_end(krt_queue *queue, krt_recording **out)
         return krt__fail(KRT_ERROR_INVALID_STATE, "krt_recording_end: the queue is not recording "
                                                   "(krt_recording_begin first)");
     krt_result r = KRT_SUCCESS;
-    if (rec->broken)
+    /* On a lost context the queue stops recording and the recording is dropped: nothing of it could run. */
+    if (krt__is_lost(ctx))
+        r = krt__lost_again(ctx);
+    else if (rec->broken)
         r = krt__fail(KRT_ERROR_DRIVER, "krt_recording_end: an append failed part-way (a recorded host task); the "
                                         "recording is dropped");
     else
@@ -111,8 +117,8 @@ static krt_result replay_state(krt_queue *q)
         goto out;
     if (!q->rout && (r = krt__event_create(ctx, 0, 1, &q->rout)) != KRT_SUCCESS)
         goto out;
-    if (!q->cq && (r = krt__ze(KRT__ZE(ddi, CommandQueue, Create)(ctx->ze, ctx->device, &qd, &q->cq),
-                               "zeCommandQueueCreate")) != KRT_SUCCESS)
+    if (!q->cq && (r = krt__ze_ctx(ctx, q, KRT__ZE(ddi, CommandQueue, Create)(ctx->ze, ctx->device, &qd, &q->cq),
+                                   "zeCommandQueueCreate (replays)")) != KRT_SUCCESS)
         goto out;
     if (!q->pro) {
         ze_command_list_handle_t l;
@@ -185,6 +191,8 @@ krt_result krt_replay(krt_recording *rec, const krt_replay_desc *desc)
     krt_context *ctx = rec->ctx;
     if (desc->num_wait > 0 && !desc->wait)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_replay: wait is NULL with num_wait %u", desc->num_wait);
+    if (krt__is_lost(ctx))
+        return krt__lost_again(ctx);
     krt_queue *q = desc->queue ? desc->queue : ctx->default_queue;
     if (q->ctx != ctx)
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_replay: the queue belongs to another context than the "
@@ -235,20 +243,22 @@ krt_result krt_replay(krt_recording *rec, const krt_replay_desc *desc)
     }
     ze_result_t zr = KRT__ZE(ddi, CommandList, AppendBarrier)(q->list, q->rin->ze, desc->num_wait,
                                                              desc->num_wait ? wait : NULL);
-    if ((r = krt__ze(zr, "zeCommandListAppendBarrier (before a replay)")) != KRT_SUCCESS) {
+    if ((r = krt__ze_ctx(ctx, q, zr, "zeCommandListAppendBarrier (before a replay)")) != KRT_SUCCESS) {
         pthread_mutex_unlock(&q->lock);
         goto out;
     }
     q->appended++;
     ze_command_list_handle_t lists[3] = { q->pro, rec->list, q->epi };
     zr = KRT__ZE(ddi, CommandQueue, ExecuteCommandLists)(q->cq, 3, lists, NULL);
-    if ((r = krt__ze(zr, "zeCommandQueueExecuteCommandLists")) != KRT_SUCCESS) {
+    if ((r = krt__ze_ctx(ctx, q, zr, "zeCommandQueueExecuteCommandLists (a replay)")) != KRT_SUCCESS) {
         /* Nothing consumes rin: reset it in queue order, so that the next replay waits for its own barrier. */
         if (KRT__ZE(ddi, CommandList, AppendEventReset)(q->list, q->rin->ze) == ZE_RESULT_SUCCESS)
             q->appended++;
         pthread_mutex_unlock(&q->lock);
         goto out;
     }
+    /* The recording's kernels are in flight on the queue now (fault.c). */
+    krt__inflight_append(&q->inflight, &rec->inflight);
     if (w)
         krt__host_replay_push(w, rec->tasks, rec->num_tasks);
     zr = KRT__ZE(ddi, CommandList, AppendBarrier)(q->list, desc->signal ? desc->signal->ze : NULL, 1, &q->rout->ze);
@@ -259,7 +269,7 @@ krt_result krt_replay(krt_recording *rec, const krt_replay_desc *desc)
             q->appended++;
     }
     pthread_mutex_unlock(&q->lock);
-    if ((r = krt__ze(zr, "zeCommandListAppendBarrier (after a replay)")) == KRT_SUCCESS)
+    if ((r = krt__ze_ctx(ctx, q, zr, "zeCommandListAppendBarrier (after a replay)")) == KRT_SUCCESS)
         atomic_fetch_add_explicit(&rec->replays, 1, memory_order_relaxed);
 out:
     if (wait != wait_stack)

@@ -28,17 +28,32 @@ $(HOST_OFFBYONE) $(HOST_VADD): $(BUILD)/test/host_%: test/host/host_%.c test/hos
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_TEST_FLAGS) $< -o $@ $(LDFLAGS) -ldl
 
-# vadd as a library of ABI 2 was: compiled with krt-cc's flags but without its group-runner pass, and saying
-# ABI 2 (abi2_version.c overrides the header's weak krt_host_abi_version). test_host.c runs it through the host
-# device's per-work-item path (older_libraries_run_per_work_item).
-HOST_ABI2_SO := $(BUILD)/test-kernels/abi2/vadd.so
-tests: $(HOST_ABI2_SO)
-all: $(HOST_ABI2_SO)
+# Libraries of older native ABIs, each linked with abi_version.c saying its version (the header's
+# krt_host_abi_version is weak), which test_host.c runs through the host device's paths for them:
+# - abi2/vadd.so, vadd as a library of ABI 2 was: compiled with krt-cc's flags but without its group-runner pass
+#   (older_libraries_run_per_work_item: one libffi call per work-item);
+# - abi3/runners.so, vadd and reduce with the runners of ABI 3, which take the kernel's parameters
+#   (test/host/abi3_runners.c), and abi3/krt_byvalue.so, test/kernels/krt_byvalue.cl's kernels saying ABI 3,
+#   whose struct, vector and half arguments libffi cannot pass (abi3_libraries_run_through_libffi).
+HOST_OLD_ABI_SOS := $(BUILD)/test-kernels/abi2/vadd.so $(BUILD)/test-kernels/abi3/runners.so \
+                    $(BUILD)/test-kernels/abi3/krt_byvalue.so
+tests: $(HOST_OLD_ABI_SOS)
+all: $(HOST_OLD_ABI_SOS)
 
-$(HOST_ABI2_SO): kernels/vadd.cl test/host/abi2_version.c $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+$(BUILD)/test-kernels/abi%/version.o: test/host/abi_version.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -Wall -Wextra -Werror -fPIC -c test/host/abi2_version.c -o $(@:.so=_version.o)
-	$(CC) $$($(BINDIR)/krt-cc --host --print-flags) kernels/vadd.cl -x none $(@:.so=_version.o) -o $@ -lm
+	$(CC) -std=c11 -Wall -Wextra -Werror -fPIC -DKRT_TEST_ABI=$*u -c $< -o $@
+
+$(BUILD)/test-kernels/abi2/vadd.so: kernels/vadd.cl $(BUILD)/test-kernels/abi2/version.o $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	$(CC) $$($(BINDIR)/krt-cc --host --print-flags) $< -x none $(BUILD)/test-kernels/abi2/version.o -o $@ -lm
+
+$(BUILD)/test-kernels/abi3/runners.so: test/host/abi3_runners.c kernels/vadd.cl kernels/reduce.cl \
+                                       $(BUILD)/test-kernels/abi3/version.o $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	$(CC) $$($(BINDIR)/krt-cc --host --print-flags) $< -x none $(BUILD)/test-kernels/abi3/version.o -o $@ -lm
+
+$(BUILD)/test-kernels/abi3/krt_byvalue.so: test/kernels/krt_byvalue.cl $(BUILD)/test-kernels/abi3/version.o \
+                                           $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	$(CC) $$($(BINDIR)/krt-cc --host --print-flags) $< -x none $(BUILD)/test-kernels/abi3/version.o -o $@ -lm
 
 # test/host/asan-krt.sh: the tutorial's AddressSanitizer run through libkrt on the host device, as a user makes it.
 EXAMPLE_TESTS += '$(HOST_TEST_BIN) $(CRITERION_ARGS)' 'sh test/host/asan-krt.sh $(BUILD) $(KRT_LIBASAN)'

@@ -155,7 +155,7 @@ static size_t check_libraries(const char *dir)
         int ne = elf_exports(so, exports, 160, &imports_krt);
         cr_assert(nk > 0, "%s has no kernels", spv);
         cr_assert(!imports_krt, "%s needs a krt symbol from outside", so);
-        /* Exactly the kernels, their group runners (ABI 3) and the two ABI functions are exported. */
+        /* Exactly the kernels, their group runners and the two ABI functions are exported. */
         cr_assert_eq(ne, 2 * nk + 2, "%s exports %d functions for %d kernels, their runners + 2", so, ne, nk);
         cr_assert(name_in("krt_host_abi_version", exports, ne) && name_in("krt_host_item_slot", exports, ne), "%s",
                   so);
@@ -171,7 +171,8 @@ static size_t check_libraries(const char *dir)
         ht_version_fn version = (ht_version_fn)dlsym(lib, "krt_host_abi_version");
         ht_slot_fn slot = (ht_slot_fn)dlsym(lib, "krt_host_item_slot");
         cr_assert(version && slot);
-        cr_assert_eq(version(), 3u, "%s: ABI version %u", so, version());
+        cr_assert_eq(version(), KRT_HOST_ABI_VERSION, "%s: ABI version %u", so, version());
+        cr_assert_eq(version(), 4u, "%s: ABI version %u", so, version());
         const struct krt_host_item **mine = slot();
         cr_assert(mine && mine == slot());
         pthread_t t;
@@ -293,6 +294,124 @@ Test(host_kernels, saxpy)
     ht_run(slot, 1, size, group, call_saxpy, &call, 0, 1);
     for (int i = 0; i < N; i++)
         cr_assert_eq(y[i], want[i], "y[%d] = %g, want %g", i, (double)y[i], (double)want[i]);
+    dlclose(lib);
+}
+
+/* ABI 4: a group runner takes the addresses of the arguments and a run of groups along dimension 0, given by the
+ * state of its first work-item (krt_host_abi.h) as the host device makes it; here for a 1-D range of n work-items
+ * in groups of group, from group first, count groups. */
+static void run_groups(krt_host_group_fn runner, void *const *args, size_t n, size_t group, size_t first,
+                       size_t count)
+{
+    struct krt_host_group g;
+    memset(&g, 0, sizeof g);
+    struct krt_host_item *it = &g.item;
+    it->work_dim = 1;
+    it->barrier = ht_barrier;
+    for (int d = 0; d < 3; d++)
+        it->global_size[d] = it->local_size[d] = it->num_groups[d] = it->enqueued_local_size[d] = 1;
+    it->global_size[0] = n;
+    it->enqueued_local_size[0] = group;
+    it->num_groups[0] = (n + group - 1) / group;
+    it->group_id[0] = first;
+    it->global_id[0] = first * group;
+    it->local_size[0] = n - first * group < group ? n - first * group : group;
+    g.groups = count;
+    runner(args, &g);
+}
+
+/* saxpy's runner over 4093 work-items in groups of 100, in three calls of several groups each, the last group
+ * partial. */
+Test(host_kernels, saxpy_through_its_group_runner)
+{
+    ht_slot_fn slot;
+    void *lib = open_lib("kernels/host/saxpy.so", &slot);
+    krt_host_group_fn runner = (krt_host_group_fn)sym(lib, KRT_HOST_GROUP_PREFIX "saxpy");
+    enum { N = 4093 };
+    static float x[N], y[N + 1], want[N];
+    float a = -1.5f;
+    uint32_t n = N;
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(next_rand() % 4096) / 64.0f;
+        y[i] = (float)(next_rand() % 4096) / -32.0f;
+        want[i] = a * x[i] + y[i];
+    }
+    y[N] = 42.0f;
+    float *xp = x, *yp = y;
+    void *args[] = { &a, &xp, &yp, &n }; /* saxpy(float a, const float *x, float *y, uint n) */
+    ht_barriers = 0;
+    run_groups(runner, args, N, 100, 0, 7);
+    run_groups(runner, args, N, 100, 7, 30);
+    run_groups(runner, args, N, 100, 37, 4);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(y[i], want[i], "y[%d] = %g, want %g", i, (double)y[i], (double)want[i]);
+    cr_assert_eq(y[N], 42.0f, "the runner wrote past the range");
+    cr_assert_eq(ht_barriers, 0u);
+    dlclose(lib);
+}
+
+/* A struct and a half by value through the runner of test/kernels/krt_byvalue.cl's byvalue_affine and
+ * byvalue_half: the runner reads each from its address with the parameter's C type. */
+typedef struct {
+    float x;
+    int32_t y;
+} bv_pair;
+typedef struct {
+    int16_t s;
+    char tag;
+    int64_t l;
+} bv_inner;
+typedef float bv_float4 __attribute__((vector_size(16)));
+typedef struct {
+    char c;
+    float f;
+    double d;
+    int32_t i;
+    bv_inner in;
+    float arr[3];
+    uint8_t u;
+    _Float16 h;
+    bv_float4 v;
+} bv_params;
+
+Test(host_kernels, structs_and_half_through_the_group_runner)
+{
+    ht_slot_fn slot;
+    void *lib = open_lib("test-kernels/host/krt_byvalue.so", &slot);
+    enum { N = 1000 };
+    static float x[N], y[N];
+    for (int i = 0; i < N; i++)
+        x[i] = (float)(i % 17) - 8.0f;
+    bv_pair p;
+    memset(&p, 0x5a, sizeof p);
+    p.x = -0.75f;
+    p.y = 3;
+    bv_params q;
+    memset(&q, 0x5a, sizeof q);
+    q.f = 2.0f;
+    q.d = 100.0;
+    q.in.tag = -9;
+    q.arr[0] = 0.5f;
+    q.arr[1] = 1.5f;
+    q.arr[2] = -4.0f;
+    q.h = (_Float16)0.25f;
+    q.v = (bv_float4){ 1.0f, 2.0f, 3.0f, 4.0f };
+    uint64_t n = N;
+    float *xp = x, *yp = y;
+    void *args[] = { &xp, &yp, &p, &q, &n };
+    run_groups((krt_host_group_fn)sym(lib, KRT_HOST_GROUP_PREFIX "byvalue_affine"), args, N, 64, 0, (N + 63) / 64);
+    for (int i = 0; i < N; i++) {
+        float want = x[i] * q.f + (float)q.d + p.x + q.arr[i % 3] + q.v[i % 4] + (float)q.h + (float)q.in.tag;
+        cr_assert_eq(y[i], want, "y[%d] = %g, want %g", i, (double)y[i], (double)want);
+    }
+    static _Float16 hs[N], hd[N];
+    for (int i = 0; i < N; i++)
+        hs[i] = (_Float16)((float)i * 0.5f - 200.0f);
+    _Float16 k = (_Float16)-1.25f, *hsp = hs, *hdp = hd;
+    void *hargs[] = { &hsp, &hdp, &k, &n };
+    run_groups((krt_host_group_fn)sym(lib, KRT_HOST_GROUP_PREFIX "byvalue_half"), hargs, N, 128, 0, (N + 127) / 128);
+    for (int i = 0; i < N; i++)
+        cr_assert(hd[i] == (_Float16)((float)hs[i] * (float)k), "hd[%d] = %g", i, (double)hd[i]);
     dlclose(lib);
 }
 

@@ -148,5 +148,45 @@ if cp is not None:
 if torch is None and cp is None:
     print("neither torch nor CuPy is installed")
     failures += 1
+
+
+# Issue 39, in a process of its own: a fault loses the GPU's CUDA context, which PyTorch and CuPy share with krt (the
+# primary context), and the recovery resets it under them. A kernel writing 2^40 floats past its buffer raises
+# krt.DeviceLostError naming the device and the kernel; once every object of that context is gone, a new krt.Context
+# computes right.
+FAULT = """
+import gc, numpy as np, krt
+src = "kernel void wild(global float *x, ulong off) { x[get_global_id(0) + off] = 1.0f; }"
+ctx = krt.Context(device="gpu")
+x = krt.zeros(ctx, 1024)
+wild = krt.Module(ctx, source=src)["wild"]
+try:
+    wild(x, 1 << 40, range=1024)
+    ctx.synchronize()
+    raise SystemExit("no DeviceLostError")
+except krt.DeviceLostError as e:
+    print(e)
+    assert "wild" in str(e) and ctx.device.name in str(e), str(e)
+ctx.close()
+del x, wild, ctx
+gc.collect()
+ctx = krt.Context(device="gpu")
+n = 1000003
+y = krt.zeros(ctx, n, kind="shared")
+saxpy = krt.Module(ctx, source=%r)["saxpy"]
+saxpy(y, krt.asarray(ctx, np.ones(n, dtype=np.float32)), 2.0, n, range=n)
+ctx.synchronize()
+assert np.array_equal(np.from_dlpack(y), np.full(n, 2.0, dtype=np.float32))
+print("recovered")
+""" % SRC
+
+
+@check("a wild write raises DeviceLostError; a new Context afterwards computes right (a process of its own)")
+def _():
+    import subprocess
+    r = subprocess.run([sys.executable, "-c", FAULT], capture_output=True, text=True, timeout=300)
+    print("     " + r.stdout.replace("\n", "\n     ").rstrip())
+    assert r.returncode == 0 and r.stdout.strip().endswith("recovered"), r.stdout + r.stderr
+
 print(f"gpu_interop: {ran} passed, {failures} failed")
 sys.exit(1 if failures else 0)

@@ -828,6 +828,47 @@ def test_interpreter_exit_with_work_and_views_alive(tmp_path):
     assert r.stdout.strip() == "queued" and r.stderr == ""
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_lost_device_raises_device_lost_and_a_new_context_works(device, tmp_path):
+    # Issue 39: KRT_ZE_FAULT=krt_wild_write, the drivers' test knob, loses the device when that kernel completes (it
+    # runs in bounds: a wild write on a CPU device ends the process). The call that sees it raises DeviceLostError
+    # naming the device and the kernel, later calls raise the same, close() does not raise, and a new Context works.
+    script = tmp_path / "lost.py"
+    script.write_text(textwrap.dedent(f"""
+        import numpy as np, krt
+        ctx = krt.Context(device={device!r})
+        m = krt.Module(ctx, path={spv("krt_fault")!r})
+        x = krt.zeros(ctx, 1000, dtype=np.float32)
+        try:
+            m["krt_wild_write"](x, 0, range=1000)
+            ctx.synchronize()
+            raise SystemExit("no DeviceLostError")
+        except krt.DeviceLostError as e:
+            first = str(e)
+            assert isinstance(e, RuntimeError) and e.name == "KRT_ERROR_DEVICE_LOST", e
+            assert "krt_wild_write" in first and ctx.device.name in first, first
+        for again in (lambda: krt.zeros(ctx, 10), ctx.synchronize, lambda: m["krt_wild_write"](x, 0, range=10)):
+            try:
+                again()
+                raise SystemExit("a call after the loss did not raise")
+            except krt.DeviceLostError as e:
+                assert str(e) == first, (str(e), first)
+        # Every object holds its context: once closed and dropped with them, it is destroyed, and the device recovers.
+        ctx.close()
+        del x, m, again, ctx
+        ctx = krt.Context(device={device!r})
+        out = krt.zeros(ctx, 1000, dtype=np.uint32, kind="shared")
+        krt.Module(ctx, path={spv("krt_fault")!r})["krt_after"](out, 1000, 5, range=1000)
+        ctx.synchronize()
+        assert np.array_equal(np.from_dlpack(out), 3 * np.arange(1000, dtype=np.uint32) + 5)
+        print("recovered")
+    """))
+    env = dict(os.environ, KRT_ZE_FAULT="krt_wild_write")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == "recovered", r.stdout + r.stderr
+
+
 def test_python_m_krt_prints_krt_info():
     r = subprocess.run([sys.executable, "-m", "krt"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

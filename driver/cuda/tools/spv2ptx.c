@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     if (rc == ZC_OK) {
         free(log);
         log = NULL;
-        rc = zc_back(bc, bc_size, &ptx, &log);
+        rc = zc_back(bc, bc_size, &meta, &ptx, &log);
     }
     if (log) fprintf(stderr, "%s\n", log);
     int status = 2;
