@@ -254,10 +254,13 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
         src.spec_values = desc->pConstants->pConstantValues;
     }
     /* The native library of libkrt's host device (ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC); a backend that runs
-     * no native code (PoCL, CUDA) ignores it. */
+     * no native code (PoCL, CUDA) ignores it. The bounds table of a checked module (ZE_krt_bounds_check): the
+     * SPIR-V front end instruments the module (spirv/bounds.cpp); the host's backend never lists the extension. */
     for (const ze_base_desc_t *e = (const ze_base_desc_t *)desc->pNext; e; e = (const ze_base_desc_t *)e->pNext)
         if (e->stype == ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC)
             src.host_library = ((const ze_krt_host_library_desc_t *)e)->path;
+        else if (e->stype == ZE_STRUCTURE_TYPE_KRT_BOUNDS_CHECK_DESC)
+            src.bounds_table = ((const ze_krt_bounds_check_desc_t *)e)->table;
     src.fp16 = hDevice->info.fp16;
     src.fp64 = hDevice->info.fp64;
     src.int64_atomics = hDevice->info.int64_atomics;

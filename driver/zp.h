@@ -13,6 +13,7 @@
 #include <level_zero/ze_ddi.h>
 
 #include "backend.h"
+#include "include/ze_krt_bounds.h"
 #include "include/ze_krt_build_log.h"
 #include "include/ze_krt_driver_status.h"
 #include "include/ze_krt_exact_range.h"

@@ -41,6 +41,7 @@ KRT_CC_FLAGS_zc_image  := -cl-ext=+__opencl_c_images
 # Test kernels written for OpenCL C 2.0 (generic pointers, which krt-cc's default leaves out; its atomics;
 # program-scope variables; device-side enqueue, refused). The sub-group and collective kernels build with the default.
 KRT_CC_FLAGS_ze_globals := -cl-std=CL2.0
+KRT_CC_FLAGS_krt_checks := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_generic := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_generic_memory := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_atomics_c11 := -cl-std=CL2.0

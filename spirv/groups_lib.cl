@@ -376,3 +376,37 @@ u32 __zp_sg_find_msb(u32 bits) {
     bits &= sg_lanes();
     return bits ? 31 - (u32)__builtin_clz(bits) : 0xffffffffu;
 }
+
+/* Checked launches (spirv/bounds.cpp): whether the access of size bytes at addr lies inside one allocation of the
+ * bounds table at table (its layout is ZE_krt_bounds_check's, driver/include/ze_krt_bounds.h: word 0 the current
+ * ranges array, [count, unused, base0, end0, base1, end1, ...] sorted by base; word 1 the fault flag; words 2 to 7
+ * the first fault: address, size, kind and kernel, global id; word 8 the count of accesses refused). 1: make it;
+ * 0: it was refused, and the first refusal of a launch is recorded for the runtime. The table and the ranges are
+ * never written while a launch runs, so they are read plainly. */
+u64 __attribute__((overloadable)) get_global_id(u32 d);
+u32 __attribute__((overloadable)) atomic_cmpxchg(volatile __global u32 *p, u32 cmp, u32 val);
+u32 __attribute__((overloadable)) atomic_inc(volatile __global u32 *p);
+
+int __zp_bounds_check(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
+    __global u64 *t = (__global u64 *)table;
+    __global const u64 *r = (__global const u64 *)t[0];
+    u64 lo = 0, hi = r[0];
+    while (lo < hi) {
+        u64 mid = (lo + hi) >> 1;
+        if (r[2 + 2 * mid] <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    /* lo - 1: the last allocation starting at or below addr. */
+    if (lo && addr + size >= addr && addr + size <= r[1 + 2 * lo]) return 1;
+    if (size == 0) return 1;
+    if (atomic_cmpxchg((volatile __global u32 *)(t + 1), 0u, 1u) == 0u) {
+        t[2] = addr;
+        t[3] = size;
+        t[4] = (u64)kind | (u64)kern << 32;
+        t[5] = get_global_id(0);
+        t[6] = get_global_id(1);
+        t[7] = get_global_id(2);
+    }
+    atomic_inc((volatile __global u32 *)(t + 8));
+    return 0;
+}

@@ -81,6 +81,10 @@ typedef struct zp_module_src {
      * ze_krt_host_library_desc_t (driver/include/ze_krt_host.h) in the module descriptor's pNext chain; NULL
      * elsewhere. */
     const char *host_library;
+    /* Checked launches: the device address of the bounds table (ze_krt_bounds_check_desc_t, driver/include/
+     * ze_krt_bounds.h), whose allocations every global memory access of the module is checked against
+     * (spirv/bounds.cpp); 0 for an unchecked module. */
+    uint64_t bounds_table;
 } zp_module_src;
 
 /* The name of a kernel's exact-range variant: the kernel's own followed by this suffix. The front end adds one

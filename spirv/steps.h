@@ -3,6 +3,7 @@
 #ifndef ZP_SPIRV_STEPS_H
 #define ZP_SPIRV_STEPS_H
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -62,6 +63,12 @@ llvm::Value *lower_atomic(llvm::CallInst *call, const std::string &base, std::st
 
 // inline.cpp: every helper inlined into the kernels that call it.
 void make_inlinable(llvm::Module &mod);
+
+// bounds.cpp: with a bounds table (zp_module_src.bounds_table, not 0), every global and constant memory access of
+// the inlined module made only when __zp_bounds_check (groups_lib.cl) finds it inside an allocation the table
+// lists; the check is linked in afterwards (link_groups) and inlined. Returns ZP_SPIRV_OK or ZP_SPIRV_BUILD_FAILURE
+// with why.
+int add_bounds_checks(llvm::Module &mod, uint64_t table, std::string &why);
 
 // meta.cpp: the per-kernel facts. Returns ZP_SPIRV_OK or ZP_SPIRV_OUT_OF_MEMORY.
 int extract_meta(llvm::Module &mod, zp_module_meta *meta);

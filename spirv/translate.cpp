@@ -1,7 +1,7 @@
 // The front end's translation, step by step (steps.h): the checks of the binary, the SPIR-V translator
 // (libLLVMSPIRVLib, in process) with the specialization constants applied, the group functions, generic pointer
 // casts and float atomics lowered and their library linked in, the builtin forms asked for, a backend's own passes
-// (passes.h), inlining, the per-kernel facts, the exact-range variants, and the module written out as SPIR 1.2
+// (passes.h), inlining, the bounds checks of a checked module (bounds.cpp), the per-kernel facts, the exact-range variants, and the module written out as SPIR 1.2
 // bitcode or SPIR-V 1.2.
 #include "passes.h"
 #include "steps.h"
@@ -120,6 +120,14 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
     fix_builtins(*mod, flags);
     if (passes) passes->translated(*mod);
     make_inlinable(*mod);
+    if (src->bounds_table) {
+        // Checked after inlining, where an access's underlying object is the kernel's own (bounds.cpp); the check
+        // itself is then linked and inlined like the group library's other functions.
+        rc = add_bounds_checks(*mod, src->bounds_table, log);
+        if (rc == ZP_SPIRV_OK) rc = link_groups(*mod, flags, log);
+        if (rc != ZP_SPIRV_OK) return rc;
+        make_inlinable(*mod);
+    }
     rc = resolve_spaces(*mod, flags, log);
     if (rc != ZP_SPIRV_OK) return rc;
     if (passes) {

@@ -59,8 +59,9 @@ static const char *refusal(const char *file) {
     return NULL;
 }
 
-/* Translates every .spv of a directory; returns how many, and appends each failure to fails. */
-static int translate_dir(const char *dir, char *fails, size_t cap) {
+/* Translates every .spv of a directory (options: more arguments of ze_cuda_ptx, "" for none); returns how many, and
+ * appends each failure to fails. */
+static int translate_dir(const char *dir, const char *options, char *fails, size_t cap) {
     DIR *d = opendir(dir);
     cr_assert(d != NULL, "cannot open kernel directory %s", dir);
     const char *tool = env_or("ZC_PTX_TOOL", NULL);
@@ -77,7 +78,7 @@ static int translate_dir(const char *dir, char *fails, size_t cap) {
         if (len < 5 || strcmp(e->d_name + len - 4, ".spv") != 0) continue;
         n++;
         char cmd[4096], log[1024] = "";
-        snprintf(cmd, sizeof cmd, "'%s' '%s/%s' '%s/out.ptx' 2>'%s/log'", tool, dir, e->d_name, tmp, tmp);
+        snprintf(cmd, sizeof cmd, "'%s' %s '%s/%s' '%s/out.ptx' 2>'%s/log'", tool, options, dir, e->d_name, tmp, tmp);
         int rc = run(cmd);
         snprintf(cmd, sizeof cmd, "%s/log", tmp);
         FILE *f = fopen(cmd, "r");
@@ -108,13 +109,15 @@ static int translate_dir(const char *dir, char *fails, size_t cap) {
     return n;
 }
 
-static void check_dir(const char *dir) {
+static void check_dir_with(const char *dir, const char *options) {
     static char fails[16384];
     fails[0] = 0;
-    int n = translate_dir(dir, fails, sizeof fails);
+    int n = translate_dir(dir, options, fails, sizeof fails);
     cr_assert(n > 0, "no .spv in %s", dir);
     cr_assert(fails[0] == 0, "in %s:\n%s", dir, fails);
 }
+
+static void check_dir(const char *dir) { check_dir_with(dir, ""); }
 
 Test(cuda_ptx, ptxas_is_there) {
     char cmd[600];
@@ -130,6 +133,12 @@ Test(cuda_ptx, test_kernels, .timeout = KT_TEST_TIMEOUT) {
 
 /* The hand-written SPIR-V (DPC++'s forms of the group instructions among them) and the kernels built with SPIR-V
  * extensions krt-cc does not enable (float atomics). */
+/* Checked launches (ZE_krt_bounds_check): every kernel, instrumented against a bounds table, is PTX ptxas takes. */
+Test(cuda_ptx, checked_kernels, .timeout = KT_TEST_TIMEOUT) {
+    check_dir_with(env_or("KRT_KERNELS", "build/kernels"), "--bounds-table 0x7f0012345000");
+    check_dir_with(env_or("KRT_TEST_KERNELS", "build/test-kernels"), "--bounds-table 0x7f0012345000");
+}
+
 Test(cuda_ptx, test_kernels_asm_and_ext, .timeout = KT_TEST_TIMEOUT) {
     char dir[512];
     snprintf(dir, sizeof dir, "%s/asm", env_or("KRT_TEST_KERNELS", "build/test-kernels"));

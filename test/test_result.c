@@ -41,7 +41,7 @@ Test(result, every_string_is_non_empty_static_and_distinct)
 
 Test(result, unknown_codes_have_the_unknown_name)
 {
-    const krt_result unknown[] = {(krt_result)3, (krt_result)-18, (krt_result)12345, (krt_result)-99999};
+    const krt_result unknown[] = {(krt_result)3, (krt_result)-19, (krt_result)12345, (krt_result)-99999};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         cr_assert_str_eq(krt_result_name(unknown[i]), "KRT_UNKNOWN_RESULT", "code %d", (int)unknown[i]);
         const char *s = krt_result_string(unknown[i]);

@@ -25,6 +25,8 @@
  *        polybench --way OpenMP|host|ze_pocl [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H]
  *                                              (one way alone, for a profiler: its median per benchmark)
  * --group2d W,H gives every 2-D launch a static W x H group (at most the range) instead of krt's choice.
+ * --checks makes the ze_pocl way's launches checked (KRT_CHECK_BOUNDS): `--way ze_pocl` with and without it gives
+ * the cost of checked launches (docs/performance.md, "Checked launches").
  */
 #include "bench_util.h"
 #include "polybench.h"
@@ -376,9 +378,9 @@ typedef struct pb_dev {
     krt_device_info info;
 } pb_dev;
 
-static void dev_open(pb_dev *d, const char *which)
+static void dev_open(pb_dev *d, const char *which, uint32_t checks)
 {
-    KRT_CHECK(krt_context_create(&(krt_context_desc){.device = which}, &d->ctx));
+    KRT_CHECK(krt_context_create(&(krt_context_desc){.device = which, .checks = checks}, &d->ctx));
     KRT_CHECK(krt_context_device_info(d->ctx, &d->info));
 }
 
@@ -548,10 +550,12 @@ static const char usage[] =
     "Runs each benchmark as OpenMP C, on the host device and on ze_pocl (docs/performance.md, \"Launch-bound\n"
     "benchmarks against OpenMP\"); --check runs small sizes once each way and only compares the results;\n"
     "--way runs one way alone (to profile it) and prints its medians, nothing compared; --group2d gives every\n"
-    "2-D launch a static group of W x H (at most the range) instead of krt's choice.\n"
+    "2-D launch a static group of W x H (at most the range) instead of krt's choice; --checks makes the ze_pocl\n"
+    "way's launches checked (KRT_CHECK_BOUNDS), to measure their cost against a run without it.\n"
     "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_BENCH_KERNELS (build/bench/kernels),\n"
     "OMP_WAIT_POLICY (left to libgomp's default unless set).\n";
-static const char *const known_opts[] = {"samples", "only", "settle-ms", "out", "check", "way", "group2d", NULL};
+static const char *const known_opts[] = {"samples", "only", "settle-ms", "out", "check", "way", "group2d", "checks",
+                                         NULL};
 
 /* Whether --only (a comma-separated list of names, or NULL for every benchmark) selects b. */
 static int selected(const char *only, const pb_bench *b)
@@ -668,8 +672,8 @@ int main(int argc, char **argv)
         bench_die("--group2d takes W,H, both above 0");
 
     pb_dev devs[2];
-    dev_open(&devs[0], "host");
-    dev_open(&devs[1], "cpu");
+    dev_open(&devs[0], "host", KRT_CHECK_NONE);
+    dev_open(&devs[1], "cpu", bench_opt_flag(argc, argv, "checks") ? KRT_CHECK_BOUNDS : KRT_CHECK_NONE);
     if (strcmp(devs[1].info.driver_name, "ze_pocl") != 0)
         bench_die("the CPU device is %s's %s, not ze_pocl's: point ZE_ENABLE_ALT_DRIVERS at build/lib/libze_pocl.so",
                   devs[1].info.driver_name, devs[1].info.name);

@@ -131,6 +131,12 @@ class DriverError(Error, RuntimeError):
     """KRT_ERROR_DRIVER: the driver returned an unexpected error."""
 
 
+class OutOfBoundsError(Error, IndexError):
+    """KRT_ERROR_OUT_OF_BOUNDS: under krt.Context(checks=True), a kernel reached outside every array of the context
+    (an array too short for the range); the access was not made, and the message names the kernel, the work-item,
+    the address and the nearest array argument with the offset past its end."""
+
+
 class ModuleWarning(UserWarning):
     """A warning of a module load (krt_module_info), such as a validator diagnostic krt accepts."""
 
@@ -147,6 +153,7 @@ _CLASS_OF_NAME = {
     "KRT_ERROR_INVALID_GROUP_SIZE": GroupSizeError, "KRT_ERROR_INVALID_POINTER": InvalidPointerError,
     "KRT_ERROR_UNSUPPORTED_FEATURE": UnsupportedFeatureError, "KRT_ERROR_DEVICE_LOST": DeviceLostError,
     "KRT_ERROR_INVALID_STATE": InvalidStateError, "KRT_ERROR_DRIVER": DriverError,
+    "KRT_ERROR_OUT_OF_BOUNDS": OutOfBoundsError,
 }
 _CLASSES = {code: _CLASS_OF_NAME[name] for code, name, _ in _RESULTS if name in _CLASS_OF_NAME}
 for _code, _cls in _CLASSES.items():

@@ -141,11 +141,13 @@ PyObject *make_device(const krt_device_info *d, uint32_t index)
 
 static PyObject *ctx_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"device", "spill_budget", "min_groups", NULL};
+    static char *kwlist[] = {"device", "spill_budget", "min_groups", "checks", NULL};
     PyObject *device = Py_None;
     unsigned long long spill = 0;
     unsigned int min_groups = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$KI:Context", kwlist, &device, &spill, &min_groups)) return NULL;
+    int checks = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$KIp:Context", kwlist, &device, &spill, &min_groups, &checks))
+        return NULL;
     PyObject *dstr = NULL;
     if (device != Py_None) {
         if (PyUnicode_Check(device)) {
@@ -173,7 +175,8 @@ static PyObject *ctx_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         KPy_DECREF(dstr);
         return NULL;
     }
-    krt_context_desc desc = {.device = dev, .spill_budget = (size_t)spill, .min_groups = min_groups};
+    krt_context_desc desc = {.device = dev, .spill_budget = (size_t)spill, .min_groups = min_groups,
+                             .checks = checks ? KRT_CHECK_BOUNDS : KRT_CHECK_NONE};
     krt_context *ctx = NULL;
     krt_result r;
     Py_BEGIN_ALLOW_THREADS
@@ -402,11 +405,15 @@ PyType_Slot ctx_slots[] = {
     {Py_tp_getset, ctx_getset},
     {Py_tp_repr, ctx_repr},
     {Py_tp_doc,
-     "Context(device=None, *, spill_budget=0, min_groups=0)\n\n"
+     "Context(device=None, *, spill_budget=0, min_groups=0, checks=False)\n\n"
      "A krt context on one device, with its default queue. device: None (KRT_DEVICE, else the first GPU, else the "
      "first device), a kind \"gpu\", \"cpu\" or \"host\" (\"cpu:1\" the second CPU), an index into krt.devices(), a "
      "case-insensitive substring of a device name, or a krt.Device. spill_budget: scratch bytes a spilling kernel "
-     "may use per work-group (0: 1 MiB); min_groups: groups a dynamic launch aims for on small ranges (0: 16).\n\n"
+     "may use per work-group (0: 1 MiB); min_groups: groups a dynamic launch aims for on small ranges (0: 16); "
+     "checks: True for checked launches (KRT_CHECK_BOUNDS; False: the KRT_CHECK environment variable decides): "
+     "every global memory access of a kernel outside the context's arrays is not made, and the wait raises "
+     "krt.OutOfBoundsError naming the kernel, the work-item and the array (ze_pocl and ze_cuda; the host device "
+     "refuses it).\n\n"
      "A context is a context manager: leaving the with block calls close()."},
     {0, NULL},
 };

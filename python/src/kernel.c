@@ -687,8 +687,10 @@ PyType_Slot kernel_slots[] = {
      "krt.GroupSizeError, a queue or event of another context krt.InvalidArgumentError; each message starts with "
      "the keyword and its value (range=-1: ...).\n\n"
      "The caller owns the arrays' extent: each must cover every element the kernel touches for the range. krt does "
-     "not know how a kernel indexes its arrays, so an array too short for the range is not caught; on the CPU "
-     "devices the kernel then reads and writes past its end (undefined behaviour, which may corrupt the process). "
+     "not know how a kernel indexes its arrays, so an array too short for the range is not caught before the "
+     "launch; on the CPU devices the kernel then reads and writes past its end (undefined behaviour, which may "
+     "corrupt the process), unless the context was made with checks=True: then the access is not made and the "
+     "wait raises krt.OutOfBoundsError naming the kernel, the work-item and the array. "
      "Every array a queued launch uses stays alive until it has run."},
     {0, NULL},
 };

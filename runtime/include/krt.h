@@ -67,7 +67,8 @@ extern "C" {
     X(ERROR_UNSUPPORTED_FEATURE, -14, "the driver or device does not support this")                          \
     X(ERROR_DEVICE_LOST, -15, "the device was lost")                                                         \
     X(ERROR_INVALID_STATE, -16, "the object is not in a state that allows the call")                         \
-    X(ERROR_DRIVER, -17, "the driver returned an unexpected error")
+    X(ERROR_DRIVER, -17, "the driver returned an unexpected error")                                          \
+    X(ERROR_OUT_OF_BOUNDS, -18, "a checked kernel accessed memory outside every allocation it can reach")
 
 typedef enum krt_result {
 #define KRT_RESULT_ENUM_(name, value, text) KRT_##name = value,
@@ -131,6 +132,18 @@ enum {
     KRT_CONTEXT_FLAG_NO_STAGING = 1u << 1,
 };
 
+/* Checked launches (krt_context_desc.checks; docs/api.md, "Checked launches"). */
+typedef enum krt_check {
+    KRT_CHECK_NONE = 0,
+    /* Every load, store and atomic a kernel makes to global or constant memory through a pointer is checked against
+     * the allocations of the context (krt_alloc): one outside them all is not made (a load yields 0), and the next
+     * wait that covers the launch (krt_launch_sync, krt_queue_synchronize, krt_context_synchronize,
+     * krt_event_synchronize) returns KRT_ERROR_OUT_OF_BOUNDS, its message naming the kernel, the work-item, the
+     * address, the access and the nearest pointer argument with the offset past its allocation's end. On ze_pocl
+     * and ze_cuda; the host device refuses it. */
+    KRT_CHECK_BOUNDS = 1,
+} krt_check;
+
 typedef struct krt_context_desc {
     /* Which device: a case-insensitive substring of the device name, or a decimal index into the list
      * krt_device_list() returns. NULL: the KRT_DEVICE environment variable if set, else the first GPU of any
@@ -152,6 +165,9 @@ typedef struct krt_context_desc {
     /* Host memory for copies between devices that cannot reach each other, in bytes: such a copy goes through it
      * in pieces of this size. 0 = 4 MiB; allocated at the first such copy. See KRT_CONTEXT_FLAG_NO_STAGING. */
     size_t staging_bytes;
+    /* KRT_CHECK_BOUNDS: every module of the context is built checked, at a cost (docs/performance.md). 0: the
+     * KRT_CHECK environment variable ("bounds", or "none"/"" for none), else none. */
+    uint32_t checks;
 } krt_context_desc;
 
 typedef enum krt_device_type {
@@ -236,9 +252,10 @@ KRT_API krt_result krt_driver_list(krt_driver_info *infos, uint32_t *count);
  * ze_pocl driver installed beside libkrt, so a machine without a GPU runs kernels on the CPU; an explicit
  * ZE_ENABLE_ALT_DRIVERS is used as it is, minus empty entries (on which the loader would crash).
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT (out NULL, bad flags; desc->share a context of another driver
- * than the device chosen, the message names both: a context on share's own device is allowed);
- * KRT_ERROR_NO_DRIVER; KRT_ERROR_NO_DEVICE (no device matches desc->device / KRT_DEVICE);
- * KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
+ * than the device chosen, the message names both: a context on share's own device is allowed; an unknown checks
+ * value, or a KRT_CHECK that is not "bounds" or "none"); KRT_ERROR_NO_DRIVER; KRT_ERROR_NO_DEVICE (no device matches
+ * desc->device / KRT_DEVICE); KRT_ERROR_UNSUPPORTED_FEATURE (checks on a device whose driver cannot check: the host
+ * device, a vendor's driver); KRT_ERROR_OUT_OF_HOST_MEMORY; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_create(const krt_context_desc *desc, krt_context **out);
 /* Waits for all queues, then releases everything created from the context, including krt_alloc memory.
  * Pending host tasks run first; from a host task of the context the call is ignored (see krt_host_task). A context
@@ -263,7 +280,8 @@ KRT_API krt_result krt_context_can_access_peer(krt_context *ctx, krt_context *pe
 /* Waits until every queue of the context is idle. Other threads may create, use and destroy queues meanwhile: a
  * queue destroyed during the wait is freed when the wait is over.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
- * context, see krt_host_task); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * context, see krt_host_task); KRT_ERROR_OUT_OF_BOUNDS (a checked kernel's access was refused, KRT_CHECK_BOUNDS:
+ * the queues are idle, the message says which access); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_context_synchronize(krt_context *ctx);
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -335,7 +353,8 @@ KRT_API void krt_queue_destroy(krt_queue *queue);
 KRT_API krt_queue *krt_context_default_queue(krt_context *ctx);
 /* Waits until every command appended to the queue has completed.
  * Results: KRT_SUCCESS; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_INVALID_STATE (called from a host task of the
- * queue, see krt_host_task); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
+ * queue, see krt_host_task); KRT_ERROR_OUT_OF_BOUNDS (a checked kernel's access was refused, KRT_CHECK_BOUNDS: the
+ * queue is idle, the message says which access); KRT_ERROR_DEVICE_LOST; KRT_ERROR_DRIVER. */
 KRT_API krt_result krt_queue_synchronize(krt_queue *queue);
 /* krt_queue_synchronize bounded by a timeout (UINT64_MAX: forever; 0: a poll), as zeCommandQueueSynchronize
  * takes one: a host notices a kernel that runs away (loops forever, or waits on an event nothing signals)
@@ -371,7 +390,8 @@ typedef struct krt_event_desc {
 KRT_API krt_result krt_event_create(krt_context *ctx, const krt_event_desc *desc, krt_event **out);
 KRT_API void krt_event_destroy(krt_event *event);
 /* Waits up to timeout_ns (UINT64_MAX: forever) for the event.
- * Results: KRT_SUCCESS (signalled); KRT_TIMEOUT; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_DEVICE_LOST. */
+ * Results: KRT_SUCCESS (signalled); KRT_TIMEOUT; KRT_ERROR_INVALID_ARGUMENT; KRT_ERROR_OUT_OF_BOUNDS (signalled,
+ * and a checked kernel's access was refused, KRT_CHECK_BOUNDS); KRT_ERROR_DEVICE_LOST. */
 KRT_API krt_result krt_event_synchronize(krt_event *event, uint64_t timeout_ns);
 /* Results: KRT_SUCCESS (signalled); KRT_NOT_READY; KRT_ERROR_INVALID_ARGUMENT. */
 KRT_API krt_result krt_event_query(krt_event *event);

@@ -669,6 +669,15 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
     context_desc_defaults(desc, &d);
     if (d.flags & ~(uint32_t)(KRT_CONTEXT_FLAG_NO_MEMO | KRT_CONTEXT_FLAG_NO_STAGING))
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_context_create: unknown flags 0x%x", d.flags);
+    if (d.checks == KRT_CHECK_NONE) {
+        krt_result er = krt__checks_parse_env(&d.checks);
+        if (er != KRT_SUCCESS)
+            return er;
+    } else if (d.checks != KRT_CHECK_BOUNDS) {
+        return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                         "krt_context_create: checks is %u; it takes KRT_CHECK_NONE (0) or KRT_CHECK_BOUNDS (1)",
+                         d.checks);
+    }
 
     /* krt initialises afresh when no context is alive: nothing learned from earlier drivers survives. */
     pthread_mutex_lock(&live_lock);
@@ -710,6 +719,8 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
 
     if ((r = share_join(ctx, d.share)) != KRT_SUCCESS)
         goto fail;
+    if (d.checks == KRT_CHECK_BOUNDS && (r = krt__checks_init(ctx)) != KRT_SUCCESS)
+        goto fail;
     if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS) {
         /* krt's drivers keep a lost device lost while any context that used it is alive, and recover it when the last
          * one is destroyed (driver/fault.c). */
@@ -731,6 +742,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
 
 fail:
     if (ctx) {
+        krt__checks_fini(ctx);
         share_leave(ctx);
         pthread_mutex_destroy(&ctx->lock);
         pthread_mutex_destroy(&ctx->lost_lock);
@@ -750,7 +762,9 @@ fail:
 static void drain(krt_context *ctx)
 {
     for (;;) {
-        if (krt_context_synchronize(ctx) != KRT_SUCCESS)
+        /* A checked kernel's refused access is reported to no one at the context's end. */
+        krt_result r = krt_context_synchronize(ctx);
+        if (r != KRT_SUCCESS && r != KRT_ERROR_OUT_OF_BOUNDS)
             return;
         int idle = 1;
         uint64_t first = 0, second = 0, n;
@@ -811,6 +825,7 @@ void krt_context_destroy(krt_context *ctx)
         krt__event_destroy_locked(ctx->events);
     krt__event_pools_destroy(ctx);
     krt__alloc_set_free_all(ctx);
+    krt__checks_fini(ctx);
     pthread_mutex_unlock(&ctx->lock);
     share_leave(ctx);
     krt__wisdom_fini(ctx);

@@ -111,6 +111,7 @@ krt_result krt__driver_entry_get(ze_driver_handle_t driver, krt__driver_entry **
     e->has_native_queue_ext = has_extension(e->extensions, e->num_extensions, "ZE_krt_native_queue");
     e->has_build_log_ext = has_extension(e->extensions, e->num_extensions, "ZE_krt_build_log");
     e->has_private_memory_ext = has_extension(e->extensions, e->num_extensions, ZE_KRT_PRIVATE_MEMORY_NAME);
+    e->has_bounds_check_ext = has_extension(e->extensions, e->num_extensions, "ZE_krt_bounds_check");
     e->driver = driver;
     e->next = drivers;
     drivers = e;

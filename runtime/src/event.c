@@ -144,7 +144,7 @@ krt_result krt_event_synchronize(krt_event *event, uint64_t timeout_ns)
      * the context does. */
     if (r == KRT_SUCCESS && krt__is_lost(ctx))
         return krt__lost_again(ctx);
-    return r;
+    return r == KRT_SUCCESS ? krt__checks_report(ctx) : r;
 }
 
 krt_result krt_event_query(krt_event *event)

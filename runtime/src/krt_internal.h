@@ -92,6 +92,7 @@ typedef struct krt__driver_entry {
     int has_native_queue_ext; /* ZE_krt_native_queue (ze_cuda): krt_queue_native */
     int has_build_log_ext;    /* ZE_krt_build_log (krt's drivers): a failed build's log with several drivers loaded */
     int has_private_memory_ext; /* ZE_krt_private_memory (krt's drivers): a kernel's private memory and its limit */
+    int has_bounds_check_ext; /* ZE_krt_bounds_check (ze_pocl, ze_cuda): checked launches, checks.c */
     struct krt__driver_entry *next;
 } krt__driver_entry;
 
@@ -229,13 +230,41 @@ struct krt_context {
     atomic_int lost;
     pthread_mutex_t lost_lock;
     char lost_message[1536];
+    /* Checked launches (checks.c): the bounds table and the ring of recent checked launches; NULL unchecked. */
+    struct krt__checks *checks;
 };
 
 /* driver_cache.c: whether ctx's device reaches peer's device memory (zeDeviceCanAccessPeer; 1 for the same
  * device). */
 int krt__device_reaches(krt_context *ctx, ze_device_handle_t peer);
 
+/* ---- checks.c -------------------------------------------------------------------------------------- */
+
+typedef struct krt__checks krt__checks;
+/* KRT_CHECK as a krt_check; KRT_ERROR_INVALID_ARGUMENT for a value it does not take. */
+krt_result krt__checks_parse_env(uint32_t *checks);
+/* The bounds table of a checked context; KRT_ERROR_UNSUPPORTED_FEATURE where the device cannot check. */
+krt_result krt__checks_init(krt_context *ctx);
+void krt__checks_fini(krt_context *ctx);
+/* The table's device address for ZE_krt_bounds_check; 0 for an unchecked context. */
+uint64_t krt__checks_table(const krt_context *ctx);
+/* Points the table at the context's allocations as they now are. Caller holds ctx->lock. */
+krt_result krt__checks_update_locked(krt_context *ctx);
+/* The number of the next update, before a wait on every queue (caller holds ctx->lock); after it, krt__checks_idle
+ * frees the arrays retired before that update, which no kernel still running can read. */
+uint64_t krt__checks_mark_locked(krt_context *ctx);
+void krt__checks_idle(krt_context *ctx, uint64_t mark);
+/* Notes a checked launch just appended, for the report of a fault. */
+void krt__checks_note(krt_kernel *k, const krt_launch_desc *d);
+/* After a wait: KRT_ERROR_OUT_OF_BOUNDS with the message when a checked kernel's access was refused (and the record
+ * reset), else KRT_SUCCESS. */
+krt_result krt__checks_report(krt_context *ctx);
+uint32_t krt__checks_name_hash(const char *name);
+
 /* ---- memory.c -------------------------------------------------------------------------------------- */
+
+/* The allocation of ctx that addr falls in: 1 with its base and size, else 0. */
+int krt__alloc_find(krt_context *ctx, uintptr_t addr, uintptr_t *base, size_t *size);
 
 void krt__alloc_set_free_all(krt_context *ctx);
 /* Whether [ptr, ptr + size) stays inside the krt_alloc allocation ptr falls in; KRT_SUCCESS too when ptr is in

@@ -493,6 +493,8 @@ krt_result krt__launch(krt_kernel *k, const krt_launch_desc *d)
         krt__queue_count(q, KRT__REC_LAUNCH);
     pthread_mutex_unlock(&q->lock);
     r = krt__ze(zr, "zeCommandListAppendLaunchKernel");
+    if (r == KRT_SUCCESS && ctx->checks)
+        krt__checks_note(k, d);
     if (r == KRT_SUCCESS && ctx->trace)
         trace_launch(k, cfg, &d->range);
 out:

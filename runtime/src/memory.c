@@ -116,6 +116,19 @@ static void range_remove(krt_context *ctx, void *p)
     ctx->num_ranges--;
 }
 
+int krt__alloc_find(krt_context *ctx, uintptr_t addr, uintptr_t *base, size_t *size)
+{
+    pthread_mutex_lock(&ctx->lock);
+    size_t i = range_find(ctx, addr);
+    int in = i != SIZE_MAX && addr - ctx->ranges[i].base < ctx->ranges[i].size;
+    if (in) {
+        *base = ctx->ranges[i].base;
+        *size = ctx->ranges[i].size;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return in;
+}
+
 /* The allocation of ctx that addr falls in, if any. */
 static int range_of(krt_context *ctx, uintptr_t addr, krt__alloc_range *out)
 {
@@ -253,6 +266,12 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
         set_remove(&ctx->allocs, p);
         ok = 0;
     }
+    /* A checked context's kernels may reach the new allocation from their next launch on. */
+    if (ok && krt__checks_update_locked(ctx) != KRT_SUCCESS) {
+        range_remove(ctx, p);
+        set_remove(&ctx->allocs, p);
+        ok = 0;
+    }
     pthread_mutex_unlock(&ctx->lock);
     if (!ok) {
         KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, p);
@@ -272,6 +291,9 @@ krt_result krt_free(krt_context *ctx, void *ptr)
     int found = set_remove(&ctx->allocs, ptr);
     if (found) {
         range_remove(ctx, ptr);
+        /* A checked context's kernels no longer reach it (without memory for a new table, the old one stays: the
+         * allocation is then still checked as reachable). */
+        krt__checks_update_locked(ctx);
         /* Launches compare this generation with the one they checked their pointer arguments at. */
         atomic_fetch_add(&ctx->free_generation, 1);
     }

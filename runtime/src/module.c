@@ -4,6 +4,7 @@
  * on failure).
  */
 #include "krt_internal.h"
+#include "../../driver/include/ze_krt_bounds.h"
 #include "../../driver/include/ze_krt_build_log.h"
 #include "../../driver/include/ze_krt_host.h"
 
@@ -177,6 +178,10 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
     ze_krt_host_library_desc_t host_desc = { ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC, NULL, host_library };
     if (host_library)
         md.pNext = &host_desc;
+    /* A checked context's modules are built checked against its bounds table (checks.c, ze_krt_bounds.h). */
+    ze_krt_bounds_check_desc_t bounds = { ZE_STRUCTURE_TYPE_KRT_BOUNDS_CHECK_DESC, md.pNext, krt__checks_table(ctx) };
+    if (bounds.table)
+        md.pNext = &bounds;
     /* krt's drivers copy the build log into text as they build (ZE_krt_build_log, a struct on the pNext chain). */
     char text[1536] = "";
     ze_krt_build_log_desc_t log_out = { ZE_STRUCTURE_TYPE_KRT_BUILD_LOG_DESC, md.pNext, text, sizeof text, NULL };

@@ -97,7 +97,8 @@ krt_result krt__queue_sync_until(krt_queue *q, uint64_t timeout_ns)
     return krt__queue_sync_live(q, timeout_ns);
 }
 
-krt_result krt__queue_sync_live(krt_queue *q, uint64_t timeout_ns)
+/* The wait itself, without the report of a checked launch's refused access (krt__queue_sync_live). */
+static krt_result sync_live(krt_queue *q, uint64_t timeout_ns)
 {
     /* A host task's own queue is held back until the task returns: such a wait could never end. */
     if (krt__host_task_current() == q)
@@ -144,6 +145,12 @@ krt_result krt__queue_sync_live(krt_queue *q, uint64_t timeout_ns)
     }
     pthread_mutex_unlock(&q->sync_lock);
     return r;
+}
+
+krt_result krt__queue_sync_live(krt_queue *q, uint64_t timeout_ns)
+{
+    krt_result r = sync_live(q, timeout_ns);
+    return r == KRT_SUCCESS ? krt__checks_report(q->ctx) : r;
 }
 
 krt_result krt__queue_sync(krt_queue *q)
@@ -222,7 +229,7 @@ void krt_queue_destroy(krt_queue *queue)
     }
     /* A host task may append to its own queue while the queue is waited for: wait again until a wait leaves
      * nothing appended after its barrier, so that no command outlives the list. */
-    while (krt__queue_sync_live(queue, UINT64_MAX) == KRT_SUCCESS && !krt__queue_idle(queue, NULL)) {
+    while (sync_live(queue, UINT64_MAX) == KRT_SUCCESS && !krt__queue_idle(queue, NULL)) {
     }
     krt_context *ctx = queue->ctx;
     pthread_mutex_lock(&ctx->lock);
@@ -254,6 +261,7 @@ krt_result krt_context_synchronize(krt_context *ctx)
     uint32_t n = 0;
     int overflow = 0;
     pthread_mutex_lock(&ctx->lock);
+    uint64_t mark = krt__checks_mark_locked(ctx);
     for (krt_queue *q = ctx->queues; q; q = q->next) {
         if (n == SNAPSHOT) {
             overflow = 1;
@@ -267,16 +275,16 @@ krt_result krt_context_synchronize(krt_context *ctx)
     krt_result r = KRT_SUCCESS;
     if (overflow) {
         for (krt_queue *q = ctx->queues; q; q = q->next) {
-            krt_result qr = krt__queue_sync_live(q, UINT64_MAX);
+            krt_result qr = sync_live(q, UINT64_MAX);
             if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
                 r = qr;
         }
         pthread_mutex_unlock(&ctx->lock);
-        return r;
+        return r == KRT_SUCCESS ? krt__checks_report(ctx) : r;
     }
     pthread_mutex_unlock(&ctx->lock);
     for (uint32_t i = 0; i < n; i++) {
-        krt_result qr = krt__queue_sync_live(snapshot[i], UINT64_MAX);
+        krt_result qr = sync_live(snapshot[i], UINT64_MAX);
         if (qr != KRT_SUCCESS && r == KRT_SUCCESS)
             r = qr;
     }
@@ -285,6 +293,10 @@ krt_result krt_context_synchronize(krt_context *ctx)
         if (--snapshot[i]->sync_refs == 0 && snapshot[i]->unlinked)
             queue_free_locked(snapshot[i]);
     pthread_mutex_unlock(&ctx->lock);
+    if (r == KRT_SUCCESS && ctx->checks) {
+        krt__checks_idle(ctx, mark);
+        r = krt__checks_report(ctx);
+    }
     return r;
 }
 

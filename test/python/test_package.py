@@ -766,6 +766,24 @@ def test_threads_launch_on_their_own_queues(ctx, mod):
 # ------------------------------------------------------------------------------------------------------------
 
 
+def test_too_short_array_under_checks_raises():
+    """Checked launches (checks=True): a kernel writing past a too-short array raises krt.OutOfBoundsError at the
+    wait, naming the kernel and the array; the write is not made and the context goes on working."""
+    with krt.Context(device="cpu", checks=True) as c:
+        k = krt.Module(c, path=spv("krt_python"))["krt_py_fill"]
+        out = krt.zeros(c, 10, dtype=np.int32)
+        with pytest.raises(krt.OutOfBoundsError) as e:
+            k(out, 100, range=11, block=True)
+        assert isinstance(e.value, IndexError) and e.value.code == krt.OutOfBoundsError.code
+        msg = str(e.value)
+        assert "kernel krt_py_fill" in msg and "work-item (10, 0, 0)" in msg and "argument 0 (out)" in msg, msg
+        assert out.numpy().tolist() == [100 + i for i in range(10)]
+        k(out, 5, range=10, block=True)
+        assert out.numpy().tolist() == [5 + i for i in range(10)]
+    with pytest.raises(krt.UnsupportedFeatureError):
+        krt.Context(device="host", checks=True)
+
+
 def test_every_result_code_has_its_class():
     import builtins
     expect_base = {
@@ -777,6 +795,7 @@ def test_every_result_code_has_its_class():
         "KRT_ERROR_INVALID_GROUP_SIZE": ValueError, "KRT_ERROR_INVALID_POINTER": ValueError,
         "KRT_ERROR_UNSUPPORTED_FEATURE": NotImplementedError, "KRT_ERROR_DEVICE_LOST": RuntimeError,
         "KRT_ERROR_INVALID_STATE": RuntimeError, "KRT_ERROR_DRIVER": RuntimeError,
+        "KRT_ERROR_OUT_OF_BOUNDS": IndexError,
         "KRT_TIMEOUT": builtins.TimeoutError, "KRT_NOT_READY": krt.Error,
     }
     seen = set()

@@ -1,6 +1,7 @@
 /* ze_cuda_ptx: translates one SPIR-V module to PTX with ze_cuda's own code (driver/cuda/ptx.cpp), no GPU
  * needed. make test runs it on every kernel and hands the PTX to ptxas (test/test_cuda_ptx.c).
- *   ze_cuda_ptx IN.spv OUT.ptx
+ *   ze_cuda_ptx [--bounds-table ADDR] IN.spv OUT.ptx
+ * --bounds-table builds the module checked against a bounds table at ADDR (ZE_krt_bounds_check, spirv/bounds.cpp).
  * Exit status: 0 translated; 1 usage or I/O error; 2 the module is refused (the log on stderr says why). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,14 @@ static void *read_all(const char *path, size_t *size) {
 }
 
 int main(int argc, char **argv) {
+    uint64_t table = 0;
+    if (argc == 5 && strcmp(argv[1], "--bounds-table") == 0) {
+        table = strtoull(argv[2], NULL, 0);
+        argv += 2;
+        argc -= 2;
+    }
     if (argc != 3) {
-        fprintf(stderr, "usage: %s IN.spv OUT.ptx\n", argv[0]);
+        fprintf(stderr, "usage: %s [--bounds-table ADDR] IN.spv OUT.ptx\n", argv[0]);
         return 1;
     }
     size_t size = 0;
@@ -38,7 +45,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: cannot read %s\n", argv[0], argv[1]);
         return 1;
     }
-    zp_module_src src = {.spirv = spv, .size = size, .fp16 = true, .fp64 = true, .int64_atomics = true};
+    zp_module_src src = {.spirv = spv, .size = size, .fp16 = true, .fp64 = true, .int64_atomics = true,
+                         .bounds_table = table};
     void *bc = NULL;
     size_t bc_size = 0;
     zp_module_meta meta = {0};

@@ -1,0 +1,325 @@
+/*
+ * checks.c: checked launches (krt_context_desc.checks = KRT_CHECK_BOUNDS). The context keeps a bounds table in shared
+ * memory (ZE_krt_bounds_check, driver/include/ze_krt_bounds.h): word 0 points at an array of the context's
+ * allocations as [base, end) ranges, which the driver's instrumented kernels search before every global memory
+ * access (spirv/bounds.cpp). Every krt_alloc and krt_free writes a new array and points the table at it; the old one
+ * is retired and freed once no queue of the context can still be running a kernel that reads it. A refused access
+ * is recorded in the table by the device; the next wait that covers it reads the record, names the kernel from a
+ * ring of the context's recent checked launches, and returns KRT_ERROR_OUT_OF_BOUNDS.
+ */
+#include "krt_internal.h"
+#include "../../common/fnv.h"
+#include "../../driver/include/ze_krt_bounds.h"
+
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RING = 32, MAX_PTRS = 8, NAME = 64, ARG_NAME = 40 };
+
+/* One checked launch: enough to name a fault's kernel and its nearest pointer argument after the kernel is gone. */
+typedef struct check_note {
+    uint32_t hash; /* krt__checks_name_hash of the kernel's name */
+    char kernel[NAME];
+    uint32_t num_ptrs;
+    struct {
+        uint32_t index;
+        uintptr_t value;
+        char name[ARG_NAME];
+    } ptrs[MAX_PTRS];
+} check_note;
+
+typedef struct retired {
+    void *mem;
+    uint64_t seq; /* the update that retired it */
+    struct retired *next;
+} retired;
+
+struct krt__checks {
+    volatile uint64_t *table; /* ZE_KRT_BOUNDS_TABLE_WORDS words of shared memory */
+    uint64_t *ranges;         /* the array the table points at */
+    retired *retired;         /* arrays a running kernel may still read */
+    pthread_mutex_t lock;     /* the ring, and the fault record's read and reset */
+    check_note ring[RING];
+    uint32_t next;            /* launches noted so far */
+    uint64_t seq;             /* updates so far */
+};
+
+uint32_t krt__checks_name_hash(const char *name)
+{
+    return (uint32_t)krt_fnv1a64(KRT_FNV1A64_INIT, name, strlen(name));
+}
+
+static void *shared_alloc(krt_context *ctx, size_t size)
+{
+    ze_device_mem_alloc_desc_t dd = { .stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC };
+    ze_host_mem_alloc_desc_t hd = { .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC };
+    void *p = NULL;
+    if (KRT__ZE(ctx->ddi, Mem, AllocShared)(ctx->ze, &dd, &hd, size, 64, ctx->device, &p) != ZE_RESULT_SUCCESS)
+        return NULL;
+    return p;
+}
+
+static void shared_free(krt_context *ctx, void *p)
+{
+    if (p)
+        KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, p);
+}
+
+krt_result krt__checks_parse_env(uint32_t *checks)
+{
+    const char *e = getenv("KRT_CHECK");
+    if (!e || !e[0] || strcmp(e, "none") == 0 || strcmp(e, "0") == 0) {
+        *checks = KRT_CHECK_NONE;
+        return KRT_SUCCESS;
+    }
+    if (strcmp(e, "bounds") == 0) {
+        *checks = KRT_CHECK_BOUNDS;
+        return KRT_SUCCESS;
+    }
+    return krt__fail(KRT_ERROR_INVALID_ARGUMENT,
+                     "krt_context_create: KRT_CHECK is \"%s\"; it takes \"bounds\" (checked launches) or \"none\"", e);
+}
+
+krt_result krt__checks_init(krt_context *ctx)
+{
+    if (ctx->host)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                         "krt_context_create: checked launches (KRT_CHECK_BOUNDS, KRT_CHECK=bounds) are not available "
+                         "on the host device, whose kernels run as native code; check on the CPU through ze_pocl "
+                         "instead (KRT_DEVICE=cpu), or leave checks off for the host device");
+    if (!ctx->drv->has_bounds_check_ext)
+        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
+                         "krt_context_create: checked launches (KRT_CHECK_BOUNDS, KRT_CHECK=bounds) need a driver with "
+                         "ZE_krt_bounds_check (ze_pocl, ze_cuda), and %s's driver (%s) has none; choose a device of "
+                         "krt's drivers (KRT_DEVICE=cpu), or leave checks off",
+                         ctx->info.name, ctx->info.driver_name);
+    krt__checks *c = calloc(1, sizeof *c);
+    if (!c)
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a checked context");
+    c->table = shared_alloc(ctx, ZE_KRT_BOUNDS_TABLE_WORDS * sizeof(uint64_t));
+    c->ranges = shared_alloc(ctx, 2 * sizeof(uint64_t));
+    if (!c->table || !c->ranges) {
+        shared_free(ctx, (void *)c->table);
+        shared_free(ctx, c->ranges);
+        free(c);
+        return krt__fail(KRT_ERROR_OUT_OF_DEVICE_MEMORY, "krt_context_create: no shared memory for the bounds table "
+                                                         "of a checked context");
+    }
+    memset((void *)c->table, 0, ZE_KRT_BOUNDS_TABLE_WORDS * sizeof(uint64_t));
+    c->ranges[0] = c->ranges[1] = 0;
+    c->table[ZE_KRT_BOUNDS_RANGES] = (uint64_t)(uintptr_t)c->ranges;
+    pthread_mutex_init(&c->lock, NULL);
+    ctx->checks = c;
+    return KRT_SUCCESS;
+}
+
+/* Frees the arrays retired by updates before the one numbered before. */
+static void free_retired(krt_context *ctx, uint64_t before)
+{
+    krt__checks *c = ctx->checks;
+    for (retired **p = &c->retired; *p;) {
+        retired *r = *p;
+        if (r->seq >= before) {
+            p = &r->next;
+            continue;
+        }
+        *p = r->next;
+        shared_free(ctx, r->mem);
+        free(r);
+    }
+}
+
+void krt__checks_fini(krt_context *ctx)
+{
+    krt__checks *c = ctx->checks;
+    if (!c)
+        return;
+    free_retired(ctx, UINT64_MAX);
+    shared_free(ctx, c->ranges);
+    shared_free(ctx, (void *)c->table);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+    ctx->checks = NULL;
+}
+
+uint64_t krt__checks_table(const krt_context *ctx)
+{
+    return ctx->checks ? (uint64_t)(uintptr_t)ctx->checks->table : 0;
+}
+
+krt_result krt__checks_update_locked(krt_context *ctx)
+{
+    krt__checks *c = ctx->checks;
+    if (!c)
+        return KRT_SUCCESS;
+    uint64_t *a = shared_alloc(ctx, (2 + 2 * ctx->num_ranges) * sizeof(uint64_t));
+    retired *r = malloc(sizeof *r);
+    if (!a || !r) {
+        shared_free(ctx, a);
+        free(r);
+        return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of memory for the bounds table of a checked context");
+    }
+    a[0] = ctx->num_ranges;
+    a[1] = 0;
+    for (size_t i = 0; i < ctx->num_ranges; i++) {
+        a[2 + 2 * i] = ctx->ranges[i].base;
+        a[3 + 2 * i] = ctx->ranges[i].base + ctx->ranges[i].size;
+    }
+    /* A kernel running now may be reading the old array: it goes on the retired list, freed below once every
+     * queue is idle (a wait covered everything appended to it), else at a later update, a context-wide wait or
+     * the context's end. */
+    atomic_thread_fence(memory_order_release);
+    c->table[ZE_KRT_BOUNDS_RANGES] = (uint64_t)(uintptr_t)a;
+    r->mem = c->ranges;
+    r->seq = c->seq++;
+    r->next = c->retired;
+    c->retired = r;
+    c->ranges = a;
+    int idle = 1;
+    for (krt_queue *q = ctx->queues; q && idle; q = q->next)
+        idle = krt__queue_idle(q, NULL);
+    if (idle)
+        free_retired(ctx, UINT64_MAX);
+    return KRT_SUCCESS;
+}
+
+uint64_t krt__checks_mark_locked(krt_context *ctx)
+{
+    return ctx->checks ? ctx->checks->seq : 0;
+}
+
+void krt__checks_idle(krt_context *ctx, uint64_t mark)
+{
+    if (!ctx->checks)
+        return;
+    pthread_mutex_lock(&ctx->lock);
+    free_retired(ctx, mark);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void krt__checks_note(krt_kernel *k, const krt_launch_desc *d)
+{
+    krt__checks *c = k->ctx->checks;
+    pthread_mutex_lock(&c->lock);
+    check_note *n = &c->ring[c->next++ % RING];
+    n->hash = krt__checks_name_hash(k->refl->name);
+    snprintf(n->kernel, sizeof n->kernel, "%s", k->refl->name);
+    n->num_ptrs = 0;
+    for (uint32_t i = 0; i < d->num_args && n->num_ptrs < MAX_PTRS; i++) {
+        krt_arg_kind kind = k->args[i].kind;
+        if ((kind != KRT_ARG_GLOBAL_POINTER && kind != KRT_ARG_CONSTANT_POINTER) || !d->args[i].value ||
+            d->args[i].size != sizeof(void *))
+            continue;
+        uintptr_t v;
+        memcpy(&v, d->args[i].value, sizeof v);
+        n->ptrs[n->num_ptrs].index = i;
+        n->ptrs[n->num_ptrs].value = v;
+        snprintf(n->ptrs[n->num_ptrs].name, ARG_NAME, "%s", k->args[i].name ? k->args[i].name : "");
+        n->num_ptrs++;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+static const char *kind_name(uint32_t kind)
+{
+    return kind == ZE_KRT_BOUNDS_LOAD ? "load" : kind == ZE_KRT_BOUNDS_STORE ? "store" : "atomic";
+}
+
+/* What the access is nearest to among the noted launch's pointer arguments, as a clause of the message. */
+static void nearest(krt_context *ctx, const check_note *n, uint64_t addr, uint64_t size, char *buf, size_t cap)
+{
+    int best = -1;
+    uint64_t best_dist = UINT64_MAX, best_base = 0, best_size = 0;
+    for (uint32_t i = 0; n && i < n->num_ptrs; i++) {
+        uintptr_t base = 0;
+        size_t bytes = 0;
+        if (!krt__alloc_find(ctx, n->ptrs[i].value, &base, &bytes))
+            continue;
+        uint64_t end = base + bytes;
+        uint64_t dist = addr >= end ? addr - end : addr < base ? base - addr : 0;
+        if (dist < best_dist) {
+            best_dist = dist;
+            best = (int)i;
+            best_base = base;
+            best_size = bytes;
+        }
+    }
+    if (best < 0) {
+        snprintf(buf, cap, "no pointer argument of the launch is an allocation of the context");
+        return;
+    }
+    char label[80];
+    if (n->ptrs[best].name[0])
+        snprintf(label, sizeof label, "argument %u (%s)", n->ptrs[best].index, n->ptrs[best].name);
+    else
+        snprintf(label, sizeof label, "argument %u", n->ptrs[best].index);
+    uint64_t end = best_base + best_size;
+    if (addr >= end)
+        snprintf(buf, cap,
+                 "nearest is %s, a %" PRIu64 "-byte allocation at 0x%" PRIx64 ": the access starts %" PRIu64
+                 " bytes past its end (at offset %" PRIu64 ")",
+                 label, best_size, best_base, addr - end, addr - best_base);
+    else if (addr < best_base)
+        snprintf(buf, cap,
+                 "nearest is %s, a %" PRIu64 "-byte allocation at 0x%" PRIx64 ": the access starts %" PRIu64
+                 " bytes before its start",
+                 label, best_size, best_base, best_base - addr);
+    else
+        snprintf(buf, cap,
+                 "it starts inside %s, a %" PRIu64 "-byte allocation at 0x%" PRIx64 " (at offset %" PRIu64
+                 "), and its %" PRIu64 " bytes run %" PRIu64 " bytes past the end",
+                 label, best_size, best_base, addr - best_base, size, addr + size - end);
+}
+
+krt_result krt__checks_report(krt_context *ctx)
+{
+    krt__checks *c = ctx->checks;
+    if (!c)
+        return KRT_SUCCESS;
+    volatile uint64_t *t = c->table;
+    if ((uint32_t)t[ZE_KRT_BOUNDS_FLAG] == 0)
+        return KRT_SUCCESS;
+    pthread_mutex_lock(&c->lock);
+    if ((uint32_t)t[ZE_KRT_BOUNDS_FLAG] == 0) {
+        pthread_mutex_unlock(&c->lock);
+        return KRT_SUCCESS;
+    }
+    uint64_t addr = t[ZE_KRT_BOUNDS_ADDRESS], size = t[ZE_KRT_BOUNDS_SIZE], kind = t[ZE_KRT_BOUNDS_KIND];
+    uint64_t gid[3] = { t[ZE_KRT_BOUNDS_GLOBAL_ID], t[ZE_KRT_BOUNDS_GLOBAL_ID + 1], t[ZE_KRT_BOUNDS_GLOBAL_ID + 2] };
+    uint32_t refused = (uint32_t)t[ZE_KRT_BOUNDS_REFUSED];
+    t[ZE_KRT_BOUNDS_REFUSED] = 0;
+    t[ZE_KRT_BOUNDS_FLAG] = 0;
+    uint32_t hash = (uint32_t)(kind >> 32);
+    /* The most recent checked launch of a kernel of that name. */
+    const check_note *n = NULL;
+    uint32_t seen = c->next < RING ? c->next : RING;
+    for (uint32_t i = 1; i <= seen && !n; i++) {
+        const check_note *e = &c->ring[(c->next - i) % RING];
+        if (e->hash == hash)
+            n = e;
+    }
+    check_note copy;
+    if (n) {
+        copy = *n;
+        n = &copy;
+    }
+    pthread_mutex_unlock(&c->lock);
+    char kernel[NAME + 64], near[320], more[96] = "";
+    if (n)
+        snprintf(kernel, sizeof kernel, "kernel %s", n->kernel);
+    else
+        snprintf(kernel, sizeof kernel, "a kernel whose name hashes to 0x%08x (launched before the last %d checked "
+                                        "launches krt remembers)", hash, RING);
+    nearest(ctx, n, addr, size, near, sizeof near);
+    if (refused > 1)
+        snprintf(more, sizeof more, "; %u more access%s refused too", refused - 1,
+                 refused - 1 == 1 ? " was" : "es were");
+    return krt__fail(KRT_ERROR_OUT_OF_BOUNDS,
+                     "%s, work-item (%" PRIu64 ", %" PRIu64 ", %" PRIu64 "): a %" PRIu64 "-byte %s at 0x%" PRIx64
+                     " lies outside every allocation of the context; %s. The access was not made (a refused load "
+                     "gives 0)%s; look for an index past the data's end or a launch range larger than the data",
+                     kernel, gid[0], gid[1], gid[2], size, kind_name((uint32_t)kind), addr, near, more);
+}

@@ -1,0 +1,218 @@
+// Checked launches (ZE_krt_bounds_check, driver/include/ze_krt_bounds.h): every access a kernel makes to global or
+// constant memory through a pointer krt may have given it (a kernel argument, or a pointer read from memory) is
+// made only when __zp_bounds_check (groups_lib.cl) finds it inside one of the allocations listed in the table whose
+// device address the module source carries (zp_module_src.bounds_table). An access outside is not made: a load
+// yields zero, a store or atomic is dropped, and the table records the first one for the runtime to report.
+//
+// Run once every helper is inlined, so that an access's underlying object is the kernel's own argument, a pointer
+// the kernel loaded, or a program-scope variable; the last are the module's own storage, not krt's allocations,
+// and are left unchecked (as is an access whose pointer may come from either). __local and private memory, and
+// generic pointers that do not come from a global one, are not checked. The check is then linked and inlined
+// like the group library's other functions (translate.cpp).
+#include "steps.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
+namespace zp::spirv {
+namespace {
+
+// What an access does, as the table records it (ze_krt_bounds.h).
+enum { KIND_LOAD = 1, KIND_STORE = 2, KIND_ATOMIC = 3 };
+
+// The low 32 bits of the 64-bit FNV-1a hash of a kernel's name: the table names the kernel of a fault by it, and
+// the runtime, which knows its launches' kernels by name, hashes them alike.
+uint32_t name_hash(llvm::StringRef s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return (uint32_t)h;
+}
+
+bool checked_space(unsigned as) { return as == 1 || as == 2; }
+
+// Whether an access through p is to be checked: p is global or constant (or generic, cast from one), and none of
+// its possible underlying objects is a program-scope variable.
+bool wants_check(llvm::Value *p) {
+    auto *pt = llvm::dyn_cast<llvm::PointerType>(p->getType());
+    if (!pt) return false;
+    llvm::SmallVector<const llvm::Value *, 4> objs;
+    llvm::getUnderlyingObjects(p, objs, nullptr, 0);
+    if (objs.empty()) return false;
+    bool global_space = checked_space(pt->getAddressSpace());
+    for (const llvm::Value *o : objs) {
+        if (llvm::isa<llvm::GlobalVariable>(o) || llvm::isa<llvm::ConstantPointerNull>(o) ||
+            llvm::isa<llvm::UndefValue>(o))
+            return false;
+        auto *ot = llvm::dyn_cast<llvm::PointerType>(o->getType());
+        if (!ot) return false;
+        if (checked_space(ot->getAddressSpace())) global_space = true;
+        else if (ot->getAddressSpace() != 4) return false; // private or __local at its root
+    }
+    return global_space;
+}
+
+uint64_t store_size(const llvm::DataLayout &dl, llvm::Type *t) { return dl.getTypeStoreSize(t).getFixedSize(); }
+
+// The pointee's size of a typed pointer, 1 when it has none (opaque, or a function).
+uint64_t pointee_size(const llvm::DataLayout &dl, llvm::Value *p) {
+    auto *pt = llvm::cast<llvm::PointerType>(p->getType());
+    if (pt->isOpaque()) return 1;
+    llvm::Type *e = pt->getNonOpaquePointerElementType();
+    return e->isSized() ? store_size(dl, e) : 1;
+}
+
+// One range to check at an instruction: the address, its size in bytes and the kind.
+struct Access {
+    llvm::Value *ptr;
+    llvm::Value *size; // i64
+    int kind;
+};
+
+// vloadN / vstoreN and the half forms: N elements of the pointee's size (2 for half forms) at p + offset * N *
+// size; vloada_half3 and vstorea_half3 step by 4. Returns 0 for another name.
+unsigned vector_count(const std::string &base, bool &is_store, bool &half, bool &aligned) {
+    llvm::StringRef s(base);
+    is_store = s.consume_front("vstore");
+    if (!is_store && !s.consume_front("vload")) return 0;
+    aligned = s.consume_front("a");
+    half = s.consume_front("_half");
+    // vstore_half_rte and the like: the rounding suffix does not change what is written.
+    size_t us = s.find('_');
+    if (us != llvm::StringRef::npos) s = s.substr(0, us);
+    if (s.empty()) return half ? 1 : 0;
+    unsigned n = 0;
+    if (s.getAsInteger(10, n)) return 0;
+    return (n == 2 || n == 3 || n == 4 || n == 8 || n == 16) ? n : 0;
+}
+
+// The accesses a call to an OpenCL builtin makes through global pointers; none for the functions that take one
+// without reading or writing through it per work-item (the group copies, prefetch).
+void builtin_accesses(llvm::CallInst *call, const llvm::DataLayout &dl, std::vector<Access> &out) {
+    llvm::Function *f = call->getCalledFunction();
+    if (!f || !f->isDeclaration() || f->isIntrinsic()) return;
+    std::string base = builtin_base_name(f->getName());
+    if (base.rfind("__", 0) == 0 || base.rfind("async_work_group", 0) == 0 || base == "prefetch" ||
+        base == "wait_group_events")
+        return;
+    llvm::LLVMContext &c = call->getContext();
+    llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+    bool is_store = false, half = false, aligned = false;
+    unsigned n = vector_count(base, is_store, half, aligned);
+    if (n) {
+        unsigned pi = is_store ? 2 : 1, oi = is_store ? 1 : 0;
+        if (call->arg_size() <= pi) return;
+        llvm::Value *p = call->getArgOperand(pi);
+        if (!p->getType()->isPointerTy() || !wants_check(p)) return;
+        uint64_t elem = half ? 2 : pointee_size(dl, p);
+        uint64_t step = (aligned && n == 3) ? 4 : n;
+        llvm::IRBuilder<> b(call);
+        llvm::Value *off = b.CreateZExtOrTrunc(call->getArgOperand(oi), i64);
+        llvm::Value *bytes = b.CreateMul(off, llvm::ConstantInt::get(i64, step * elem));
+        llvm::Type *i8p = llvm::Type::getInt8PtrTy(c, llvm::cast<llvm::PointerType>(p->getType())->getAddressSpace());
+        llvm::Value *at = b.CreateGEP(llvm::Type::getInt8Ty(c), b.CreatePointerCast(p, i8p), bytes);
+        out.push_back({at, llvm::ConstantInt::get(i64, n * elem), is_store ? KIND_STORE : KIND_LOAD});
+        return;
+    }
+    bool atomic = base.rfind("atom_", 0) == 0 || base.rfind("atomic_", 0) == 0;
+    // Every other builtin with a global pointer (fract, modf, sincos, frexp, remquo, lgamma_r write one value
+    // through it; the atomics read and write one).
+    for (unsigned i = 0; i < call->arg_size(); i++) {
+        llvm::Value *p = call->getArgOperand(i);
+        if (!p->getType()->isPointerTy() || !wants_check(p)) continue;
+        out.push_back({p, llvm::ConstantInt::get(i64, pointee_size(dl, p)), atomic ? KIND_ATOMIC : KIND_STORE});
+    }
+}
+
+void collect(llvm::Instruction &i, const llvm::DataLayout &dl, std::vector<Access> &out) {
+    llvm::Type *i64 = llvm::Type::getInt64Ty(i.getContext());
+    auto add = [&](llvm::Value *p, uint64_t size, int kind) {
+        if (wants_check(p)) out.push_back({p, llvm::ConstantInt::get(i64, size), kind});
+    };
+    if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(&i)) {
+        add(ld->getPointerOperand(), store_size(dl, ld->getType()), KIND_LOAD);
+    } else if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&i)) {
+        add(st->getPointerOperand(), store_size(dl, st->getValueOperand()->getType()), KIND_STORE);
+    } else if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&i)) {
+        add(rmw->getPointerOperand(), store_size(dl, rmw->getValOperand()->getType()), KIND_ATOMIC);
+    } else if (auto *cx = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&i)) {
+        add(cx->getPointerOperand(), store_size(dl, cx->getNewValOperand()->getType()), KIND_ATOMIC);
+    } else if (auto *mt = llvm::dyn_cast<llvm::MemTransferInst>(&i)) {
+        llvm::IRBuilder<> b(&i);
+        llvm::Value *len = b.CreateZExtOrTrunc(mt->getLength(), i64);
+        if (wants_check(mt->getRawDest())) out.push_back({mt->getRawDest(), len, KIND_STORE});
+        if (wants_check(mt->getRawSource())) out.push_back({mt->getRawSource(), len, KIND_LOAD});
+    } else if (auto *ms = llvm::dyn_cast<llvm::MemSetInst>(&i)) {
+        llvm::IRBuilder<> b(&i);
+        if (wants_check(ms->getRawDest()))
+            out.push_back({ms->getRawDest(), b.CreateZExtOrTrunc(ms->getLength(), i64), KIND_STORE});
+    } else if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i)) {
+        builtin_accesses(call, dl, out);
+    }
+}
+
+} // namespace
+
+int add_bounds_checks(llvm::Module &m, uint64_t table, std::string &why) {
+    if (!table) return ZP_SPIRV_OK;
+    llvm::LLVMContext &c = m.getContext();
+    const llvm::DataLayout &dl = m.getDataLayout();
+    llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
+    llvm::FunctionType *ft = llvm::FunctionType::get(i32, {i64, i64, i64, i32, i32}, false);
+    if (llvm::Function *old = m.getFunction("__zp_bounds_check"); old && !old->isDeclaration()) {
+        why = "the module defines a function named __zp_bounds_check, the name of the driver's bounds check";
+        return ZP_SPIRV_BUILD_FAILURE;
+    }
+    llvm::FunctionCallee check = m.getOrInsertFunction("__zp_bounds_check", ft);
+    llvm::Value *tab = llvm::ConstantInt::get(i64, table);
+    std::vector<llvm::Function *> fns;
+    for (llvm::Function &f : m)
+        if (!f.isDeclaration()) fns.push_back(&f);
+    for (llvm::Function *f : fns) {
+        llvm::Value *kernel = llvm::ConstantInt::get(i32, name_hash(f->getName()));
+        std::vector<llvm::Instruction *> insts;
+        for (llvm::BasicBlock &bb : *f)
+            for (llvm::Instruction &i : bb) insts.push_back(&i);
+        for (llvm::Instruction *i : insts) {
+            std::vector<Access> acc;
+            collect(*i, dl, acc);
+            if (acc.empty()) continue;
+            llvm::IRBuilder<> b(i);
+            llvm::Value *ok = nullptr;
+            for (const Access &a : acc) {
+                llvm::Value *addr = b.CreatePtrToInt(a.ptr, i64);
+                llvm::Value *r = b.CreateCall(check, {tab, addr, a.size, llvm::ConstantInt::get(i32, a.kind), kernel});
+                llvm::Value *one = b.CreateICmpNE(r, llvm::ConstantInt::get(i32, 0));
+                ok = ok ? b.CreateAnd(ok, one) : one;
+            }
+            llvm::Instruction *then_term = nullptr, *else_term = nullptr;
+            llvm::SplitBlockAndInsertIfThenElse(ok, i, &then_term, &else_term);
+            llvm::BasicBlock *tail = then_term->getSuccessor(0);
+            i->moveBefore(then_term);
+            if (!i->getType()->isVoidTy() && !i->use_empty()) {
+                llvm::PHINode *phi = llvm::PHINode::Create(i->getType(), 2, "", &*tail->begin());
+                i->replaceAllUsesWith(phi);
+                phi->addIncoming(i, then_term->getParent());
+                phi->addIncoming(llvm::Constant::getNullValue(i->getType()), else_term->getParent());
+            }
+        }
+    }
+    return ZP_SPIRV_OK;
+}
+
+} // namespace zp::spirv

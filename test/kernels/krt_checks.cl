@@ -1,0 +1,58 @@
+// Kernels for checked launches (test/test_checks.c, KRT_CHECK_BOUNDS): in-bounds ones whose results must not change
+// under checks, and ones that reach past their data. OpenCL C 2.0 (kernels/kernels.mk) for the program-scope
+// global variable.
+
+// Writes out[0..n]: one element past an n-element buffer, by the work-item with id n.
+kernel void off_by_one(global int *out, uint n)
+{
+    uint i = get_global_id(0);
+    if (i <= n)
+        out[i] = (int)i + 1;
+}
+
+kernel void scale(global const float *in, global float *out, float s)
+{
+    size_t i = get_global_id(0);
+    out[i] = in[i] * s;
+}
+
+// Reads in[i + off]: past the end once i + off reaches it. A refused load gives 0.
+kernel void read_past(global const int *in, global int *out, uint off)
+{
+    size_t i = get_global_id(0);
+    out[i] = in[i + off] + 1;
+}
+
+// Work-item 0 writes value at base[index]: anywhere, given the index.
+kernel void poke(global int *base, long index, int value)
+{
+    if (get_global_id(0) == 0)
+        base[index] = value;
+}
+
+// Atomics on c[idx].
+kernel void bump(global int *c, uint idx)
+{
+    atomic_add(&c[idx], 1);
+    atomic_inc(&c[idx]);
+}
+
+// Program-scope variables and __constant arrays, which are the module's own storage: never refused.
+global int calls = 0;
+global int seen[4] = {1, 2, 3, 4};
+constant int fixed[4] = {10, 20, 30, 40};
+
+kernel void globals(global int *out, constant int *lut)
+{
+    size_t i = get_global_id(0);
+    atomic_inc(&calls);
+    seen[i & 3] += 1;
+    out[i] = fixed[i & 3] + lut[i & 3] + seen[i & 3] - seen[i & 3];
+}
+
+// A 2-D write whose rows run one element too far.
+kernel void rows(global float *m, uint w)
+{
+    size_t x = get_global_id(0), y = get_global_id(1);
+    m[y * w + x] = (float)(x + y);
+}

@@ -1,0 +1,345 @@
+/* Checked launches (krt_context_desc.checks = KRT_CHECK_BOUNDS, KRT_CHECK=bounds): an access outside every
+ * allocation of the context is not made and the wait returns KRT_ERROR_OUT_OF_BOUNDS naming the kernel, the
+ * work-item and the nearest argument; in-bounds kernels give the same results checked or not; program-scope
+ * variables and __constant data are never refused; unchecked contexts are not instrumented. On ze_pocl (the CPU
+ * runs kernels in this process, so an unchecked stray write lands in its memory); the host device refuses checks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "krt_test.h"
+
+TestSuite(checks, .timeout = KT_TEST_TIMEOUT);
+
+static krt_context *checked(void)
+{
+    return kt_context(&(krt_context_desc){ .checks = KRT_CHECK_BOUNDS });
+}
+
+static void assert_message_has(const char *what)
+{
+    const char *m = krt_last_error_message();
+    cr_assert(strstr(m, what) != NULL, "the message does not name %s: %s", what, m);
+}
+
+Test(checks, off_by_one_write_is_refused_and_named)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "off_by_one");
+    enum { N = 64 };
+    int *out = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    uint32_t n = N;
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(N + 1, args, 2);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel off_by_one");
+    assert_message_has("work-item (64, 0, 0)");
+    assert_message_has("4-byte store");
+    assert_message_has("argument 0 (out)");
+    assert_message_has("0 bytes past its end (at offset 256)");
+    /* Every in-bounds item ran. */
+    int host[N];
+    kt_copy_sync(ctx, host, out, sizeof host);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(host[i], i + 1, "out[%d] is %d", i, host[i]);
+    /* The record is reset: the next wait succeeds, and the context works on. */
+    KT_OK(krt_context_synchronize(ctx));
+    kt_assert_usable(ctx);
+    n = N - 1;
+    KT_OK(krt_launch_sync(k, &d));
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* A stray write into the process's own memory (the CPU device runs kernels in-process): made without checks, not
+ * made with them. The same test shows that an unchecked context's kernels are not instrumented. */
+static int victim[4];
+
+static krt_result poke_victim(krt_context *ctx)
+{
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "poke");
+    int *base = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
+    int64_t index = ((intptr_t)&victim[1] - (intptr_t)base) / (int64_t)sizeof(int);
+    cr_assert_eq((intptr_t)base + index * (int64_t)sizeof(int), (intptr_t)&victim[1]);
+    int value = 1234;
+    krt_arg args[] = { KRT_ARG(base), KRT_ARG(index), KRT_ARG(value) };
+    krt_launch_desc d = kt_desc1(1, args, 3);
+    krt_result r = krt_launch_sync(k, &d);
+    KT_OK(krt_free(ctx, base));
+    krt_module_destroy(m);
+    return r;
+}
+
+Test(checks, stray_write_is_not_made)
+{
+    krt_context *ctx = checked();
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    if (!info.device_memory_host_accessible)
+        cr_skip_test("the device does not run kernels in this process");
+    memset(victim, 0, sizeof victim);
+    KT_EXPECT(poke_victim(ctx), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel poke");
+    assert_message_has("argument 0 (base)");
+    cr_assert_eq(victim[1], 0, "the refused store was made");
+    krt_context_destroy(ctx);
+}
+
+Test(checks, unchecked_context_is_not_instrumented)
+{
+    krt_context *ctx = kt_context(&(krt_context_desc){ .checks = KRT_CHECK_NONE });
+    krt_device_info info;
+    KT_OK(krt_context_device_info(ctx, &info));
+    if (!info.device_memory_host_accessible || info.type == KRT_DEVICE_TYPE_HOST)
+        cr_skip_test("the device does not run kernels in this process");
+    memset(victim, 0, sizeof victim);
+    KT_OK(poke_victim(ctx));
+    cr_assert_eq(victim[1], 1234, "an unchecked kernel's store into host memory was not made");
+    krt_context_destroy(ctx);
+}
+
+Test(checks, refused_loads_give_zero)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "read_past");
+    enum { N = 256, OFF = 200 };
+    int *in = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    int *out = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    int host[N];
+    for (int i = 0; i < N; i++)
+        host[i] = 10 * i;
+    kt_copy_sync(ctx, in, host, sizeof host);
+    uint32_t off = OFF;
+    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(off) };
+    krt_launch_desc d = kt_desc1(N, args, 3);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel read_past");
+    assert_message_has("4-byte load");
+    assert_message_has("argument 0 (in)");
+    assert_message_has("more accesses were refused too");
+    kt_copy_sync(ctx, host, out, sizeof host);
+    for (int i = 0; i < N; i++) {
+        int want = i + OFF < N ? 10 * (i + OFF) + 1 : 1;
+        cr_assert_eq(host[i], want, "out[%d] is %d, expected %d", i, host[i], want);
+    }
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(checks, atomics_and_vectors_are_checked)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    enum { N = 16 };
+    int *c = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    KT_OK(krt_memfill(ctx, NULL, c, &(int){ 0 }, sizeof(int), N * sizeof(int)));
+    krt_kernel *bump = kt_kernel(m, "bump");
+    uint32_t idx = N - 1;
+    krt_arg args[] = { KRT_ARG(c), KRT_ARG(idx) };
+    krt_launch_desc d = kt_desc1(100, args, 2);
+    KT_OK(krt_launch_sync(bump, &d));
+    int host[N];
+    kt_copy_sync(ctx, host, c, sizeof host);
+    cr_assert_eq(host[N - 1], 200);
+    idx = N;
+    KT_EXPECT(krt_launch_sync(bump, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("4-byte atomic");
+    assert_message_has("0 bytes past its end");
+
+    krt_module *vm = kt_module(ctx, "krt_checks_vec");
+    krt_kernel *vec = kt_kernel(vm, "vec4");
+    float *in = kt_alloc(ctx, 64 * sizeof(float), KRT_MEMORY_DEVICE);
+    float *out = kt_alloc(ctx, 64 * sizeof(float), KRT_MEMORY_DEVICE);
+    float fin[64], fout[64];
+    for (int i = 0; i < 64; i++)
+        fin[i] = (float)i;
+    kt_copy_sync(ctx, in, fin, sizeof fin);
+    uint32_t off = 0;
+    krt_arg vargs[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(off) };
+    krt_launch_desc vd = kt_desc1(16, vargs, 3);
+    KT_OK(krt_launch_sync(vec, &vd));
+    kt_copy_sync(ctx, fout, out, sizeof fout);
+    for (int i = 0; i < 64; i++)
+        cr_assert_eq(fout[i], 2.0f * (float)i);
+    off = 1; /* the last work-item's vload4 reads elements 64..67 */
+    KT_EXPECT(krt_launch_sync(vec, &vd), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel vec4");
+    assert_message_has("argument 0 (in)");
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, out));
+    KT_OK(krt_free(ctx, c));
+    krt_module_destroy(vm);
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(checks, globals_and_constants_are_not_refused)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "globals");
+    enum { N = 100 };
+    int *out = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    int *lut = kt_alloc(ctx, 4 * sizeof(int), KRT_MEMORY_DEVICE);
+    int l[4] = { 1, 2, 3, 4 };
+    kt_copy_sync(ctx, lut, l, sizeof l);
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(lut) };
+    krt_launch_desc d = kt_desc1(N, args, 2);
+    KT_OK(krt_launch_sync(k, &d));
+    int host[N];
+    kt_copy_sync(ctx, host, out, sizeof host);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(host[i], 10 * (i % 4 + 1) + i % 4 + 1, "out[%d] is %d", i, host[i]);
+    KT_OK(krt_free(ctx, out));
+    KT_OK(krt_free(ctx, lut));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* The same in-bounds launches, checked and unchecked, give the same bytes. */
+static void run_scale_and_rows(krt_context *ctx, float *scaled, float *grid)
+{
+    krt_module *m = kt_module(ctx, "krt_checks");
+    enum { N = 1000, W = 33, H = 7 };
+    float *in = kt_alloc(ctx, N * sizeof(float), KRT_MEMORY_DEVICE);
+    float *out = kt_alloc(ctx, N * sizeof(float), KRT_MEMORY_DEVICE);
+    float host[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (float)i * 0.5f;
+    kt_copy_sync(ctx, in, host, sizeof host);
+    float s = 3.0f;
+    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(s) };
+    krt_launch_desc d = kt_desc1(N, args, 3);
+    KT_OK(krt_launch_sync(kt_kernel(m, "scale"), &d));
+    kt_copy_sync(ctx, scaled, out, N * sizeof(float));
+    float *g = kt_alloc(ctx, W * H * sizeof(float), KRT_MEMORY_SHARED);
+    uint32_t w = W;
+    krt_arg rargs[] = { KRT_ARG(g), KRT_ARG(w) };
+    krt_launch_desc rd = { .range = { 2, { W, H } }, .args = rargs, .num_args = 2 };
+    KT_OK(krt_launch_sync(kt_kernel(m, "rows"), &rd));
+    kt_copy_sync(ctx, grid, g, W * H * sizeof(float));
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, out));
+    KT_OK(krt_free(ctx, g));
+    krt_module_destroy(m);
+}
+
+Test(checks, in_bounds_results_are_unchanged)
+{
+    static float a[1000], b[1000], ga[33 * 7], gb[33 * 7];
+    krt_context *plain = kt_context(&(krt_context_desc){ 0 });
+    run_scale_and_rows(plain, a, ga);
+    krt_context_destroy(plain);
+    krt_context *ctx = checked();
+    run_scale_and_rows(ctx, b, gb);
+    krt_context_destroy(ctx);
+    cr_assert_eq(memcmp(a, b, sizeof a), 0);
+    cr_assert_eq(memcmp(ga, gb, sizeof ga), 0);
+}
+
+Test(checks, two_d_overrun_names_the_work_item)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    enum { W = 16, H = 4 };
+    float *g = kt_alloc(ctx, W * H * sizeof(float), KRT_MEMORY_DEVICE);
+    uint32_t w = W;
+    krt_arg args[] = { KRT_ARG(g), KRT_ARG(w) };
+    /* One row too many: items (x, 4) write past the end; the first refused is one of them. */
+    krt_launch_desc d = { .range = { 2, { W, H + 1 } }, .args = args, .num_args = 2 };
+    KT_EXPECT(krt_launch_sync(kt_kernel(m, "rows"), &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel rows");
+    assert_message_has(", 4, 0)");
+    assert_message_has("argument 0 (m)");
+    KT_OK(krt_free(ctx, g));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* A freed allocation is no longer reachable; a new one is, from its first launch. */
+Test(checks, table_follows_alloc_and_free)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "scale");
+    enum { N = 128 };
+    for (int round = 0; round < 20; round++) {
+        float *in = kt_alloc(ctx, N * sizeof(float), KRT_MEMORY_DEVICE);
+        float *out = kt_alloc(ctx, N * sizeof(float), round % 2 ? KRT_MEMORY_SHARED : KRT_MEMORY_HOST);
+        float s = 2.0f;
+        krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(s) };
+        krt_launch_desc d = kt_desc1(N, args, 3);
+        KT_OK(krt_launch(k, &d));
+        if (round % 3 == 0)
+            KT_OK(krt_context_synchronize(ctx));
+        else
+            KT_OK(krt_queue_synchronize(krt_context_default_queue(ctx)));
+        KT_OK(krt_free(ctx, in));
+        KT_OK(krt_free(ctx, out));
+    }
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(checks, event_wait_reports)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "off_by_one");
+    int *out = kt_alloc(ctx, 8 * sizeof(int), KRT_MEMORY_DEVICE);
+    uint32_t n = 8;
+    krt_event *e;
+    KT_OK(krt_event_create(ctx, NULL, &e));
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(9, args, 2);
+    d.signal = e;
+    KT_OK(krt_launch(k, &d));
+    KT_EXPECT(krt_event_synchronize(e, UINT64_MAX), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel off_by_one");
+    KT_OK(krt_context_synchronize(ctx));
+    krt_event_destroy(e);
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(checks, environment_and_bad_values)
+{
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(&(krt_context_desc){ .checks = 7 }, &ctx), KRT_ERROR_INVALID_ARGUMENT);
+    setenv("KRT_CHECK", "everything", 1);
+    KT_EXPECT(krt_context_create(NULL, &ctx), KRT_ERROR_INVALID_ARGUMENT);
+    assert_message_has("KRT_CHECK");
+    setenv("KRT_CHECK", "bounds", 1);
+    ctx = kt_context(NULL);
+    unsetenv("KRT_CHECK");
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "off_by_one");
+    int *out = kt_alloc(ctx, 8 * sizeof(int), KRT_MEMORY_DEVICE);
+    uint32_t n = 8;
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(9, args, 2);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(checks, host_device_refuses)
+{
+    krt_context *ctx = NULL;
+    KT_EXPECT(krt_context_create(&(krt_context_desc){ .device = "host", .checks = KRT_CHECK_BOUNDS }, &ctx),
+              KRT_ERROR_UNSUPPORTED_FEATURE);
+    assert_message_has("KRT_DEVICE=cpu");
+}
+
+Test(checks, result_code_has_a_name)
+{
+    cr_assert_str_eq(krt_result_name(KRT_ERROR_OUT_OF_BOUNDS), "KRT_ERROR_OUT_OF_BOUNDS");
+    cr_assert_str_neq(krt_result_string(KRT_ERROR_OUT_OF_BOUNDS), "unknown result code");
+}
