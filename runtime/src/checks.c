@@ -150,7 +150,26 @@ uint64_t krt__checks_table(const krt_context *ctx)
     return ctx->checks ? (uint64_t)(uintptr_t)ctx->checks->table : 0;
 }
 
-krt_result krt__checks_update_locked(krt_context *ctx)
+/* The allocation of the table's current array (the context's allocations, sorted by base) that holds addr: 1 with
+ * its base and size, else 0. */
+static int ranges_find(const uint64_t *a, uintptr_t addr, uintptr_t *base, size_t *size)
+{
+    uint64_t lo = 0, hi = a[0];
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (a[2 + 2 * mid] <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || addr >= a[2 * lo + 1])
+        return 0;
+    *base = (uintptr_t)a[2 * lo];
+    *size = (size_t)(a[2 * lo + 1] - a[2 * lo]);
+    return 1;
+}
+
+krt_result krt__checks_update_locked(krt_context *ctx, int idle)
 {
     krt__checks *c = ctx->checks;
     if (!c)
@@ -178,9 +197,6 @@ krt_result krt__checks_update_locked(krt_context *ctx)
     r->next = c->retired;
     c->retired = r;
     c->ranges = a;
-    int idle = 1;
-    for (krt_queue *q = ctx->queues; q && idle; q = q->next)
-        idle = krt__queue_idle(q, NULL);
     if (idle)
         free_retired(ctx, UINT64_MAX);
     return KRT_SUCCESS;
@@ -236,7 +252,10 @@ static void nearest(krt_context *ctx, const check_note *n, uint64_t addr, uint64
     for (uint32_t i = 0; n && i < n->num_ptrs; i++) {
         uintptr_t base = 0;
         size_t bytes = 0;
-        if (!krt__alloc_find(ctx, n->ptrs[i].value, &base, &bytes))
+        pthread_mutex_lock(&ctx->lock); /* the array krt_alloc and krt_free replace */
+        int found = ranges_find(ctx->checks->ranges, n->ptrs[i].value, &base, &bytes);
+        pthread_mutex_unlock(&ctx->lock);
+        if (!found)
             continue;
         uint64_t end = base + bytes;
         uint64_t dist = addr >= end ? addr - end : addr < base ? base - addr : 0;

@@ -248,8 +248,9 @@ krt_result krt__checks_init(krt_context *ctx);
 void krt__checks_fini(krt_context *ctx);
 /* The table's device address for ZE_krt_bounds_check; 0 for an unchecked context. */
 uint64_t krt__checks_table(const krt_context *ctx);
-/* Points the table at the context's allocations as they now are. Caller holds ctx->lock. */
-krt_result krt__checks_update_locked(krt_context *ctx);
+/* Points the table at the context's allocations as they now are; idle: every queue of the context is idle, so the
+ * arrays retired so far may be freed. Caller holds ctx->lock. */
+krt_result krt__checks_update_locked(krt_context *ctx, int idle);
 /* The number of the next update, before a wait on every queue (caller holds ctx->lock); after it, krt__checks_idle
  * frees the arrays retired before that update, which no kernel still running can read. */
 uint64_t krt__checks_mark_locked(krt_context *ctx);

@@ -215,6 +215,17 @@ void krt__staging_free_locked(krt_context *ctx)
     ctx->staging = NULL;
 }
 
+/* Whether every queue of the context is idle (for a checked context's retired tables). Caller holds ctx->lock. */
+static int queues_idle_locked(krt_context *ctx)
+{
+    if (!ctx->checks)
+        return 0;
+    for (krt_queue *q = ctx->queues; q; q = q->next)
+        if (!krt__queue_idle(q, NULL))
+            return 0;
+    return 1;
+}
+
 krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, void **out)
 {
     if (!ctx || !out)
@@ -267,7 +278,7 @@ krt_result krt_alloc(krt_context *ctx, size_t size, const krt_alloc_desc *desc, 
         ok = 0;
     }
     /* A checked context's kernels may reach the new allocation from their next launch on. */
-    if (ok && krt__checks_update_locked(ctx) != KRT_SUCCESS) {
+    if (ok && krt__checks_update_locked(ctx, queues_idle_locked(ctx)) != KRT_SUCCESS) {
         range_remove(ctx, p);
         set_remove(&ctx->allocs, p);
         ok = 0;
@@ -293,7 +304,7 @@ krt_result krt_free(krt_context *ctx, void *ptr)
         range_remove(ctx, ptr);
         /* A checked context's kernels no longer reach it (without memory for a new table, the old one stays: the
          * allocation is then still checked as reachable). */
-        krt__checks_update_locked(ctx);
+        krt__checks_update_locked(ctx, queues_idle_locked(ctx));
         /* Launches compare this generation with the one they checked their pointer arguments at. */
         atomic_fetch_add(&ctx->free_generation, 1);
     }
