@@ -90,4 +90,10 @@ if [ -n "${SYCL_WHEELS:-}" ]; then
     cp test/sycl/*.py test/sycl/sycl-check.sh "$D/sycl/"
     if [ -f "$L/libze_loader.so.1" ]; then cp "$L/libze_loader.so.1" "$D/sycl/loader/"; else echo "gpu-pack: no Level Zero loader in $L: the SYCL step will skip"; fi
 fi
+# SYCL_ONLY=1: a pack for the SYCL step alone (gpu-test.sh with ONLY=sycl): lib/, clc/, sycl/ and gpu-test.sh, about
+# 30 MB, whose DEBS need only libllvm15, libllvmspirvlib15 and libz3-4 (31 MB). The whole pack (32 MB), its 12 .debs
+# (33 MB) and the wheels (22 MB) together exceed a 64 MiB carry to the GPU machine.
+if [ "${SYCL_ONLY:-0}" = 1 ]; then
+    find "$D" -mindepth 1 -maxdepth 1 ! -name lib ! -name clc ! -name sycl ! -name gpu-test.sh -exec rm -rf {} +
+fi
 du -sh "$D"
