@@ -51,6 +51,8 @@ help:
 	@echo "make test     deps + build + run the whole test suite"
 	@echo "make bench    deps + build + run the benchmarks (not part of make test)"
 	@echo "make fuzz     deps + build + run the module fuzzer for FUZZ_TIME seconds (default 600)"
+	@echo "make sycl-check  Intel's SYCL runtime, dpctl and dpnp.tensor (PyPI) on ze_pocl (downloads; docs/sycl.md)"
+	@echo "make sycl-spirv  build every SPIR-V module of the dpctl and dpnp wheels through krt on ze_pocl"
 	@echo "make sanitize deps + build build-asan/ (ASan+UBSan) and build-tsan/ (TSan) + run the suite over both"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=...: install libkrt, krt.h, krt.pc, libze_pocl, libze_cuda, krt-info"
 
@@ -74,6 +76,7 @@ include tools/tools.mk
 include test/test.mk
 include bench/bench.mk
 include test/fuzz/fuzz.mk
+include test/sycl/sycl.mk
 include test/host/host.mk
 include test/sanitize/sanitize.mk
 include python/python.mk

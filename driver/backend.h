@@ -47,6 +47,9 @@ typedef struct zp_device_info {
     bool profiling;           /* command timestamps available */
     /* Set by backends whose device is a GPU (ze_cuda); zeros keep ze_pocl's CPU answers. */
     bool gpu;
+    /* A test knob's (ze_pocl's KRT_ZE_POCL_DEVICE_TYPE=gpu): zeDeviceGetProperties reports the type GPU, for clients
+     * that take only GPUs; every other answer stays the CPU's. */
+    bool report_gpu;
     uint32_t subgroup_size;   /* threads that run in lock step (a warp), 0 for one */
     bool has_uuid;
     uint8_t uuid[16];         /* the device's own UUID when has_uuid */

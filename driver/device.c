@@ -37,7 +37,7 @@ ze_result_t zp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_prope
     ZP_CHECK_HANDLE(hDevice, ZP_MAGIC_DEVICE);
     ZP_CHECK_PTR(p);
     const zp_device_info *in = &hDevice->info;
-    p->type = in->gpu ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU;
+    p->type = in->gpu || in->report_gpu ? ZE_DEVICE_TYPE_GPU : ZE_DEVICE_TYPE_CPU;
     p->vendorId = in->vendor_id;
     p->deviceId = in->device_id;
     p->flags = in->gpu ? 0 : ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;

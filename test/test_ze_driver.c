@@ -4,9 +4,13 @@
 #include <level_zero/layers/zel_tracing_api.h>
 #include <level_zero/layers/zel_tracing_register_cb.h>
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "../driver/include/ze_krt_driver_status.h"
 
 Test(ze_driver, init_is_idempotent)
 {
@@ -450,6 +454,57 @@ Test(ze_driver, init_gpu_only_finds_ze_pocl)
     zt_env env;
     zt_init(&env);
     zt_fini(&env);
+}
+
+/* KRT_ZE_POCL_DEVICE_TYPE=gpu, ze_pocl's test knob for clients that take only GPUs: zeDeviceGetProperties reports
+ * the type GPU, and the rest stays the CPU's (integrated, sharing the host's memory). Criterion runs each test in a
+ * process of its own, so the variable is read afresh. */
+Test(ze_driver, pocl_device_type_knob_reports_gpu)
+{
+    setenv("KRT_ZE_POCL_DEVICE_TYPE", "gpu", 1);
+    zt_env env;
+    zt_init(&env);
+    if (!zt_driver_is(env.driver, "ze_pocl"))
+        cr_skip_test("KRT_ZE_POCL_DEVICE_TYPE is ze_pocl's; the driver under test is another");
+    ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ZT_OK(zeDeviceGetProperties(env.device, &p));
+    cr_assert_eq(p.type, ZE_DEVICE_TYPE_GPU, "type %d", (int)p.type);
+    cr_assert(p.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED, "flags 0x%x", (unsigned)p.flags);
+    zt_fini(&env);
+    unsetenv("KRT_ZE_POCL_DEVICE_TYPE");
+}
+
+/* "cpu" is the default answer, and any value but cpu or gpu leaves ze_pocl without a device, its status naming the
+ * variable and the value (krt_driver_list and krt-info show it), rather than a device of a type not asked for. */
+Test(ze_driver, pocl_device_type_knob_cpu_and_bad_value)
+{
+    const char *path = getenv("ZE_ENABLE_ALT_DRIVERS");
+    if (!path || !strstr(path, "ze_pocl"))
+        cr_skip_test("KRT_ZE_POCL_DEVICE_TYPE is ze_pocl's; the driver under test is another");
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) { /* "cpu": the type stays CPU */
+        setenv("KRT_ZE_POCL_DEVICE_TYPE", "cpu", 1);
+        zt_env env;
+        zt_init(&env);
+        ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+        _exit(zeDeviceGetProperties(env.device, &p) == ZE_RESULT_SUCCESS && p.type == ZE_DEVICE_TYPE_CPU ? 0 : 1);
+    }
+    int st = 0;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "with KRT_ZE_POCL_DEVICE_TYPE=cpu the type is not CPU");
+    setenv("KRT_ZE_POCL_DEVICE_TYPE", "fpga", 1);
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(lib, "dlopen(%s): %s", path, dlerror());
+    ze_pfnKrtDriverStatus_t status;
+    *(void **)&status = dlsym(lib, ZE_KRT_DRIVER_STATUS_SYMBOL);
+    cr_assert_not_null(status);
+    ze_krt_driver_status_t s;
+    ZT_OK(status(&s));
+    cr_assert_eq(s.numDevices, 0u);
+    cr_assert(strstr(s.reason, "KRT_ZE_POCL_DEVICE_TYPE=\"fpga\"") != NULL, "reason: %s", s.reason);
+    cr_assert_neq(zeInit(0), ZE_RESULT_SUCCESS, "zeInit succeeded with no device");
+    unsetenv("KRT_ZE_POCL_DEVICE_TYPE");
 }
 
 /* timerResolution is in nanoseconds for DEVICE_PROPERTIES and in cycles per second for DEVICE_PROPERTIES_1_2:

@@ -72,4 +72,28 @@ cp /usr/lib/llvm-15/lib/clang/"$R"/include/opencl-c*.h "$T/lib/clang/$R/include/
 tar -C "$T" -cJf "$D/clang-15.tar.xz" .
 rm -rf "$T"
 cp tools/gpu-test.sh "$D/"
+# Optional: Intel's SYCL runtime, dpctl and dpnp for gpu-test.sh's SYCL step on ze_cuda (test/sycl/, docs/sycl.md).
+# SYCL_WHEELS=DIR packs DIR's small wheels (test/sycl/repack.py's); SYCL_WHEELS=get first downloads and repacks them
+# into $B/sycl/ for the GPU machine's Python (SYCL_PYVER, default 3.12), about 21 MB. Unified Runtime needs a Level
+# Zero loader >= 1.19, which the GPU machine lacks (Debian 12's libze1 is 1.8): ZE_LOADER_DIR's (default
+# ../shared/level-zero-loader beside the checkout) goes with them, 0.7 MB.
+if [ -n "${SYCL_WHEELS:-}" ]; then
+    W=$SYCL_WHEELS
+    if [ "$W" = get ]; then
+        v=${SYCL_PYVER:-3.12}
+        sh test/sycl/get-wheels.sh "$v" "$B/sycl" >/dev/null
+        W=$B/sycl/min-cp$(echo "$v" | tr -d .)
+    fi
+    L=${ZE_LOADER_DIR:-../shared/level-zero-loader}
+    mkdir -p "$D/sycl/wheels" "$D/sycl/loader"
+    cp "$W"/*.whl "$D/sycl/wheels/"
+    cp test/sycl/*.py test/sycl/sycl-check.sh "$D/sycl/"
+    if [ -f "$L/libze_loader.so.1" ]; then cp "$L/libze_loader.so.1" "$D/sycl/loader/"; else echo "gpu-pack: no Level Zero loader in $L: the SYCL step will skip"; fi
+fi
+# SYCL_ONLY=1: a pack for the SYCL step alone (gpu-test.sh with ONLY=sycl): lib/, clc/, sycl/ and gpu-test.sh, about
+# 30 MB, whose DEBS need only libllvm15, libllvmspirvlib15 and libz3-4 (31 MB). The whole pack (32 MB), its 12 .debs
+# (33 MB) and the wheels (22 MB) together exceed a 64 MiB carry to the GPU machine.
+if [ "${SYCL_ONLY:-0}" = 1 ]; then
+    find "$D" -mindepth 1 -maxdepth 1 ! -name lib ! -name clc ! -name sycl ! -name gpu-test.sh -exec rm -rf {} +
+fi
 du -sh "$D"

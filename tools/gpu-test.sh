@@ -10,6 +10,9 @@
 #      1,000 kernels against bench/replay's recorded launches), krt's vadd, launch_overhead's Level Zero and krt
 #      cases, the group-size benchmark, a Python call's cost against C, CuPy and torch, a spilling kernel's
 #      properties, and mpi_heat's halo exchange against its kernel on one rank and on two ranks sharing the GPU.
+#   6. when the pack has them (gpu-pack.sh SYCL_WHEELS=...), Intel's SYCL runtime, dpctl and dpnp.tensor on ze_cuda
+#      against NumPy up to 10^8 elements, and dpnp.tensor's add and sum against CuPy (test/sycl/sycl-check.sh);
+#      without them, or without the loader or a Python they fit, the step is skipped and says why.
 #   4 and 5 run mpi_heat under this machine's mpirun, built with its mpicc when it has one (see below).
 # Everything goes to OUT/gpu-test.log; OUT/summary.txt has one line per step and the totals.
 #   bash DIR/gpu-test.sh DIR OUT [DEBS]        (DEBS defaults to .debs; env BUDGET, JOBS, FIGURES=0|1, ONLY)
@@ -207,6 +210,18 @@ if [ "${FIGURES:-1}" = 1 ]; then
                 --size "$mw" "$mh" --steps "$ms" --repeats 3 --out "/tmp/mpi_heat_$mw"
         done
     fi
+fi
+# 6. SYCL: dpctl and dpnp.tensor through Unified Runtime's Level Zero adapter on ze_cuda (docs/sycl.md). The check
+# skips (exit 0, "sycl-check: skipped: why") where a piece is missing; its own summary goes under this step's line.
+if [ -d "$D/sycl/wheels" ]; then
+    rm -rf /tmp/sycl-check
+    step "sycl: dpctl, dpnp.tensor to 10^8, CuPy bench" 1200 env -u ZE_ENABLE_ALT_DRIVERS PYTHON=python3 \
+        bash "$D/sycl/sycl-check.sh" --wheels "$D/sycl/wheels" --driver "$CUDA" --loader "$D/sycl/loader" \
+        --max 100000000 --bench --site /tmp/sycl-site --out /tmp/sycl-check
+    grep -a "sycl-check: skipped" /tmp/step.log | sed 's/^/    /' >>"$SUM"
+    [ -f /tmp/sycl-check/summary.txt ] && sed 's/^/    /' /tmp/sycl-check/summary.txt >>"$SUM"
+elif [ -z "${ONLY:-}" ] || echo sycl | grep -q -E "$ONLY"; then
+    printf '%-50s skipped: the pack has no SYCL wheels (tools/gpu-pack.sh with SYCL_WHEELS=get)\n' "sycl" >>"$SUM"
 fi
 echo "gpu-test: $passed passed, $failed failed, $skipped skipped" | tee -a "$SUM" >>"$LOG"
 cat "$SUM"

@@ -57,7 +57,24 @@ static char no_device_why[256];
 
 const char *zp_pocl_no_device_reason(void) { return num_devices ? "" : no_device_why; }
 
+/* KRT_ZE_POCL_DEVICE_TYPE, a test knob: "gpu" makes zeDeviceGetProperties report ze_pocl's devices as GPUs, for
+ * clients that take only GPUs (Unified Runtime's Level Zero adapter, under Intel's SYCL runtime, makes no platform
+ * for a driver without one); unset, empty or "cpu", they are CPUs. Any other value is refused: the driver then has
+ * no device, and its status says why, rather than running as something the caller did not ask for. */
+static int device_type_knob(void) {
+    const char *v = getenv("KRT_ZE_POCL_DEVICE_TYPE");
+    if (!v || !*v || strcmp(v, "cpu") == 0) return 0;
+    if (strcmp(v, "gpu") == 0) return 1;
+    return -1;
+}
+
 static void init_once_fn(void) {
+    if (device_type_knob() < 0) {
+        snprintf(no_device_why, sizeof no_device_why, "KRT_ZE_POCL_DEVICE_TYPE=\"%.64s\" is neither cpu nor gpu",
+                 getenv("KRT_ZE_POCL_DEVICE_TYPE"));
+        init_result = ZE_RESULT_ERROR_UNINITIALIZED;
+        return;
+    }
     cl_platform_id p = find_pocl();
     if (!p) {
         snprintf(no_device_why, sizeof no_device_why,
@@ -207,6 +224,7 @@ void zp_pocl_device_info(zp_bdev *dev, zp_device_info *info) {
         free(ext);
     }
     info->profiling = true;
+    info->report_gpu = device_type_knob() == 1;
     /* KRT_ZE_POCL_MAX_GROUP="4096,256": a smaller work-group limit per device index (0 or missing: PoCL's), so
      * that tests see devices with different limits where PoCL's devices are all alike. */
     const char *caps = getenv("KRT_ZE_POCL_MAX_GROUP");

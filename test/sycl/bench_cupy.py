@@ -1,0 +1,56 @@
+"""dpnp.tensor through Intel's SYCL runtime on krt's ze_cuda against CuPy, in one process on one GPU: add of two
+arrays of 2^24 float32 (12 bytes moved per element) and sum of 2^24 float32 (4 bytes per element). Prints each
+one's time per call and bandwidth and the ratio dpnp.tensor / CuPy in time (above 1: slower than CuPy). Results are
+checked against NumPy first. Without CuPy it says so and exits 0 (a skip).
+usage: bench_cupy.py [--log2n 24] [--reps 50]"""
+import argparse
+import sys
+import time
+
+import numpy as np
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--log2n", type=int, default=24)
+ap.add_argument("--reps", type=int, default=50)
+args = ap.parse_args()
+n = 1 << args.log2n
+try:
+    import cupy as cp
+except Exception as e:  # no CuPy on this machine, or one that does not load
+    print(f"bench: skipped: CuPy is not usable here ({type(e).__name__}: {e})")
+    sys.exit(0)
+import dpctl
+import dpnp.tensor as dpt
+
+q = dpctl.SyclQueue(dpctl.get_devices()[0])
+print(f"dpnp.tensor on {q.sycl_device.name} ({q.sycl_device.backend}); CuPy {cp.__version__} on "
+      f"{cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)['name'].decode()}; n = 2^{args.log2n} float32")
+rng = np.random.default_rng(1)
+ha, hb = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+da, db = dpt.asarray(ha, sycl_queue=q), dpt.asarray(hb, sycl_queue=q)
+ca, cb = cp.asarray(ha), cp.asarray(hb)
+ok = np.array_equal(dpt.asnumpy(dpt.add(da, db)), ha + hb) and np.array_equal(cp.asnumpy(ca + cb), ha + hb)
+ref = float(np.sum(ha, dtype=np.float64))
+ok = ok and abs(float(dpt.asnumpy(dpt.sum(da))) - ref) < 1e-4 * ref and abs(float(cp.sum(ca)) - ref) < 1e-4 * ref
+print("results agree with NumPy:", ok)
+
+
+def timed(f, sync):
+    f(); sync()
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(args.reps):
+            f()
+        sync()
+        best = min(best, (time.perf_counter() - t0) / args.reps)
+    return best
+
+
+for name, bytes_per, fd, fc in (("add", 12, lambda: dpt.add(da, db), lambda: ca + cb),
+                                ("sum", 4, lambda: dpt.sum(da), lambda: cp.sum(ca))):
+    td = timed(fd, q.wait)
+    tc = timed(fc, cp.cuda.Device().synchronize)
+    print(f"{name}: dpnp.tensor/ze_cuda {1e6 * td:9.1f} us {bytes_per * n / td / 1e9:7.1f} GB/s | "
+          f"CuPy {1e6 * tc:9.1f} us {bytes_per * n / tc / 1e9:7.1f} GB/s | ratio {td / tc:.2f}")
+sys.exit(0 if ok else 1)
