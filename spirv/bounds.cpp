@@ -1,17 +1,28 @@
 // Checked launches (ZE_krt_bounds_check, driver/include/ze_krt_bounds.h): every access a kernel makes to global or
 // constant memory through a pointer krt may have given it (a kernel argument, or a pointer read from memory) is
-// made only when __zp_bounds_check (groups_lib.cl) finds it inside one of the allocations listed in the table whose
-// device address the module source carries (zp_module_src.bounds_table). An access outside is not made: a load
-// yields zero, a store or atomic is dropped, and the table records the first one for the runtime to report.
+// made only when it lies inside one of the allocations listed in the table whose device address the module source
+// carries (zp_module_src.bounds_table). An access outside is not made: a load yields zero, a store or atomic is
+// dropped, and the table records the first one for the runtime to report.
 //
-// Run once every helper is inlined, so that an access's underlying object is the kernel's own argument, a pointer
-// the kernel loaded, or a program-scope variable; the last are the module's own storage, not krt's allocations,
-// and are left unchecked (as is an access whose pointer may come from either). __local and private memory, and
-// generic pointers that do not come from a global one, are not checked. The check is then linked and inlined
-// like the group library's other functions (translate.cpp).
+// Run once every helper is inlined (and private variables promoted to registers), so that an access's underlying
+// object is the kernel's own argument, a pointer the kernel loaded, or a program-scope variable; the last are the
+// module's own storage, not krt's allocations, and are left unchecked (as is an access whose pointer may come from
+// either). __local and private memory, and generic pointers that do not come from a global one, are not checked.
+//
+// The fast path: a kernel looks up the allocation of each of its global and constant pointer arguments once, at its
+// entry (arg_range), and an access whose only underlying object is such an argument is tested inline against it,
+// addr - lo <= span - size. Only when that fails (an access outside the argument's allocation: refused, or inside
+// another allocation of the context, which is allowed) does it call __zp_bounds_check (groups_lib.cl), the binary
+// search of the whole table that also records a refusal, in a block of its own that the branch weights mark cold;
+// accesses through pointers of other origin call it every time. A plain load or store is then made unconditionally
+// through select(ok, p, slot), the slot being the table's zero words for a load and its sink for a store; atomics,
+// memory intrinsics, builtins and larger accesses keep a branch around the access. The check is then linked and
+// inlined like the group library's other functions (translate.cpp).
 #include "steps.h"
+#include "../driver/include/ze_krt_bounds.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,8 +34,11 @@
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Transforms/Utils.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
 namespace zp::spirv {
@@ -166,20 +180,87 @@ void collect(llvm::Instruction &i, const llvm::DataLayout &dl, std::vector<Acces
     }
 }
 
+// The allocation holding each pointer argument of a kernel, looked up once at its entry: lo and span (hi - lo), both
+// 0 when the argument lies in no allocation. Straight (the CPU): 32 unrolled steps of a branch-free binary search
+// whose loads are marked invariant (the table and its ranges are not written while a launch runs), so that LLVM
+// hoists the whole lookup out of PoCL's work-item loops and it runs once per work-group; 32 steps cover any count
+// below 2^32. Otherwise (the GPU, one thread per work-item): the group library's loop of log2(count) steps.
+struct ArgRange {
+    llvm::Value *lo, *span;
+};
+
+ArgRange arg_range(llvm::IRBuilder<> &b, llvm::Value *tab, llvm::Value *addr, bool straight,
+                   llvm::FunctionCallee lookup) {
+    llvm::LLVMContext &c = b.getContext();
+    llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+    llvm::Value *zero = llvm::ConstantInt::get(i64, 0);
+    if (!straight) {
+        llvm::Value *r = b.CreateCall(lookup, {tab, addr});
+        llvm::Value *lo = b.CreateExtractElement(r, (uint64_t)0), *hi = b.CreateExtractElement(r, (uint64_t)1);
+        return {lo, b.CreateSub(hi, lo)};
+    }
+    llvm::PointerType *p64 = llvm::PointerType::get(i64, 1);
+    llvm::MDNode *inv = llvm::MDNode::get(c, {});
+    auto load = [&](llvm::Value *ptr) {
+        llvm::LoadInst *l = b.CreateAlignedLoad(i64, ptr, llvm::Align(8));
+        l->setMetadata(llvm::LLVMContext::MD_invariant_load, inv);
+        return l;
+    };
+    auto word = [&](llvm::Value *r, llvm::Value *i) { return load(b.CreateGEP(i64, r, i)); };
+    llvm::Value *r = b.CreateIntToPtr(load(b.CreateIntToPtr(tab, p64)), p64);
+    llvm::Value *count = load(r), *n = count, *base = zero;
+    llvm::Value *one = llvm::ConstantInt::get(i64, 1), *two = llvm::ConstantInt::get(i64, 2);
+    for (int k = 0; k < 32; k++) {
+        // base: the last entry known to start at or below addr (or 0); n: the entries left from base on.
+        llvm::Value *half = b.CreateLShr(n, one);
+        llvm::Value *mid = b.CreateAdd(base, half);
+        llvm::Value *start = word(r, b.CreateAdd(two, b.CreateShl(mid, one)));
+        base = b.CreateSelect(b.CreateICmpULE(start, addr), mid, base);
+        n = b.CreateSub(n, half);
+    }
+    llvm::Value *at = b.CreateAdd(two, b.CreateShl(base, one));
+    llvm::Value *lo = word(r, at), *hi = word(r, b.CreateAdd(at, one));
+    llvm::Value *found = b.CreateAnd(b.CreateICmpNE(count, zero),
+                                     b.CreateAnd(b.CreateICmpULE(lo, addr), b.CreateICmpULT(addr, hi)));
+    return {b.CreateSelect(found, lo, zero), b.CreateSelect(found, b.CreateSub(hi, lo), zero)};
+}
+
+// The kernel argument an access's pointer comes from, when that is its only possible underlying object.
+llvm::Argument *only_argument(llvm::Value *p) {
+    llvm::SmallVector<const llvm::Value *, 4> objs;
+    llvm::getUnderlyingObjects(p, objs, nullptr, 0);
+    if (objs.size() != 1) return nullptr;
+    return llvm::dyn_cast<llvm::Argument>(const_cast<llvm::Value *>(objs[0]));
+}
+
 } // namespace
 
-int add_bounds_checks(llvm::Module &m, uint64_t table, std::string &why) {
+int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::string &why) {
     if (!table) return ZP_SPIRV_OK;
     llvm::LLVMContext &c = m.getContext();
     const llvm::DataLayout &dl = m.getDataLayout();
     llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
     llvm::FunctionType *ft = llvm::FunctionType::get(i32, {i64, i64, i64, i32, i32}, false);
-    if (llvm::Function *old = m.getFunction("__zp_bounds_check"); old && !old->isDeclaration()) {
-        why = "the module defines a function named __zp_bounds_check, the name of the driver's bounds check";
-        return ZP_SPIRV_BUILD_FAILURE;
-    }
+    for (const char *name : {"__zp_bounds_check", "__zp_bounds_arg"})
+        if (llvm::Function *old = m.getFunction(name); old && !old->isDeclaration()) {
+            why = std::string("the module defines a function named ") + name + ", the name of a function of the "
+                  "driver's bounds check";
+            return ZP_SPIRV_BUILD_FAILURE;
+        }
     llvm::FunctionCallee check = m.getOrInsertFunction("__zp_bounds_check", ft);
+    llvm::FunctionCallee lookup;
+    if (!straight)
+        lookup = m.getOrInsertFunction("__zp_bounds_arg",
+                                       llvm::FunctionType::get(llvm::FixedVectorType::get(i64, 2), {i64, i64}, false));
+    // Private variables to registers first: a kernel built without optimization keeps its arguments in allocas,
+    // and an access's pointer must reach back to the argument itself for the argument's range to apply.
+    {
+        llvm::legacy::PassManager pm;
+        pm.add(llvm::createPromoteMemoryToRegisterPass());
+        pm.run(m);
+    }
     llvm::Value *tab = llvm::ConstantInt::get(i64, table);
+    llvm::MDNode *cold = llvm::MDBuilder(c).createBranchWeights(1, 1u << 20);
     std::vector<llvm::Function *> fns;
     for (llvm::Function &f : m)
         if (!f.isDeclaration()) fns.push_back(&f);
@@ -188,17 +269,77 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, std::string &why) {
         std::vector<llvm::Instruction *> insts;
         for (llvm::BasicBlock &bb : *f)
             for (llvm::Instruction &i : bb) insts.push_back(&i);
+        // The range of every global or constant pointer argument of a kernel, at its entry.
+        std::map<llvm::Argument *, ArgRange> ranges;
+        if (f->getCallingConv() == llvm::CallingConv::SPIR_KERNEL) {
+            llvm::IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
+            for (llvm::Argument &a : f->args()) {
+                auto *pt = llvm::dyn_cast<llvm::PointerType>(a.getType());
+                if (!pt || !checked_space(pt->getAddressSpace()) || a.use_empty()) continue;
+                ranges[&a] = arg_range(b, tab, b.CreatePtrToInt(&a, i64), straight, lookup);
+            }
+            // Marked, so that the exact-range variant (exact_range.cpp) keeps the lookups ahead of its test of the
+            // work-item's id: where they dominate the whole body, LLVM may hoist them out of the work-item loops.
+            llvm::MDNode *mark = llvm::MDNode::get(c, {});
+            for (llvm::Instruction &i : f->getEntryBlock()) {
+                if (&i == &*b.GetInsertPoint()) break;
+                if (!llvm::isa<llvm::AllocaInst>(&i)) i.setMetadata("zp.bounds.entry", mark);
+            }
+        }
         for (llvm::Instruction *i : insts) {
             std::vector<Access> acc;
             collect(*i, dl, acc);
             if (acc.empty()) continue;
-            llvm::IRBuilder<> b(i);
             llvm::Value *ok = nullptr;
             for (const Access &a : acc) {
+                llvm::IRBuilder<> b(i);
                 llvm::Value *addr = b.CreatePtrToInt(a.ptr, i64);
-                llvm::Value *r = b.CreateCall(check, {tab, addr, a.size, llvm::ConstantInt::get(i32, a.kind), kernel});
-                llvm::Value *one = b.CreateICmpNE(r, llvm::ConstantInt::get(i32, 0));
-                ok = ok ? b.CreateAnd(ok, one) : one;
+                llvm::Value *kind = llvm::ConstantInt::get(i32, a.kind);
+                llvm::Value *one;
+                llvm::Argument *arg = only_argument(a.ptr);
+                auto r = arg ? ranges.find(arg) : ranges.end();
+                if (r == ranges.end()) {
+                    one = b.CreateICmpNE(b.CreateCall(check, {tab, addr, a.size, kind, kernel}),
+                                         llvm::ConstantInt::get(i32, 0));
+                } else {
+                    // Inside the argument's own allocation: addr - lo <= span - size, and size <= span (both
+                    // invariant); unsigned, so an address below lo wraps past any limit. Elsewhere, the full
+                    // search decides (another allocation reached from the argument is still one of the context's),
+                    // in a block of its own that only a refused or stray access enters.
+                    llvm::Value *fast = b.CreateAnd(
+                        b.CreateICmpULE(b.CreateSub(addr, r->second.lo), b.CreateSub(r->second.span, a.size)),
+                        b.CreateICmpULE(a.size, r->second.span));
+                    llvm::BasicBlock *head = i->getParent();
+                    llvm::Instruction *slow_term =
+                        llvm::SplitBlockAndInsertIfThen(b.CreateNot(fast), i, false, cold);
+                    llvm::IRBuilder<> sb(slow_term);
+                    llvm::Value *slow = sb.CreateICmpNE(sb.CreateCall(check, {tab, addr, a.size, kind, kernel}),
+                                                        llvm::ConstantInt::get(i32, 0));
+                    llvm::PHINode *phi = llvm::PHINode::Create(llvm::Type::getInt1Ty(c), 2, "", i);
+                    phi->addIncoming(llvm::ConstantInt::getTrue(c), head);
+                    phi->addIncoming(slow, slow_term->getParent());
+                    one = phi;
+                }
+                ok = ok ? llvm::IRBuilder<>(i).CreateAnd(ok, one) : one;
+            }
+            // A plain load or store of at most ZE_KRT_BOUNDS_SLOT_BYTES: made in every case, branch-free, through
+            // the pointer or, when refused, through the table's slot (a load reads the zero slot, a store writes
+            // the sink), so that the work-item loops stay straight.
+            auto *ld = llvm::dyn_cast<llvm::LoadInst>(i);
+            auto *st = llvm::dyn_cast<llvm::StoreInst>(i);
+            if (acc.size() == 1 && ((ld && ld->isUnordered()) || (st && st->isUnordered()))) {
+                llvm::Value *p = ld ? ld->getPointerOperand() : st->getPointerOperand();
+                llvm::Align al = ld ? ld->getAlign() : st->getAlign();
+                uint64_t size = llvm::cast<llvm::ConstantInt>(acc[0].size)->getZExtValue();
+                if (size <= ZE_KRT_BOUNDS_SLOT_BYTES && al.value() <= 64) {
+                    uint64_t slot = table + 8 * (uint64_t)(ld ? ZE_KRT_BOUNDS_ZERO : ZE_KRT_BOUNDS_SINK);
+                    llvm::IRBuilder<> b(i);
+                    llvm::Value *safe = b.CreateIntToPtr(llvm::ConstantInt::get(i64, slot), p->getType());
+                    llvm::Value *q = b.CreateSelect(ok, p, safe);
+                    if (ld) ld->setOperand(0, q);
+                    else st->setOperand(1, q);
+                    continue;
+                }
             }
             llvm::Instruction *then_term = nullptr, *else_term = nullptr;
             llvm::SplitBlockAndInsertIfThenElse(ok, i, &then_term, &else_term);

@@ -150,10 +150,12 @@ void answer_builtins(llvm::Module &m, llvm::Function &f, llvm::Value *desc, bool
     }
     if (!guard) return;
     // Items past the range return before anything else, after the entry block's allocas (which must stay in
-    // the entry block to be static).
+    // the entry block to be static) and a checked kernel's lookups of its arguments' allocations (bounds.cpp,
+    // marked zp.bounds.entry: they read nothing the work-item's id changes, and ahead of the test they stay
+    // where LLVM may hoist them out of PoCL's work-item loops).
     llvm::BasicBlock &entry = f.getEntryBlock();
     llvm::BasicBlock::iterator at = entry.getFirstInsertionPt();
-    while (llvm::isa<llvm::AllocaInst>(&*at)) ++at;
+    while (llvm::isa<llvm::AllocaInst>(&*at) || at->getMetadata("zp.bounds.entry")) ++at;
     llvm::BasicBlock *body = entry.splitBasicBlock(at, "zp.in_range");
     llvm::BasicBlock *masked = llvm::BasicBlock::Create(f.getContext(), "zp.masked", &f);
     llvm::IRBuilder<>(masked).CreateRetVoid();

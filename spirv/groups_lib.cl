@@ -387,6 +387,20 @@ u64 __attribute__((overloadable)) get_global_id(u32 d);
 u32 __attribute__((overloadable)) atomic_cmpxchg(volatile __global u32 *p, u32 cmp, u32 val);
 u32 __attribute__((overloadable)) atomic_inc(volatile __global u32 *p);
 
+/* The allocation holding addr, as (base, end); (0, 0) when none does: a kernel's pointer argument, looked up once
+ * at its entry on the GPU (bounds.cpp; the CPU unrolls its own lookup there). */
+ulong2 __zp_bounds_arg(u64 table, u64 addr) {
+    __global const u64 *r = (__global const u64 *)((__global u64 *)table)[0];
+    u64 lo = 0, hi = r[0];
+    while (lo < hi) {
+        u64 mid = (lo + hi) >> 1;
+        if (r[2 + 2 * mid] <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo && addr < r[1 + 2 * lo]) return (ulong2)(r[2 * lo], r[1 + 2 * lo]);
+    return (ulong2)(0, 0);
+}
+
 int __zp_bounds_check(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
     __global u64 *t = (__global u64 *)table;
     __global const u64 *r = (__global const u64 *)t[0];

@@ -68,7 +68,7 @@ void make_inlinable(llvm::Module &mod);
 // the inlined module made only when __zp_bounds_check (groups_lib.cl) finds it inside an allocation the table
 // lists; the check is linked in afterwards (link_groups) and inlined. Returns ZP_SPIRV_OK or ZP_SPIRV_BUILD_FAILURE
 // with why.
-int add_bounds_checks(llvm::Module &mod, uint64_t table, std::string &why);
+int add_bounds_checks(llvm::Module &mod, uint64_t table, bool straight, std::string &why);
 
 // meta.cpp: the per-kernel facts. Returns ZP_SPIRV_OK or ZP_SPIRV_OUT_OF_MEMORY.
 int extract_meta(llvm::Module &mod, zp_module_meta *meta);

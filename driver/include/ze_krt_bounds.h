@@ -8,9 +8,10 @@
  *   ze_module_desc_t md = { ZE_STRUCTURE_TYPE_MODULE_DESC, &bc, ... };
  *
  * The table is memory the device reads and writes and the host reads (zeMemAllocShared), of
- * ZE_KRT_BOUNDS_TABLE_WORDS 64-bit words, zero but for word 0, which points at the current ranges array (also
- * shared memory): [count, unused, base0, end0, base1, end1, ...], the allocations as [base, end) sorted by base,
- * not overlapping. The caller may point word 0 at another array between launches (never while a checked kernel
+ * ZE_KRT_BOUNDS_TABLE_WORDS 64-bit words, aligned to 64 bytes, zero but for word 0, which points at the current
+ * ranges array (also shared memory): [count, unused, base0, end0, base1, end1, ...], the allocations as [base, end)
+ * sorted by base, not overlapping, with room for at least one entry (4 words) even when count is 0 (the CPU's
+ * lookup reads entry 0 without testing the count first). The caller may point word 0 at another array between launches (never while a checked kernel
  * runs), and frees an array only when no checked kernel that may read it runs. The module keeps the table's address
  * for its life. Only a driver that advertises the extension reads the struct. */
 #ifndef ZE_KRT_BOUNDS_H
@@ -41,8 +42,13 @@ enum {
                                 * of the 64-bit FNV-1a hash of its kernel's name */
     ZE_KRT_BOUNDS_GLOBAL_ID = 5, /* 5, 6, 7: its work-item's global id */
     ZE_KRT_BOUNDS_REFUSED = 8, /* low 32 bits: accesses refused */
-    ZE_KRT_BOUNDS_TABLE_WORDS = 16,
+    ZE_KRT_BOUNDS_ZERO = 16,   /* 16 to 31: zero, never written; a refused load of at most ZE_KRT_BOUNDS_SLOT_BYTES
+                                * reads these words in place of the memory it was refused */
+    ZE_KRT_BOUNDS_SINK = 32,   /* 32 to 47: written by refused stores of at most ZE_KRT_BOUNDS_SLOT_BYTES, never
+                                * read */
+    ZE_KRT_BOUNDS_TABLE_WORDS = 48,
 };
+#define ZE_KRT_BOUNDS_SLOT_BYTES 128
 enum { ZE_KRT_BOUNDS_LOAD = 1, ZE_KRT_BOUNDS_STORE = 2, ZE_KRT_BOUNDS_ATOMIC = 3 };
 
 #endif

@@ -100,7 +100,7 @@ krt_result krt__checks_init(krt_context *ctx)
     if (!c)
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a checked context");
     c->table = shared_alloc(ctx, ZE_KRT_BOUNDS_TABLE_WORDS * sizeof(uint64_t));
-    c->ranges = shared_alloc(ctx, 2 * sizeof(uint64_t));
+    c->ranges = shared_alloc(ctx, 4 * sizeof(uint64_t));
     if (!c->table || !c->ranges) {
         shared_free(ctx, (void *)c->table);
         shared_free(ctx, c->ranges);
@@ -109,7 +109,7 @@ krt_result krt__checks_init(krt_context *ctx)
                                                          "of a checked context");
     }
     memset((void *)c->table, 0, ZE_KRT_BOUNDS_TABLE_WORDS * sizeof(uint64_t));
-    c->ranges[0] = c->ranges[1] = 0;
+    memset(c->ranges, 0, 4 * sizeof(uint64_t));
     c->table[ZE_KRT_BOUNDS_RANGES] = (uint64_t)(uintptr_t)c->ranges;
     pthread_mutex_init(&c->lock, NULL);
     ctx->checks = c;
@@ -174,7 +174,8 @@ krt_result krt__checks_update_locked(krt_context *ctx, int idle)
     krt__checks *c = ctx->checks;
     if (!c)
         return KRT_SUCCESS;
-    uint64_t *a = shared_alloc(ctx, (2 + 2 * ctx->num_ranges) * sizeof(uint64_t));
+    /* Room for one entry more than there are: the CPU's lookup reads entry 0 even of an empty array. */
+    uint64_t *a = shared_alloc(ctx, (4 + 2 * ctx->num_ranges) * sizeof(uint64_t));
     retired *r = malloc(sizeof *r);
     if (!a || !r) {
         shared_free(ctx, a);
@@ -183,6 +184,7 @@ krt_result krt__checks_update_locked(krt_context *ctx, int idle)
     }
     a[0] = ctx->num_ranges;
     a[1] = 0;
+    a[2 + 2 * ctx->num_ranges] = a[3 + 2 * ctx->num_ranges] = 0;
     for (size_t i = 0; i < ctx->num_ranges; i++) {
         a[2 + 2 * i] = ctx->ranges[i].base;
         a[3 + 2 * i] = ctx->ranges[i].base + ctx->ranges[i].size;
