@@ -41,7 +41,7 @@ ITEM_FNS = {'get_global_id', 'get_local_id', 'get_group_id', 'get_local_size', '
             'get_num_groups', 'get_work_dim', 'get_global_offset', 'get_enqueued_local_size',
             'get_global_linear_id', 'get_local_linear_id'}
 PACKAGE = 'python3-clang-15'
-KRT_HEADER = re.compile(r'krt_kernel(_host)?\.h$')
+KRT_HEADER = re.compile(r'(^|/)krt_(kernel|kernel_host|host_abi)\.h$')
 
 
 class Cannot(Exception):
@@ -151,7 +151,7 @@ class Unit:
         return self.presumed[line] if 0 < line < len(self.presumed) else ('?', 0)
 
     def user_text_has_barrier(self):
-        """Whether a barrier can be in the unit's own code: `barrier` outside krt_kernel*.h and system headers
+        """Whether a barrier can be in the unit's own code: `barrier` outside krt's headers and the system's
         (checked before libclang is loaded, so that a unit without one never needs it)."""
         lines = self.data.split(b'\n')
         for i, raw in enumerate(lines, 1):
@@ -161,15 +161,9 @@ class Unit:
             if f.startswith('/usr/') or KRT_HEADER.search(f):
                 continue
             if re.search(rb'\bbarrier\b', raw):
+                self.barrier_file = f
                 return True
         return False
-
-    def first_file(self):
-        for i in range(1, len(self.presumed)):
-            f = self.presumed[i][0]
-            if f != '?' and not f.startswith('<'):
-                return f
-        return self.path
 
     def parse(self, ci):
         self.ci = ci
@@ -1146,7 +1140,7 @@ def main():
     if ci is None:
         print('krt-cc: note: %s: kernels with barriers keep a stack per work-item (slower): their work-item loops '
               'need libclang, and %s: install the Debian package %s (apt-get install %s)' %
-              (unit.first_file(), why, PACKAGE, PACKAGE), file=sys.stderr)
+              (unit.barrier_file, why, PACKAGE, PACKAGE), file=sys.stderr)
         write(sys.argv[2], sys.argv[3], '', [])
         return 0
     unit.parse(ci)
