@@ -484,6 +484,8 @@ class Reader:
             raise Cannot(t, 'the label ' + c.spelling)
         if self.is_pragma_stmt(c):
             return self.node('block', lo, hi, body=self.stmts_of(c))
+        if k == K.ASM_STMT:      # its operands' variables are renamed like any; it counts as writing them
+            return self.node('expr', lo, hi, toks=self.span(lo, hi))
         if k.is_expression():
             n = self.node('expr', lo, hi, toks=self.span(lo, hi))
             n.is_bar = n.bars == 1 and self.is_barrier_call(c)
@@ -1179,7 +1181,7 @@ def main():
     for c in kernels:
         name = c.spelling
         refs = funcs[name][2]
-        if name in seen or 'barrier' not in refs:
+        if name in seen or ('barrier' not in refs and not refs & barrier_fns):
             continue
         seen.add(name)
         f, line = unit.where(c.location.line)
