@@ -61,7 +61,7 @@ help:
 DEB_PACKAGES := build-essential pkg-config libze1 libze-dev spirv-tools libcriterion-dev libffi-dev \
                 pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clang-15 llvm-spirv-15 \
                 libllvmspirvlib-15-dev llvm-15-dev libpng-dev python3 valgrind gnuplot-nox libclc-15 \
-                libclang-common-15-dev python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-setuptools-whl python3-wheel-whl \
+                libclang-common-15-dev python3-clang-15 python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-setuptools-whl python3-wheel-whl \
                 python3-wheel libopenmpi-dev openmpi-bin openssh-client
 
 deps:

@@ -86,7 +86,7 @@ KRT_CC_HOST_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host -Wextra -Werror $
 KERNEL_HOST_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.so,$(KERNEL_SRCS))
 TEST_KERNEL_HOST_SRCS := $(addprefix test/kernels/,krt_basic.cl krt_guarded.cl krt_hint.cl krt_robust.cl \
                          krt_rules.cl krt_spill.cl krt_single_source.cl krt_exact.cl krt_python.cl \
-                         krt_barriers.cl ze_offsets.cl krt_group_dep.cl krt_widths.cl krt_fault.cl \
+                         krt_barriers.cl krt_barriers_tricky.cl ze_offsets.cl krt_group_dep.cl krt_widths.cl krt_fault.cl \
                          krt_private.cl krt_byvalue.cl)
 TEST_KERNEL_HOST_SOS  := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.so,$(TEST_KERNEL_HOST_SRCS))
 kernels: $(KERNEL_HOST_SOS) $(TEST_KERNEL_HOST_SOS)

@@ -142,6 +142,36 @@ KRT_HOST_LOOPS=0 "$cc_" --host bar.cl -o bar0.so 2>err.txt || fail "KRT_HOST_LOO
 nm -D --defined-only bar0.so | grep -q "krt_host_loops_" && fail "KRT_HOST_LOOPS=0: loops anyway"
 "$cc_" --host -O0 bar.cl -o bar1.so 2>err.txt || fail "--host -O0: $(cat err.txt)"
 nm -D --defined-only bar1.so | grep -q "krt_host_loops_" && fail "--host -O0: loops anyway"
+# The transform reads kernels with libclang (tools/krt_loops.py). Of test/kernels/krt_barriers_tricky.cl's kernels
+# (barriers from macros, barrier( in comments and strings, shadowing, loops, ids and parameters changed through
+# parentheses), two become loops and three keep their fibers, each with a note naming its line and the reason
+# (test_oracle's tricky_barrier_kernels runs them all against ze_pocl).
+tricky=$root/test/kernels/krt_barriers_tricky.cl
+"$cc_" --host -Wextra -Werror "$tricky" -o tricky.so 2>err.txt || fail "--host: krt_barriers_tricky.cl: $(cat err.txt)"
+for k in tricky_macros tricky_loops; do
+    nm -D --defined-only tricky.so | grep -q " krt_host_loops_$k$" || fail "--host: no loops for $k: $(cat err.txt)"
+done
+for k in tricky_param tricky_goto tricky_switch; do
+    nm -D --defined-only tricky.so | grep -q " krt_host_loops_$k$" && fail "--host: loops for $k, which the transform must refuse"
+done
+for note in "97: kernel tricky_param keeps a stack per work-item at its barriers (slower): the kernel assigns to its parameter extra" \
+            "111: kernel tricky_goto keeps a stack per work-item at its barriers (slower): goto" \
+            "128: kernel tricky_switch keeps a stack per work-item at its barriers (slower): a barrier inside a switch"; do
+    grep -qF "krt_barriers_tricky.cl:$note" err.txt || fail "--host: no note \"$note\": $(cat err.txt)"
+done
+[ "$(grep -c "keeps a stack" err.txt)" = 3 ] || fail "--host: krt_barriers_tricky.cl: other notes than three: $(cat err.txt)"
+# Without libclang's Python module (a python3 that cannot import clang.cindex) the library still builds, its
+# barrier kernels on fibers, and krt-cc names the package once.
+cat >nolibclang <<'SH'
+#!/bin/sh
+exec python3 -c 'import runpy, sys; sys.modules["clang"] = None; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")' "$@"
+SH
+chmod +x nolibclang
+KRT_PYTHON=./nolibclang "$cc_" --host bar.cl -o nolib.so 2>err.txt || fail "--host without libclang: $(cat err.txt)"
+nm -D --defined-only nolib.so | grep -q "krt_host_loops_" && fail "--host without libclang: loops anyway"
+grep -q "bar.cl: kernels with barriers keep a stack per work-item (slower): .*install the Debian package python3-clang-15" \
+    err.txt || fail "--host without libclang: no note naming python3-clang-15: $(cat err.txt)"
+[ "$(wc -l <err.txt)" = 1 ] || fail "--host without libclang: more than one line: $(cat err.txt)"
 for f in "$root"/kernels/*.cl "$root"/test/kernels/krt_single_source.cl "$root"/test/kernels/krt_barriers.cl; do
     KRT_HOST_CC=clang-15 "$cc_" --host -Wextra -Werror "$f" -o clang.so || fail "clang-15 --host: $f"
 done

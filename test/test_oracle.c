@@ -3,6 +3,7 @@
  * integers exactly; floats within a few units in the last place, because PoCL may contract a * b + c into one
  * fused multiply-add where the C compiler rounds twice; for mandelbrot, a pixel's iteration count may differ only
  * where such a rounding difference decides when |z| passes 2, which the test bounds to a handful of pixels. */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,6 +457,77 @@ Test(oracle, barrier_kernels_as_loops_and_fibers)
                          "krt_bar_early: work-item %u, group %u", i, g);
         }
         free(in);
+    }
+    for (int s = 0; s < 3; s++)
+        krt_context_destroy(ctx[s]);
+}
+
+/* Barrier kernels written to trip a reader of C (test/kernels/krt_barriers_tricky.cl): barriers from macros,
+ * barrier( in comments and strings, declarations after barriers and of an outer variable's name, barriers in
+ * for, while, do and a uniform if, a work-item id and a parameter changed through parentheses, goto, a barrier in
+ * a switch. The first two must have become work-item loops (the library exports krt_host_loops_NAME), the others
+ * must have kept their fibers (krt-cc said why); either way the host device must give ze_pocl's integers, and so
+ * must the fibers of all five. */
+enum { TRICKY_KERNELS = 5 };
+static const char *const tricky_names[TRICKY_KERNELS] = { "tricky_macros", "tricky_loops", "tricky_param",
+                                                          "tricky_goto", "tricky_switch" };
+static const int tricky_loops[TRICKY_KERNELS] = { 1, 1, 0, 0, 0 };
+
+Test(oracle, tricky_barrier_kernels)
+{
+    enum { LOOPS = 0, PO = 1, FIBERS = 2 };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/host/krt_barriers_tricky.so", getenv("KRT_TEST_KERNELS"));
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(lib, "%s: %s", path, dlerror());
+    for (int i = 0; i < TRICKY_KERNELS; i++) {
+        char sym[128];
+        snprintf(sym, sizeof sym, "krt_host_loops_%s", tricky_names[i]);
+        cr_expect_eq(dlsym(lib, sym) != NULL, tricky_loops[i], "%s: work-item loops %s", tricky_names[i],
+                     tricky_loops[i] ? "missing" : "made, where the transform must refuse the kernel");
+    }
+    dlclose(lib);
+    snprintf(path, sizeof path, "%s/krt_barriers_tricky.spv", getenv("KRT_TEST_KERNELS"));
+    krt_context *ctx[3];
+    krt_kernel *k[3][TRICKY_KERNELS];
+    ctx[LOOPS] = kt_context(&(krt_context_desc){ .device = "host" });
+    ctx[PO] = kt_context(&(krt_context_desc){ .device = "cpu" });
+    ctx[FIBERS] = kt_context(&(krt_context_desc){ .device = "host" });
+    for (int s = 0; s < 3; s++) {
+        if (s == FIBERS)
+            setenv("KRT_HOST_FIBERS", "1", 1);
+        krt_module *m = NULL;
+        KT_OK(krt_module_create(ctx[s], &(krt_module_desc){ .path = path }, &m));
+        for (int i = 0; i < TRICKY_KERNELS; i++)
+            k[s][i] = kt_kernel(m, tricky_names[i]);
+        unsetenv("KRT_HOST_FIBERS");
+    }
+    rng_state = 505;
+    for (int round = 0; round < 8; round++) {
+        uint32_t g = round == 0 ? 1 : round == 1 ? 256 : 1 + rnd() % 256;
+        uint32_t n = 1 + rnd() % 5000;
+        int32_t extra = (int32_t)(rnd() % 1000);
+        uint32_t *out[3][TRICKY_KERNELS];
+        for (int s = 0; s < 3; s++)
+            for (int i = 0; i < TRICKY_KERNELS; i++) {
+                out[s][i] = kt_alloc(ctx[s], n * sizeof(uint32_t), KRT_MEMORY_SHARED);
+                memset(out[s][i], 0xee, n * sizeof(uint32_t));
+                krt_arg a[] = { KRT_ARG(out[s][i]), KRT_ARG_LOCAL(g * sizeof(int32_t)), KRT_ARG(n), KRT_ARG(extra) };
+                krt_launch_desc d = kt_desc1(n, a, 4);
+                d.group[0] = g;
+                KT_OK(krt_launch(k[s][i], &d));
+            }
+        for (int s = 0; s < 3; s++)
+            KT_OK(krt_context_synchronize(ctx[s]));
+        char what[160];
+        for (int i = 0; i < TRICKY_KERNELS; i++) {
+            snprintf(what, sizeof what, "%s, n %u, group %u, extra %d, host device against ze_pocl", tricky_names[i],
+                     n, g, extra);
+            words_agree(out[LOOPS][i], out[PO][i], n, what);
+            snprintf(what, sizeof what, "%s, n %u, group %u, extra %d, fibers against ze_pocl", tricky_names[i], n,
+                     g, extra);
+            words_agree(out[FIBERS][i], out[PO][i], n, what);
+        }
     }
     for (int s = 0; s < 3; s++)
         krt_context_destroy(ctx[s]);

@@ -14,39 +14,34 @@ only when every work-item of the group takes the same path, so the condition is 
 of the group sees it, and the statement itself runs at the group's level, its barrier-free parts as regions.
 NAMES gets the kernels done, one per line; krt-cc generates their group runners to call krt__loops_K.
 
+The unit is read by libclang (clang.cindex, the Debian package python3-clang-15): its AST gives the kernels,
+their statements, which declaration each identifier names, which calls are barrier() and which expressions
+write a variable; the output is the unit's own tokens, rewritten where a variable became an array or is computed
+again, with #line markers so that gdb and sanitizers name the .cl's lines. Without libclang no kernel is
+transformed (all keep their fibers) and a note names the package.
+
 A kernel this cannot transform (a return or break before a barrier, goto, switch around a barrier, a barrier
-in a helper function, ...) keeps its stack per work-item (fibers), which is correct but slower: a note on
-stderr names the kernel, its line and the reason. Only statements are parsed; expressions are token lists in
-which the identifiers are resolved to the declarations they name.
+in a helper function, a construct the AST shows that the transform does not know, ...) keeps its stack per
+work-item (fibers), which is correct but slower: a note on stderr names the kernel, its line and the reason.
 """
+import bisect
+import glob
+import os
 import re
 import sys
 
-TOKEN = re.compile(r'''
-    (?P<ws>[ \t\r\f\v]+|\n)
-  | (?P<marker>^\#[^\n]*)
-  | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<num>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*)
-  | (?P<str>L?"(?:\\.|[^"\\\n])*")
-  | (?P<chr>L?'(?:\\.|[^'\\\n])*')
-  | (?P<op>\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|[][(){}.,;:?~!+\-*/%&|^=<>\#])
-''', re.X | re.M)
-
-TYPE_KW = {'void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', '_Bool', '_Complex',
-           '__int128', '_Float32', '_Float64', '_Float128', '_Float32x', '_Float64x', '__float128',
-           '__builtin_va_list', '__signed__', '__typeof__', 'typeof', '__typeof'}
-QUAL_KW = {'const', 'volatile', 'restrict', '__restrict', '__restrict__', '_Atomic', 'register', 'static',
-           'extern', 'auto', '_Thread_local', '__thread', 'inline', '__inline', '__inline__', '_Alignas',
-           '__extension__', 'typedef'}
 SCALAR = {'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', '_Bool', 'size_t',
           'ptrdiff_t', 'uint', 'uchar', 'ushort', 'ulong', 'int8_t', 'int16_t', 'int32_t', 'int64_t', 'uint8_t',
           'uint16_t', 'uint32_t', 'uint64_t', 'intptr_t', 'uintptr_t', 'bool', 'const'}
 ASSIGN = {'=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>=', '++', '--'}
+PTR_QUALS = {'const', 'volatile', 'restrict', '__restrict', '__restrict__', '_Atomic'}
 # The work-item functions a recomputed variable may call, and their loops versions (krt_kernel_host.h), which
 # read the loop's own copy of the work-item state rather than the thread-local pointer.
 ITEM_FNS = {'get_global_id', 'get_local_id', 'get_group_id', 'get_local_size', 'get_global_size',
             'get_num_groups', 'get_work_dim', 'get_global_offset', 'get_enqueued_local_size',
             'get_global_linear_id', 'get_local_linear_id'}
+PACKAGE = 'python3-clang-15'
+KRT_HEADER = re.compile(r'(^|/)krt_(kernel|kernel_host|host_abi)\.h$')
 
 
 class Cannot(Exception):
@@ -58,30 +53,15 @@ class Cannot(Exception):
 
 
 class Tok:
-    __slots__ = ('s', 'kind', 'file', 'line', 'var')
+    """A token of the unit: its text, kind (id, num, str, op), presumed file and line, and from the AST the local
+    variable it names (var), whether it names a work-item function (item_fn), whether it is a callee (call) and
+    whether it is the operator of an assignment or increment (effect)."""
+    __slots__ = ('s', 'kind', 'file', 'line', 'off', 'var', 'param', 'item_fn', 'call', 'effect', 'deref')
 
-    def __init__(self, s, kind, file, line):
-        self.s, self.kind, self.file, self.line, self.var = s, kind, file, line, None
-
-
-def tokenize(text):
-    toks, file, line = [], '?', 1
-    for m in TOKEN.finditer(text):
-        kind = m.lastgroup
-        s = m.group()
-        if kind == 'ws':
-            if s == '\n':
-                line += 1
-            continue
-        if kind == 'marker':
-            mm = re.match(r'#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"])*)"', s)
-            if mm:
-                line, file = int(mm.group(1)) - 1, mm.group(2)
-            elif s.startswith('#pragma') or s.startswith('# pragma'):
-                toks.append(Tok(s, 'pragma', file, line))
-            continue
-        toks.append(Tok(s, kind, file, line))
-    return toks
+    def __init__(self, s, kind, file, line, off=-1):
+        self.s, self.kind, self.file, self.line, self.off = s, kind, file, line, off
+        self.var, self.param, self.item_fn, self.call, self.effect = None, False, False, False, False
+        self.deref = False
 
 
 class Var:
@@ -92,7 +72,7 @@ class Var:
         self.id, self.name, self.spec, self.decl, self.init = Var.count, name, spec, decl, init
         self.static, self.tok = static, tok
         self.regions = set()
-        self.written = False
+        self.written = False     # assigned, incremented or its address taken after its declaration (the AST)
         self.addressed = False   # &name somewhere: a pointer may reach it from another region
         self.mode = 'plain'      # plain | array (one per work-item) | remat (computed again where used)
 
@@ -100,229 +80,516 @@ class Var:
         return 'krt__v%d_%s' % (self.id, self.name)
 
 
-# ---- Statements ---------------------------------------------------------------------------------------------
-
 class Node:
-    def __init__(self, kind, tok, **kw):
-        self.kind, self.tok = kind, tok
+    def __init__(self, kind, tok, lo=0, hi=0, **kw):
+        self.kind, self.tok, self.lo, self.hi = kind, tok, lo, hi
         self.__dict__.update(kw)
 
 
-class Parser:
-    def __init__(self, toks, typedefs, params):
-        self.t, self.i, self.typedefs = toks, 0, typedefs
-        self.scopes = [{}]
-        self.params = params
+# ---- libclang ----------------------------------------------------------------------------------------------
 
-    def peek(self, k=0):
-        return self.t[self.i + k].s if self.i + k < len(self.t) else ''
+def load_clang():
+    """clang.cindex with its library loaded, or (None, why). Debian installs the module for the system's Python
+    (/usr/lib/python3/dist-packages): another python3 (a virtual environment, pyenv) finds it there too."""
+    try:
+        import clang.cindex as ci
+    except ImportError:
+        for d in ('/usr/lib/python3/dist-packages', '/usr/local/lib/python3/dist-packages'):
+            if os.path.isfile(os.path.join(d, 'clang', 'cindex.py')) and d not in sys.path:
+                sys.path.append(d)
+        try:
+            import clang.cindex as ci
+        except ImportError:
+            return None, 'the Python module clang.cindex is missing'
+    try:
+        ci.Index.create()
+        return ci, None
+    except Exception as e:   # the module's default library name (libclang-15.so, from libclang-15-dev) absent
+        why = str(e).split('\n')[0]
+    for lib in sorted(glob.glob('/usr/lib/llvm-15/lib/libclang-15.so*')) + \
+            sorted(glob.glob('/usr/lib/*/libclang-15.so*')):
+        try:
+            ci.Config.set_library_file(lib)
+            ci.Index.create()
+            return ci, None
+        except Exception:
+            continue
+    return None, 'libclang-15 cannot be loaded (%s)' % why
 
-    def tok(self):
-        return self.t[self.i] if self.i < len(self.t) else self.t[-1]
 
-    def take(self, s=None):
-        t = self.tok()
-        if s is not None and t.s != s:
-            raise Cannot(t, 'cannot read the kernel here (expected "%s")' % s)
-        self.i += 1
-        return t
+class Unit:
+    """The preprocessed unit: its bytes, the presumed file and line of each of its lines (the # markers), the
+    directive lines (markers, pragmas) and libclang's translation unit."""
 
-    def lookup(self, name):
-        for sc in reversed(self.scopes):
-            if name in sc:
-                return sc[name]
-        return None
+    def __init__(self, path):
+        self.path = path
+        self.data = open(path, 'rb').read()
+        self.line_off = [0, 0]      # the byte offset of each line, from 1
+        self.presumed = [None]      # (file, line) of each line, from 1
+        self.directive = set()
+        self.pragma = {}            # line -> its text, for #pragma lines
+        file, line = '?', 1
+        off = 0
+        for i, raw in enumerate(self.data.split(b'\n'), 1):
+            text = raw.decode('utf-8', 'replace')
+            if i > 1:
+                self.line_off.append(off)
+            off += len(raw) + 1
+            self.presumed.append((file, line))
+            s = text.lstrip()
+            if s.startswith('#'):
+                self.directive.add(i)
+                m = re.match(r'#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"])*)"', s)
+                if m:
+                    file, line = m.group(2), int(m.group(1))
+                    continue
+                if re.match(r'#\s*pragma\b', s):
+                    self.pragma[i] = s.rstrip()
+            line += 1
 
-    def until(self, stops):
-        """Tokens up to one of stops at depth 0 (not consumed), identifiers resolved."""
-        out, depth = [], 0
-        while self.i < len(self.t):
-            t = self.t[self.i]
-            if depth == 0 and t.s in stops:
-                return out
-            if t.s in '([{':
-                depth += 1
-            elif t.s in ')]}':
-                depth -= 1
-                if depth < 0:
-                    raise Cannot(t, 'cannot read the kernel here (unbalanced "%s")' % t.s)
-            out.append(self.resolve(t, out))
-            self.i += 1
-        raise Cannot(self.t[-1], 'cannot read the kernel (it ends early)')
+    def where(self, line):
+        return self.presumed[line] if 0 < line < len(self.presumed) else ('?', 0)
 
-    def resolve(self, t, before):
-        if t.kind == 'id' and not (before and before[-1].s in ('.', '->')):
-            v = self.lookup(t.s)
-            if v is not None:
-                c = Tok(t.s, t.kind, t.file, t.line)
-                c.var = v
-                return c
-        return t
+    def user_text_has_barrier(self):
+        """Whether a barrier can be in the unit's own code: `barrier` outside krt's headers and the system's
+        (checked before libclang is loaded, so that a unit without one never needs it)."""
+        lines = self.data.split(b'\n')
+        for i, raw in enumerate(lines, 1):
+            if b'barrier' not in raw or i in self.directive:
+                continue
+            f = self.where(i)[0]
+            if f.startswith('/usr/') or KRT_HEADER.search(f):
+                continue
+            if re.search(rb'\bbarrier\b', raw):
+                self.barrier_file = f
+                return True
+        return False
 
-    def balanced(self):
-        """A (...) group, resolved, without its parentheses."""
-        self.take('(')
-        out = self.until({')'})
-        self.take(')')
+    def parse(self, ci):
+        self.ci = ci
+        args = ['-x', 'c', '-std=gnu11', '-ferror-limit=0', '-w',
+                '-Dkrt__kernel_marker__=__attribute__((annotate("krt__kernel")))']
+        self.tu = ci.Index.create().parse(self.path, args=args)
+        self.errors = [(d.location.offset, d.location.line, d.spelling) for d in self.tu.diagnostics
+                       if d.severity >= ci.Diagnostic.Error and d.location.file is not None
+                       and os.path.samefile(d.location.file.name, self.path)]
+
+    def tokens(self, cursor):
+        """The tokens of a cursor's extent, directive lines left out."""
+        ci = self.ci
+        out = []
+        kinds = {ci.TokenKind.IDENTIFIER: 'id', ci.TokenKind.KEYWORD: 'id', ci.TokenKind.PUNCTUATION: 'op'}
+        # The range from the file's offsets: an extent that starts in a macro's expansion (the kernel marker)
+        # gives no tokens.
+        f = self.tu.get_file(self.path)
+        lo, hi = ext(cursor)
+        rng = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(self.tu, f, lo),
+                                            ci.SourceLocation.from_offset(self.tu, f, hi))
+        for t in self.tu.get_tokens(extent=rng):
+            k = t.kind
+            if k == ci.TokenKind.COMMENT:
+                continue
+            loc = t.location
+            if loc.line in self.directive:
+                continue
+            s = t.spelling
+            kind = kinds.get(k)
+            if kind is None:
+                kind = 'str' if re.match(r'(u8|[LuU])?["\']', s) else 'num'
+            f, line = self.where(loc.line)
+            out.append(Tok(s, kind, f, line, loc.offset))
         return out
 
-    def is_decl(self):
-        s = self.peek()
-        if s in TYPE_KW or s in ('struct', 'union', 'enum', '__attribute__', '_Static_assert'):
-            return s != '_Static_assert'
-        if s == '__extension__':
-            return self.peek(1) in TYPE_KW or self.peek(1) in self.typedefs
-        if s in QUAL_KW:
-            return True
-        return s in self.typedefs and self.lookup(s) is None and self.peek(1) not in (':', '(')
 
-    def statement(self):
-        t = self.tok()
-        s = t.s
-        if t.kind == 'pragma':
-            self.i += 1
-            return Node('pragma', t, text=s)
-        if s == '{':
-            return self.block()
-        if s == ';':
-            self.i += 1
-            return Node('expr', t, toks=[])
-        if s == 'if':
-            self.i += 1
-            cond = self.balanced()
-            then = self.scoped_statement()
-            other = None
-            if self.peek() == 'else':
-                self.i += 1
-                other = self.scoped_statement()
-            return Node('if', t, cond=cond, then=then, other=other)
-        if s == 'while':
-            self.i += 1
-            cond = self.balanced()
-            return Node('while', t, cond=cond, body=self.scoped_statement())
-        if s == 'do':
-            self.i += 1
-            body = self.scoped_statement()
-            self.take('while')
-            cond = self.balanced()
-            self.take(';')
-            return Node('do', t, cond=cond, body=body)
-        if s == 'for':
-            self.i += 1
-            self.take('(')
-            self.scopes.append({})
-            if self.peek() == ';':
-                init = None
-                self.i += 1
-            elif self.is_decl():
-                init = self.declaration()
-            else:
-                init = Node('expr', self.tok(), toks=self.until({';'}))
-                self.take(';')
-            cond = self.until({';'})
-            self.take(';')
-            incr = self.until({')'})
-            self.take(')')
-            body = self.scoped_statement()
-            self.scopes.pop()
-            return Node('for', t, init=init, cond=cond, incr=incr, body=body)
-        if s == 'switch':
-            self.i += 1
-            cond = self.balanced()
-            return Node('switch', t, cond=cond, body=self.scoped_statement())
-        if s in ('case', 'default'):
-            self.i += 1
-            toks = self.until({':'}) if s == 'case' else []
-            self.take(':')
-            return Node('case', t, toks=[t] + toks)
-        if s == 'return':
-            self.i += 1
-            toks = self.until({';'})
-            self.take(';')
-            return Node('return', t, toks=toks)
-        if s in ('break', 'continue'):
-            self.i += 1
-            self.take(';')
-            return Node(s, t)
-        if s == 'goto':
-            raise Cannot(t, 'goto')
-        if t.kind == 'id' and self.peek(1) == ':' and self.lookup(s) is None:
-            raise Cannot(t, 'the label ' + s)
-        if self.is_decl():
-            return self.declaration()
-        toks = self.until({';'})
-        self.take(';')
-        return Node('expr', t, toks=toks)
+def ext(c):
+    return c.extent.start.offset, c.extent.end.offset
 
-    def scoped_statement(self):
-        self.scopes.append({})
-        n = self.statement()
-        self.scopes.pop()
+
+def kids(c):
+    return list(c.get_children())
+
+
+# ---- One kernel, from the AST ----------------------------------------------------------------------------------
+
+class Reader:
+    """A kernel's body as statements (Node), built from the AST. Expressions stay token lists, each identifier
+    resolved from the AST: the kernel's local variable it names (Tok.var), a parameter (Tok.param), a
+    work-item function (Tok.item_fn); the operators of assignments and increments are marked (Tok.effect)."""
+
+    def __init__(self, unit, fn):
+        ci = unit.ci
+        self.u, self.K = unit, ci.CursorKind
+        self.toks = unit.tokens(fn)
+        if not self.toks:
+            raise Cannot(None, 'cannot read the kernel')
+        self.offs = [t.off for t in self.toks]
+        self.byoff = {t.off: t for t in self.toks}
+        self.vars = {}              # the declaration's offset -> Var
+        self.lo, self.hi = ext(fn)
+        self.pragmas_used = set()
+        for off, line, msg in unit.errors:
+            if self.lo <= off < self.hi:
+                raise Cannot(self.at(off), 'libclang cannot read it (%s)' % msg)
+
+    # -- tokens
+
+    def idx(self, off):
+        return bisect.bisect_left(self.offs, off)
+
+    def at(self, off):
+        i = min(self.idx(off), len(self.toks) - 1)
+        return self.toks[i]
+
+    def span(self, lo, hi):
+        return self.toks[self.idx(lo):self.idx(hi)]
+
+    def parens(self, i):
+        """The first ( at or after token i and its matching ): their indices."""
+        while i < len(self.toks) and self.toks[i].s != '(':
+            i += 1
+        depth = 0
+        for j in range(i, len(self.toks)):
+            s = self.toks[j].s
+            depth += s == '('
+            depth -= s == ')'
+            if depth == 0:
+                return i, j
+        raise Cannot(self.toks[-1], 'cannot read the kernel (unbalanced parentheses)')
+
+    def op_token(self, c):
+        """The operator of a unary, binary or compound assignment operator."""
+        ch = kids(c)
+        if not ch:
+            return None
+        lo, hi = ext(c)
+        if self.K.UNARY_OPERATOR == c.kind:
+            if ext(ch[0])[0] == lo:       # postfix: the operator is the last token
+                i = self.idx(hi) - 1
+                return self.toks[i] if i >= 0 else None
+            return self.at(lo)
+        i = self.idx(ext(ch[0])[1])
+        return self.toks[i] if i < len(self.toks) else None
+
+    # -- what the expressions do
+
+    def analyse(self, fn):
+        """One walk of the kernel's AST: references to variables and parameters with what they do to them,
+        barrier() calls, calls of other functions, and the effects of operators."""
+        K = self.K
+        self.refs, self.barriers, self.fn_refs = [], [], []
+        self.barrier_refs = 0
+        stack = []
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+
+        def walk(c, idx):
+            k = c.kind
+            if k == K.DECL_REF_EXPR:
+                r = c.referenced
+                if r is not None:
+                    if r.kind in (K.VAR_DECL, K.PARM_DECL):
+                        self.refs.append((c.location.offset, r.location.offset, r.kind == K.PARM_DECL,
+                                          c.spelling, self.context(stack, idx)))
+                    elif r.kind == K.FUNCTION_DECL:
+                        self.fn_refs.append((r.spelling, c.location.offset))
+                        if r.spelling == 'barrier':
+                            self.barrier_refs += 1
+                        t = self.byoff.get(c.location.offset)
+                        if t is not None and t.s == r.spelling and r.spelling in ITEM_FNS:
+                            t.item_fn = True
+            elif k == K.CALL_EXPR:
+                r = c.referenced
+                if r is not None and r.kind == K.FUNCTION_DECL:
+                    lo = ext(c)[0]
+                    if r.spelling == 'barrier':
+                        self.barriers.append(lo)
+                    t = self.byoff.get(lo)
+                    if t is not None and t.s == r.spelling:
+                        t.call = True
+            elif k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR):
+                op = self.op_token(c)
+                if op is not None and (k == K.COMPOUND_ASSIGNMENT_OPERATOR or op.s in ('=', '++', '--')):
+                    op.effect = True
+                if op is not None and k == K.UNARY_OPERATOR and op.s == '*':
+                    op.deref = True
+            stack.append((c, idx))
+            for i, ch in enumerate(c.get_children()):
+                walk(ch, i)
+            stack.pop()
+
+        walk(fn, 0)
+        self.barriers.sort()
+        if self.barrier_refs != len(self.barriers):
+            off = next(o for n, o in self.fn_refs if n == 'barrier')
+            raise Cannot(self.at(off), 'barrier used other than in a call')
+
+    def context(self, stack, idx):
+        """What an expression does to the variable a reference names: read, write (assigned, incremented),
+        address (&), or other. A member or element of the variable itself (s.x, v[0] of a vector) counts as the
+        variable; one reached through a pointer (p->x, p[i]) is a read of the pointer."""
+        K = self.K
+        i, child = len(stack) - 1, idx
+        while i >= 0:
+            p, pidx = stack[i]
+            if p.kind == K.PAREN_EXPR or (p.kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) and child == 0):
+                child, i = pidx, i - 1
+                continue
+            break
+        if i < 0:
+            return 'other'
+        p = stack[i][0]
+        if p.kind == K.UNEXPOSED_EXPR:        # an implicit conversion: the value is read
+            return 'read'
+        if p.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and child == 0:
+            return 'write'
+        if p.kind in (K.BINARY_OPERATOR, K.UNARY_OPERATOR):
+            op = self.op_token(p)
+            s = op.s if op is not None else ''
+            if p.kind == K.BINARY_OPERATOR and child == 0 and s == '=':
+                return 'write'
+            if p.kind == K.UNARY_OPERATOR and s in ('++', '--'):
+                return 'write'
+            if p.kind == K.UNARY_OPERATOR and s == '&':
+                return 'address'
+        return 'other'
+
+    def resolve(self):
+        """The tokens of the references get their variables; the variables what is done to them."""
+        for off, doff, is_param, name, ctx in self.refs:
+            t = self.byoff.get(off)
+            if t is None or t.s != name:
+                continue
+            if is_param:
+                t.param = True
+                if ctx == 'write':
+                    raise Cannot(t, 'the kernel assigns to its parameter ' + name)
+                if ctx == 'address':
+                    raise Cannot(t, 'the kernel takes the address of its parameter ' + name)
+                continue
+            v = self.vars.get(doff)
+            if v is None:
+                continue      # a global, or a variable of a statement expression: left as written
+            t.var = v
+            if ctx != 'read':
+                v.written = True
+            if ctx == 'address':
+                v.addressed = True
+
+    # -- statements
+
+    def node(self, kind, lo, hi, **kw):
+        n = Node(kind, self.at(lo), lo, hi, **kw)
+        a = bisect.bisect_left(self.barriers, lo)
+        n.bars = bisect.bisect_left(self.barriers, hi) - a
         return n
 
-    def block(self):
-        t = self.take('{')
-        self.scopes.append({})
-        body = []
-        while self.peek() != '}':
-            if self.i >= len(self.t):
-                raise Cannot(t, 'cannot read the kernel (a block does not end)')
-            body.append(self.statement())
-        self.take('}')
-        self.scopes.pop()
-        return Node('block', t, body=body)
+    def pragmas(self, lo, hi):
+        out = []
+        u = self.u
+        for line in sorted(u.pragma):
+            off = u.line_off[line]
+            if lo <= off < hi and line not in self.pragmas_used:
+                self.pragmas_used.add(line)
+                f, pl = u.where(line)
+                out.append(Node('pragma', Tok('#', 'op', f, pl, off), off, off, text=u.pragma[line], bars=0))
+        return out
 
-    def declaration(self):
-        t = self.tok()
-        spec = []
-        typed = False
-        while True:
-            s = self.peek()
-            if s == '__attribute__' or s == '_Alignas' or s in ('__typeof__', 'typeof', '__typeof'):
-                spec.append(self.take())
-                grp = self.tok()
-                inner = self.balanced()
-                spec += [Tok('(', 'op', grp.file, grp.line)] + inner + [Tok(')', 'op', grp.file, grp.line)]
-                typed = typed or s != '__attribute__'
-            elif s in ('struct', 'union', 'enum'):
-                spec.append(self.take())
-                if self.tok().kind == 'id':
-                    spec.append(self.take())
-                if self.peek() == '{':
-                    raise Cannot(t, 'a struct, union or enum defined inside the kernel')
-                typed = True
-            elif s in TYPE_KW or s in QUAL_KW:
-                if s == 'typedef':
-                    raise Cannot(t, 'a typedef inside the kernel')
-                spec.append(self.take())
-                typed = typed or s in TYPE_KW
-            elif not typed and s in self.typedefs and self.lookup(s) is None:
-                spec.append(self.take())
-                typed = True
+    def check_pragmas(self, lo, hi):
+        u = self.u
+        for line in sorted(u.pragma):
+            if lo <= u.line_off[line] < hi and line not in self.pragmas_used:
+                f, pl = u.where(line)
+                raise Cannot(Tok('#', 'op', f, pl), 'a #pragma where the transform cannot keep it')
+
+    def is_pragma_stmt(self, c):
+        """An attributed statement that a #pragma (unroll) made: the pragma's line starts it."""
+        return c.kind == self.K.UNEXPOSED_STMT and c.extent.start.line in self.u.pragma
+
+    def stmts_of(self, c):
+        if self.is_pragma_stmt(c):
+            ch = kids(c)
+            if not ch:
+                raise Cannot(self.at(ext(c)[0]), 'a #pragma where the transform cannot keep it')
+            return self.pragmas(ext(c)[0], ext(ch[-1])[0]) + self.stmts_of(ch[-1])
+        return [self.stmt(c)]
+
+    def block(self, c):
+        lo, hi = ext(c)
+        body, prev = [], lo
+        for ch in kids(c):
+            clo, chi = ext(ch)
+            body += self.pragmas(prev, clo)
+            body += self.stmts_of(ch)
+            prev = max(prev, chi)
+        body += self.pragmas(prev, hi)
+        return self.node('block', lo, hi, body=body)
+
+    def no_barrier(self, toks):
+        for t in toks:
+            if t.call and t.s == 'barrier':
+                raise Cannot(t, 'a barrier inside an expression (only a statement `barrier(...);` splits the kernel)')
+        return toks
+
+    def stmt(self, c):
+        K = self.K
+        k = c.kind
+        lo, hi = ext(c)
+        t = self.at(lo)
+        if k == K.COMPOUND_STMT:
+            return self.block(c)
+        if k == K.DECL_STMT:
+            return self.decl(c)
+        if k == K.IF_STMT:
+            ch = kids(c)
+            o, e = self.parens(self.idx(lo))
+            then = self.stmt(ch[1])
+            other = self.stmt(ch[2]) if len(ch) > 2 else None
+            return self.node('if', lo, hi, cond=self.no_barrier(self.toks[o + 1:e]), then=then, other=other)
+        if k in (K.WHILE_STMT, K.SWITCH_STMT):
+            ch = kids(c)
+            o, e = self.parens(self.idx(lo))
+            return self.node('while' if k == K.WHILE_STMT else 'switch', lo, hi,
+                             cond=self.no_barrier(self.toks[o + 1:e]), body=self.stmt(ch[-1]))
+        if k == K.DO_STMT:
+            ch = kids(c)
+            body = self.stmt(ch[0])
+            i = self.idx(ext(ch[0])[1])
+            while i < len(self.toks) and self.toks[i].s != 'while':
+                i += 1
+            o, e = self.parens(i)
+            return self.node('do', lo, hi, cond=self.no_barrier(self.toks[o + 1:e]), body=body)
+        if k == K.FOR_STMT:
+            return self.for_stmt(c)
+        if k in (K.CASE_STMT, K.DEFAULT_STMT):
+            ch = kids(c)
+            sub = ch[-1]
+            i = self.idx(ext(sub)[0])
+            j = i - 1
+            while j > self.idx(lo) and self.toks[j].s != ':':
+                j -= 1
+            if self.toks[j].s != ':':
+                raise Cannot(t, 'cannot read the case label here')
+            return self.node('case', lo, hi, toks=self.no_barrier(self.toks[self.idx(lo):j]),
+                             body=self.stmt(sub))
+        if k == K.RETURN_STMT:
+            return self.node('return', lo, hi, toks=self.no_barrier(self.span(lo, hi)[1:]))
+        if k == K.BREAK_STMT:
+            return self.node('break', lo, hi)
+        if k == K.CONTINUE_STMT:
+            return self.node('continue', lo, hi)
+        if k == K.NULL_STMT:
+            return self.node('expr', lo, hi, toks=[])
+        if k in (K.GOTO_STMT, K.INDIRECT_GOTO_STMT):
+            raise Cannot(t, 'goto')
+        if k == K.LABEL_STMT:
+            raise Cannot(t, 'the label ' + c.spelling)
+        if self.is_pragma_stmt(c):
+            return self.node('block', lo, hi, body=self.stmts_of(c))
+        if k == K.ASM_STMT:      # its operands' variables are renamed like any; it counts as writing them
+            return self.node('expr', lo, hi, toks=self.span(lo, hi))
+        if k.is_expression():
+            n = self.node('expr', lo, hi, toks=self.span(lo, hi))
+            n.is_bar = n.bars == 1 and self.is_barrier_call(c)
+            return n
+        raise Cannot(t, 'a statement the transform does not know (%s)' % k.name.lower().replace('_', ' '))
+
+    def is_barrier_call(self, c):
+        """barrier(...) or (void)barrier(...), the whole expression."""
+        K = self.K
+        while c.kind in (K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.UNEXPOSED_EXPR):
+            if c.kind == K.CSTYLE_CAST_EXPR and c.type.kind != c.type.kind.VOID:
+                return False
+            ch = kids(c)
+            if not ch:
+                return False
+            c = ch[-1]
+        r = c.referenced if c.kind == K.CALL_EXPR else None
+        return r is not None and r.kind == K.FUNCTION_DECL and r.spelling == 'barrier'
+
+    def for_stmt(self, c):
+        lo, hi = ext(c)
+        o, e = self.parens(self.idx(lo))
+        semis, depth = [], 0
+        for j in range(o + 1, e):
+            s = self.toks[j].s
+            if s in '([{':
+                depth += 1
+            elif s in ')]}':
+                depth -= 1
+            elif s == ';' and depth == 0 and len(semis) < 2:
+                semis.append(j)
+        if len(semis) != 2:
+            raise Cannot(self.at(lo), 'cannot read the for statement here')
+        s1, s2 = self.toks[semis[0]].off, self.toks[semis[1]].off
+        init, body = None, None
+        for ch in kids(c):
+            clo = ext(ch)[0]
+            if clo < s1:
+                init = self.decl(ch) if ch.kind == self.K.DECL_STMT else \
+                    self.node('expr', *ext(ch), toks=self.no_barrier(self.toks[o + 1:semis[0]]))
+            elif clo > self.toks[e].off:
+                body = self.stmts_of(ch)
+                body = body[0] if len(body) == 1 else self.node('block', *ext(ch), body=body)
+        if body is None:
+            raise Cannot(self.at(lo), 'cannot read the for statement here')
+        return self.node('for', lo, hi, init=init, cond=self.no_barrier(self.toks[semis[0] + 1:semis[1]]),
+                         incr=self.no_barrier(self.toks[semis[1] + 1:e]), body=body)
+
+    def decl(self, c):
+        K = self.K
+        lo, hi = ext(c)
+        ch = kids(c)
+        for d in ch:
+            if d.kind != K.VAR_DECL:
+                what = {K.TYPEDEF_DECL: 'a typedef inside the kernel',
+                        K.FUNCTION_DECL: 'a function declared inside the kernel'}.get(
+                            d.kind, 'a struct, union or enum defined inside the kernel')
+                raise Cannot(self.at(ext(d)[0]), what)
+        ts = self.span(lo, hi)
+        if ts and ts[-1].s == ';':
+            ts = ts[:-1]
+        parts, cur, depth = [], [], 0
+        for x in ts:
+            if x.s in '([{':
+                depth += 1
+            elif x.s in ')]}':
+                depth -= 1
+            if x.s == ',' and depth == 0:
+                parts.append(cur)
+                cur = []
             else:
-                break
-        static = any(x.s in ('static', '_Thread_local', '__thread', 'extern') for x in spec)
-        decls = []
-        while True:
-            dtoks = self.until({'=', ',', ';'})
-            names = [x for x in dtoks if x.kind == 'id' and x.s not in QUAL_KW and x.s != '__attribute__']
-            if not names:
-                raise Cannot(t, 'cannot read the declaration here')
-            name_tok = names[0]
-            init = None
-            v = Var(name_tok.s, spec, dtoks, None, static, name_tok)
-            self.scopes[-1][name_tok.s] = v
-            if self.peek() == '=':
-                self.i += 1
-                init = self.until({',', ';'})
-                v.init = init
-            decls.append(v)
-            if self.peek() == ',':
-                self.i += 1
-                continue
-            self.take(';')
-            break
-        return Node('decl', t, spec=spec, vars=decls, static=static)
+                cur.append(x)
+        parts.append(cur)
+        if len(parts) != len(ch):
+            raise Cannot(self.at(lo), 'cannot read the declaration here')
+        spec, vs = None, []
+        for p, d in zip(parts, ch):
+            noff = d.location.offset
+            ni = next((i for i, x in enumerate(p) if x.off == noff), None)
+            if ni is None:
+                raise Cannot(self.at(lo), 'cannot read the declaration here')
+            eq, depth = None, 0
+            for i, x in enumerate(p):
+                if x.s in '([{':
+                    depth += 1
+                elif x.s in ')]}':
+                    depth -= 1
+                elif x.s == '=' and depth == 0 and i > ni:
+                    eq = i
+                    break
+            dpart = p if eq is None else p[:eq]
+            init = None if eq is None else self.no_barrier(p[eq + 1:])
+            if spec is None:
+                j = ni
+                while j > 0 and (p[j - 1].s in ('*', '(') or
+                                 (p[j - 1].s in PTR_QUALS and any(x.s == '*' for x in p[:j - 1]))):
+                    j -= 1
+                spec, dpart = p[:j], dpart[j:]
+            static = d.storage_class in (d.storage_class.STATIC, d.storage_class.EXTERN) or \
+                any(x.s in ('static', 'extern', '_Thread_local', '__thread') for x in spec)
+            v = Var(d.spelling, spec, dpart, init, static, p[ni])
+            self.vars[noff] = v
+            vs.append(v)
+        return self.node('decl', lo, hi, spec=spec, vars=vs, static=vs[0].static)
 
 
 # ---- Where barriers are ------------------------------------------------------------------------------------
@@ -331,11 +598,12 @@ SEP = Tok(';', 'op', '', 0)
 
 
 def tokens_of(n):
-    """Every token of a statement, nested statements included, its parts apart (a ; between them), so that
-    `k++) t[...]` is not read as ++t."""
+    """Every token of a statement, nested statements included, its parts apart (a ; between them)."""
     k = n.kind
-    if k in ('expr', 'return', 'case'):
+    if k in ('expr', 'return'):
         return list(n.toks) + [SEP]
+    if k == 'case':
+        return list(n.toks) + [SEP] + tokens_of(n.body)
     if k == 'decl':
         out = list(n.spec) + [SEP]
         for v in n.vars:
@@ -352,28 +620,13 @@ def tokens_of(n):
     return []
 
 
-def calls_barrier(toks):
-    return any(t.s == 'barrier' and t.kind == 'id' and t.var is None and i + 1 < len(toks) and toks[i + 1].s == '('
-               for i, t in enumerate(toks))
-
-
 def is_barrier_stmt(n):
-    """barrier(...); or (void)barrier(...); alone."""
-    if n.kind != 'expr':
-        return False
-    t = n.toks[3:] if [x.s for x in n.toks[:3]] == ['(', 'void', ')'] else n.toks
-    if len(t) < 3 or t[0].s != 'barrier' or t[1].s != '(' or t[-1].s != ')' or calls_barrier(t[1:]):
-        return False
-    depth = 0
-    for x in t[1:-1]:
-        depth += (x.s == '(') - (x.s == ')')
-        if depth == 0:
-            return False
-    return True
+    """barrier(...); or (void)barrier(...); alone (the AST says so)."""
+    return getattr(n, 'is_bar', False)
 
 
 def has_barrier(n):
-    return calls_barrier(tokens_of(n))
+    return getattr(n, 'bars', 0) > 0
 
 
 # ---- The plan: regions and group-level statements --------------------------------------------------------------
@@ -389,15 +642,9 @@ class Planner:
         return self.regions
 
     def note(self, toks, region):
-        for i, t in enumerate(toks):
+        for t in toks:
             if t.var is not None:
                 t.var.regions.add(region)
-                nxt = toks[i + 1].s if i + 1 < len(toks) else ''
-                prv = toks[i - 1].s if i > 0 else ''
-                if nxt in ASSIGN or prv in ('++', '--', '&'):
-                    t.var.written = True
-                if prv == '&':
-                    t.var.addressed = True
 
     def note_stmt(self, n, region):
         for v in all_vars(n, []):
@@ -449,8 +696,10 @@ class Planner:
 
     def cond(self, toks):
         for t in toks:
-            if t.s in ASSIGN:
+            if t.effect:
                 raise Cannot(t, 'an assignment in the condition of a statement with a barrier')
+            if t.call and re.match(r'(atomic|atom)_', t.s):
+                raise Cannot(t, 'the atomic %s in the condition of a statement with a barrier' % t.s)
         cid = self.new_region()
         self.note(toks, cid)
         return (cid, toks)
@@ -492,7 +741,7 @@ def children(n):
         return n.body
     if k == 'if':
         return [n.then] + ([n.other] if n.other else [])
-    if k in ('while', 'do', 'switch'):
+    if k in ('while', 'do', 'switch', 'case'):
         return [n.body]
     if k == 'for':
         return ([n.init] if n.init else []) + [n.body]
@@ -520,7 +769,6 @@ class Emitter:
 
     def toks(self, toks):
         parts = []
-        prev = None
         for t in toks:
             s = t.s
             if t.var is not None:
@@ -529,12 +777,11 @@ class Emitter:
                     s = '(%s[krt__l])' % v.cname()
                 elif v.mode == 'remat':
                     s = v.cname()
-            elif t.kind == 'id' and s in ITEM_FNS and not (prev and prev.s in ('.', '->')):
+            elif t.item_fn:
                 s = 'KRT__L_' + s
             if parts:
                 parts.append(' ')   # never two tokens run together (a - -b, a / *p)
             parts.append(s)
-            prev = t
         self.out.append(''.join(parts))
 
 
@@ -654,6 +901,7 @@ def emit_stmt(em, n, label):
     elif k == 'case':
         em.toks(n.toks)
         em.w(': ')
+        emit_stmt(em, n.body, label)
     elif k == 'return':
         label[0] = True
         if em.gone:
@@ -765,7 +1013,9 @@ def all_vars(n, out):
 
 
 def remat_ok(v, params):
-    """A scalar computed from work-item ids, parameters and constants, never assigned after its declaration."""
+    """A scalar computed from work-item ids, parameters and constants, never assigned after its declaration. Not
+    one that reads memory (p[i], *p, p->x): memory may change at a barrier, and the value must be the one read
+    before it."""
     if v.static or v.init is None or v.written or v.mode != 'array':
         return False
     if any(t.s in ('*', '[', '(') for t in v.decl):
@@ -777,45 +1027,15 @@ def remat_ok(v, params):
             if t.var.mode != 'remat':
                 return False
         elif t.kind == 'id':
-            if not (t.s in ITEM_FNS or t.s in SCALAR or t.s == 'sizeof' or t.s in params):
+            if not (t.item_fn or t.s in SCALAR or t.s == 'sizeof' or t.param):
                 return False
-        elif t.kind not in ('num', 'op') or t.s in ASSIGN or t.s in ('{', '}', ';', '?', ':'):
+        elif t.kind not in ('num', 'op') or t.s in ASSIGN or t.s in ('{', '}', ';', '?', ':', '[', '->') or t.deref:
             return False
     return True
 
 
-def transform(name, params_toks, body, typedefs, em, publish):
+def transform(name, params_toks, tree, pnames, em, publish):
     """One barrier kernel: its krt__loops_ function, or Cannot."""
-    params = []
-    depth, cur = 0, []
-    for t in params_toks:
-        if t.s == '(':
-            depth += 1
-        elif t.s == ')':
-            depth -= 1
-        if t.s == ',' and depth == 0:
-            params.append(cur)
-            cur = []
-        else:
-            cur.append(t)
-    params.append(cur)
-    pnames = set()
-    for p in params:
-        ids = [t.s for t in p if t.kind == 'id' and t.s not in QUAL_KW and t.s not in TYPE_KW and
-               t.s not in typedefs]
-        if ids:
-            pnames.add(ids[-1])
-    Var.count = 0
-    parser = Parser(body, typedefs, pnames)
-    tree = parser.block()
-    # A parameter assigned in the body would be shared by the group's work-items.
-    toks = tokens_of(tree)
-    for i, t in enumerate(toks):
-        if t.kind == 'id' and t.var is None and t.s in pnames:
-            nxt = toks[i + 1].s if i + 1 < len(toks) else ''
-            prv = toks[i - 1].s if i > 0 else ''
-            if (nxt in ASSIGN or prv in ('++', '--')) and prv not in ('.', '->'):
-                raise Cannot(t, 'the kernel assigns to its parameter ' + t.s)
     pl = Planner()
     plan = pl.plan_list(tree.body, True)
     vs = all_vars(tree, [])
@@ -885,177 +1105,116 @@ def transform(name, params_toks, body, typedefs, em, publish):
     em.w('}\n')
 
 
-def typedef_names(toks):
-    names = set()
-    i, n = 0, len(toks)
-    depth = 0
-    while i < n:
-        t = toks[i]
-        if t.s in '({[':
-            depth += 1
-        elif t.s in ')}]':
-            depth -= 1
-        if t.s == 'typedef' and depth == 0:
-            j, d, part, parts = i + 1, 0, [], []
-            while j < n and not (d == 0 and toks[j].s == ';'):
-                s = toks[j].s
-                if s in ('__attribute__', '__attribute', '__asm__', '__asm') and j + 1 < n and toks[j + 1].s == '(':
-                    k, dd = j + 1, 0
-                    while k < n:
-                        dd += toks[k].s == '('
-                        dd -= toks[k].s == ')'
-                        if dd == 0:
-                            break
-                        k += 1
-                    j = k + 1
-                    continue
-                if s in '({[':
-                    d += 1
-                elif s in ')}]':
-                    d -= 1
-                if d == 0 and s == ',':
-                    parts.append(part)
-                    part = []
-                elif d == 0 or (d == 1 and s not in '{(['):
-                    part.append(toks[j]) if d == 0 or s == '*' or toks[j].kind == 'id' else None
-                j += 1
-            parts.append(part)
-            for p in parts:
-                ss = [x.s for x in p]
-                # typedef void (*fn)(...): the name after "*"; otherwise the last identifier.
-                if '*' in ss and ss and p and any(x.kind == 'id' for x in p):
-                    ids = [x.s for x in p if x.kind == 'id']
-                    names.add(ids[-1])
-                else:
-                    ids = [x.s for x in p if x.kind == 'id']
-                    if ids:
-                        names.add(ids[-1])
-            i = j
-            continue
-        i += 1
-    return names
+def function_refs(unit, c):
+    """The functions a function's body names (calls them, or takes their address)."""
+    K = unit.ci.CursorKind
+    out = set()
+    for d in c.walk_preorder():
+        if d.kind == K.DECL_REF_EXPR:
+            r = d.referenced
+            if r is not None and r.kind == K.FUNCTION_DECL:
+                out.add(r.spelling)
+    return out
+
+
+def note(t, name, why):
+    print('krt-cc: note: %s:%d: kernel %s keeps a stack per work-item at its barriers (slower): %s' %
+          (t.file, t.line, name, why), file=sys.stderr)
+
+
+def write(path_c, path_names, code, done):
+    with open(path_c, 'w') as f:
+        f.write(code)
+        f.write('\n')
+    with open(path_names, 'w') as f:
+        f.write(''.join(x + '\n' for x in done))
 
 
 def main():
     if len(sys.argv) != 4:
         print('usage: krt_loops.py UNIT.i OUT.c NAMES', file=sys.stderr)
         return 2
-    text = open(sys.argv[1], encoding='utf-8', errors='replace').read()
-    toks = tokenize(text)
-    typedefs = typedef_names(toks) | {'size_t', 'ptrdiff_t', 'uint', 'uchar', 'ushort', 'ulong'}
-    # The kernels: marker, its name before "(", the parameters, the body.
-    kernels, i, n = [], 0, len(toks)
-    kernel_starts = set()
-    while i < n:
-        if toks[i].s == 'krt__kernel_marker__':
-            j, name = i + 1, None
-            while j < n and toks[j].s != '(':
-                if toks[j].s in ('__attribute__', '__attribute') and j + 1 < n and toks[j + 1].s == '(':
-                    d, j = 0, j + 1
-                    while j < n:
-                        d += toks[j].s == '('
-                        d -= toks[j].s == ')'
-                        if d == 0:
-                            break
-                        j += 1
-                elif toks[j].kind == 'id':
-                    name = toks[j]
-                j += 1
-            d, k = 0, j
-            while k < n:
-                d += toks[k].s == '('
-                d -= toks[k].s == ')'
-                if d == 0:
-                    break
-                k += 1
-            params = toks[j + 1:k]
-            if k + 1 < n and toks[k + 1].s == '{' and name is not None:
-                d, e = 0, k + 1
-                while e < n:
-                    d += toks[e].s == '{'
-                    d -= toks[e].s == '}'
-                    if d == 0:
-                        break
-                    e += 1
-                kernels.append((name, params, toks[k + 1:e + 1]))
-                kernel_starts.add(k + 1)
-                i = e + 1
-                continue
-            i = k + 1
+    unit = Unit(sys.argv[1])
+    if not unit.user_text_has_barrier():
+        write(sys.argv[2], sys.argv[3], '', [])
+        return 0
+    ci, why = load_clang()
+    if ci is None:
+        print('krt-cc: note: %s: kernels with barriers keep a stack per work-item (slower): their work-item loops '
+              'need libclang, and %s: install the Debian package %s (apt-get install %s)' %
+              (unit.barrier_file, why, PACKAGE, PACKAGE), file=sys.stderr)
+        write(sys.argv[2], sys.argv[3], '', [])
+        return 0
+    unit.parse(ci)
+    K = ci.CursorKind
+    # The kernels (the marker became an annotation), and every function defined in the unit with the functions
+    # it names; those of the system's headers and krt_kernel*.h are not read (they call no barrier()).
+    kernels, funcs = [], {}
+    for c in unit.tu.cursor.get_children():
+        if c.kind != K.FUNCTION_DECL or not c.is_definition():
             continue
-        i += 1
+        f = unit.where(c.location.line)[0]
+        is_kernel = any(a.kind == K.ANNOTATE_ATTR and a.spelling == 'krt__kernel' for a in c.get_children())
+        if is_kernel:
+            kernels.append(c)
+        sys_fn = f.startswith('/usr/') or KRT_HEADER.search(f)
+        funcs[c.spelling] = (f, is_kernel, set() if sys_fn else function_refs(unit, c))
+    kernel_names = {c.spelling for c in kernels}
     # Functions other than kernels that call barrier(), directly or through each other: a kernel that calls
     # one keeps its fibers, since the helper's barrier would run inside a region's work-item loop.
-    funcs = {}
-    depth = 0
-    for idx, t in enumerate(toks):
-        if t.s == '{':
-            if depth == 0 and idx > 0 and toks[idx - 1].s == ')' and idx not in kernel_starts:
-                d, j = 0, idx - 1
-                while j >= 0:
-                    d += (toks[j].s == ')') - (toks[j].s == '(')
-                    if d == 0:
-                        break
-                    j -= 1
-                if j > 0 and toks[j - 1].kind == 'id':
-                    d, e = 0, idx
-                    while e < n:
-                        d += (toks[e].s == '{') - (toks[e].s == '}')
-                        if d == 0:
-                            break
-                        e += 1
-                    funcs[toks[j - 1].s] = (t.file, toks[idx:e + 1])
-            depth += 1
-        elif t.s == '}':
-            depth -= 1
-    barrier_fns = {f for f, (file, body) in funcs.items()
-                   if calls_barrier(body) and not re.search(r'krt_kernel(_host)?\.h$', file)}
+    barrier_fns = {f for f, (file, is_k, refs) in funcs.items() if not is_k and 'barrier' in refs}
     grew = True
     while grew:
         grew = False
-        for f, (file, body) in funcs.items():
-            if f not in barrier_fns and any(x.s in barrier_fns for x in body):
+        for f, (file, is_k, refs) in funcs.items():
+            if not is_k and f not in barrier_fns and refs & barrier_fns:
                 barrier_fns.add(f)
                 grew = True
     # Functions that may read the thread-local work-item pointer: the kernel's own helpers and krt_kernel.h's
     # (not the system's, nor krt_kernel_host.h's built-ins, whose work-item functions the loops replace). A
     # kernel that calls one gets the ids stored where that pointer points at every work-item (krt__publish).
-    item_readers = {f for f, (file, body) in funcs.items()
+    item_readers = {f for f, (file, is_k, refs) in funcs.items()
                     if not file.startswith('/usr/') and not re.search(r'krt_kernel_host\.h$', file)}
-    item_readers |= {'get_global_linear_id', 'get_local_linear_id'} | {k[0].s for k in kernels}
-    barrier_kernels = {k[0].s for k in kernels if calls_barrier(k[2])}
+    item_readers |= {'get_global_linear_id', 'get_local_linear_id'} | kernel_names
     em = Emitter(None)
-    done = []
-    seen = set()
-    for name, params, body in kernels:
-        if name.s in seen or name.s not in barrier_kernels:
+    done, seen = [], set()
+    for c in kernels:
+        name = c.spelling
+        refs = funcs[name][2]
+        if name in seen or ('barrier' not in refs and not refs & barrier_fns):
             continue
-        seen.add(name.s)
+        seen.add(name)
+        f, line = unit.where(c.location.line)
+        where = Tok(name, 'id', f, line)
         try:
-            helper = next((t for t in body if t.s in barrier_fns), None)
-            if helper is not None:
-                raise Cannot(helper, 'it calls %s, which has a barrier' % helper.s)
+            Var.count = 0
+            r = Reader(unit, c)
+            r.analyse(c)
+            for fname, off in r.fn_refs:
+                if fname in barrier_fns:
+                    raise Cannot(r.at(off), 'it calls %s, which has a barrier' % fname)
             for other in kernels:
-                if other[0].s != name.s and any(t.s == name.s for t in other[2]):
-                    raise Cannot(name, 'another kernel calls it')
+                if other.spelling != name and name in funcs[other.spelling][2]:
+                    raise Cannot(where, 'another kernel calls it')
+            body = [b for b in c.get_children() if b.kind == K.COMPOUND_STMT]
+            if len(body) != 1:
+                raise Cannot(where, 'cannot read the kernel')
+            i = r.idx(c.location.offset)
+            o, e = r.parens(i)
+            params_toks = r.toks[o + 1:e]
+            tree = r.block(body[0])
+            r.check_pragmas(*ext(body[0]))
+            r.resolve()
+            pnames = {p.spelling for p in c.get_children() if p.kind == K.PARM_DECL}
             sub = Emitter(None)
-            publish = any(t.kind == 'id' and t.s in item_readers and i + 1 < len(body) and body[i + 1].s == '('
-                          for i, t in enumerate(body))
-            transform(name.s, params, body, typedefs, sub, publish)
+            transform(name, params_toks, tree, pnames, sub, bool(refs & item_readers))
             em.out += sub.out
-            done.append(name.s)
-        except Cannot as c:
-            t = c.tok or name
-            print('krt-cc: note: %s:%d: kernel %s keeps a stack per work-item at its barriers (slower): %s' %
-                  (t.file, t.line, name.s, c), file=sys.stderr)
-        except (IndexError, AttributeError, TypeError) as e:   # a construct this reader does not know
-            print('krt-cc: note: %s:%d: kernel %s keeps a stack per work-item at its barriers (slower): '
-                  'krt_loops.py cannot read it (%s)' % (name.file, name.line, name.s, e), file=sys.stderr)
-    with open(sys.argv[2], 'w') as f:
-        f.write(''.join(em.out))
-        f.write('\n')
-    with open(sys.argv[3], 'w') as f:
-        f.write(''.join(x + '\n' for x in done))
+            done.append(name)
+        except Cannot as e:
+            note(e.tok or where, name, e)
+        except Exception as e:   # a construct this reader does not know: the fibers are always right
+            note(where, name, 'krt_loops.py cannot read it (%s: %s)' % (type(e).__name__, e))
+    write(sys.argv[2], sys.argv[3], ''.join(em.out), done)
     return 0
 
 
