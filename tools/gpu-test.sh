@@ -1,7 +1,7 @@
 #!/bin/bash
 # gpu-test.sh: ze_cuda's GPU run, on a machine with an NVIDIA GPU and driver but no LLVM or Level Zero loader.
 # It takes a build packed on the build machine (tools/gpu-pack.sh DIR) and Debian 12's runtime .debs (libze1,
-# libllvm15, libllvmspirvlib15, libz3-4, libcriterion3 and its needs) in DEBS, and runs on the GPU:
+# libllvm15, libllvmspirvlib15, libcriterion3 and its needs; libz3-4 is stubbed in lib/) in DEBS, and runs on the GPU:
 #   1. krt-info with krt's default driver list (both drivers, both devices);
 #   2. the Level Zero driver tests (test_ze_*) against ze_cuda alone;
 #   3. libkrt's tests with ze_cuda first and ze_pocl second (krt's default device is then the GPU);
