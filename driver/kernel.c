@@ -68,7 +68,8 @@ ze_result_t zp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t
         free(k);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    ze_result_t r = zp_be->kernel_create(hModule->bmod, meta->name, &k->bkern, &k->limits);
+    /* The backend's program may know the kernel by a short internal name (ZP_SPIRV_SHORT_NAMES, ze_pocl). */
+    ze_result_t r = zp_be->kernel_create(hModule->bmod, zp_kernel_backend_name(meta), &k->bkern, &k->limits);
     if (r != ZE_RESULT_SUCCESS) {
         free(k->arg_set);
         free(k->arg_off);

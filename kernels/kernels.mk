@@ -39,13 +39,15 @@ KRT_CC_FLAGS_krt_other := -cl-ext=+__opencl_c_images
 KRT_CC_FLAGS_zc_image  := -cl-ext=+__opencl_c_images
 
 # Test kernels written for OpenCL C 2.0 (generic pointers, which krt-cc's default leaves out; its atomics;
-# program-scope variables; device-side enqueue, refused). The sub-group and collective kernels build with the default.
+# program-scope variables; device-side enqueue, refused; builtins with generic pointer arguments). The sub-group and collective kernels build with the default.
 KRT_CC_FLAGS_ze_globals := -cl-std=CL2.0
 KRT_CC_FLAGS_krt_checks := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_generic := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_generic_memory := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_atomics_c11 := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_enqueue := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_long_names := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_generic_builtins := -cl-std=CL2.0
 
 # Test kernels that use SPIR-V extensions krt-cc does not enable (test/kernels/ext/*.cl): krt-cc's clang flags with
 # OpenCL C 3.0, then the translator with the extensions SPIRV_EXT_<name> lists, then the validator.

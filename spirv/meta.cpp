@@ -274,6 +274,7 @@ extern "C" void zp_spirv_meta_free(zp_module_meta *meta) {
     if (!meta || !meta->kernels) return;
     for (uint32_t i = 0; i < meta->count; i++) {
         std::free(meta->kernels[i].name);
+        std::free(meta->kernels[i].backend_name);
         std::free(meta->kernels[i].args);
         std::free(meta->kernels[i].attrs);
     }

@@ -26,7 +26,10 @@ typedef struct zp_arg_meta {
 /* Per-kernel facts computed from the module (never from per-program backend queries, which are wrong
  * when a program holds several kernels). */
 typedef struct zp_kernel_meta {
-    char *name;
+    char *name;              /* the module's name of the kernel, which every Level Zero call uses */
+    char *backend_name;      /* with ZP_SPIRV_SHORT_NAMES, the name the backend's program knows the kernel (and,
+                              * followed by ZP_EXACT_SUFFIX, its exact-range variant) by, where that is not name
+                              * (spirv/names.cpp); NULL where it is name. zp_kernel_backend_name gives either */
     uint32_t num_args;
     zp_arg_meta *args;
     uint32_t reqd[3];        /* required work-group size, zeros when none */
@@ -39,6 +42,12 @@ typedef struct zp_kernel_meta {
     bool whole_groups;       /* calls a barrier, a work-group or a sub-group function: every work-item of a group
                               * must take part, so a partial group runs as a launch of its own (exec.c) */
 } zp_kernel_meta;
+
+/* The name the backend's program knows kernel k by: its short internal name where the front end gave one
+ * (ZP_SPIRV_SHORT_NAMES), else its own. */
+static inline const char *zp_kernel_backend_name(const zp_kernel_meta *k) {
+    return k->backend_name ? k->backend_name : k->name;
+}
 
 /* A program-scope variable the module exports (a `global` or `constant` variable of OpenCL C 2.0 at program
  * scope): what zeModuleGetGlobalPointer answers for. */
@@ -91,6 +100,10 @@ typedef struct zp_module_src {
  * per kernel where asked (spirv/exact_range.cpp, ZP_SPIRV_EXACT_RANGE); driver/backend.h says how a backend
  * launches it (zp_exact_desc). */
 #define ZP_EXACT_SUFFIX "$exact"
+
+/* The longest kernel name the front end leaves as it is with ZP_SPIRV_SHORT_NAMES (spirv/names.cpp): the name, its
+ * exact-range variant's suffix and PoCL's ".so" then fit a file name (NAME_MAX, 255 bytes; 253 aborted PoCL). */
+#define ZP_SHORT_NAME_MAX 240
 
 /* The kernel the front end adds, where asked (ZP_SPIRV_GLOBALS_KERNEL), to a module with program-scope variables,
  * for a backend whose compiler gives each kernel its own copy of them (PoCL 3.1): the module's kernels then reach

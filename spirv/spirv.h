@@ -44,6 +44,15 @@ enum zp_spirv_flags {
                                         * (ZP_GLOBALS_KERNEL, spirv/globals.cpp) */
     ZP_SPIRV_WARP_SUBGROUPS = 1u << 9, /* sub-groups are NVPTX warps of 32 work-items (ze_cuda); without it a
                                         * sub-group is one work-item (spirv/groups.cpp) */
+    ZP_SPIRV_SHORT_NAMES = 1u << 10,   /* a kernel whose name is not a plain identifier of at most
+                                        * ZP_SHORT_NAME_MAX bytes gets a short internal one, kept in
+                                        * zp_kernel_meta.backend_name (spirv/names.cpp), for a compiler that makes
+                                        * a file name of it (PoCL) */
+    ZP_SPIRV_GENERIC_BUILTINS = 1u << 11, /* builtins with a pointer parameter (frexp, modf, fract, sincos,
+                                           * remquo, lgamma_r, vloadN, vstoreN, vload_half, vstore_half, ...)
+                                           * called on a generic pointer call the overload of the pointer's
+                                           * space, or the private one through a private copy (spirv/spaces.cpp),
+                                           * for a kernel library without generic overloads (PoCL 3.1) */
 };
 
 /* Translates one SPIR-V module with what flags ask for (zp_spirv_flags; other bits are ignored). On success

@@ -54,6 +54,9 @@ int lower_groups(llvm::Module &mod, unsigned flags, const zp_module_src *src, st
 std::string leftover_instructions(llvm::Module &mod);
 int link_groups(llvm::Module &mod, unsigned flags, std::string &why);
 int resolve_spaces(llvm::Module &mod, unsigned flags, std::string &why);
+// spaces.cpp too: with ZP_SPIRV_GENERIC_BUILTINS, each call of a builtin with a generic pointer parameter made a call
+// of a named space's overload (the pointer's origin space, else private through a private copy). After inlining.
+void generic_builtins(llvm::Module &mod, unsigned flags);
 // The name of an OpenCL or SPIR-V builtin without its Itanium mangling (_Z<length><name><parameters>).
 std::string builtin_base_name(llvm::StringRef name);
 
@@ -72,6 +75,11 @@ int add_bounds_checks(llvm::Module &mod, uint64_t table, bool straight, std::str
 
 // meta.cpp: the per-kernel facts. Returns ZP_SPIRV_OK or ZP_SPIRV_OUT_OF_MEMORY.
 int extract_meta(llvm::Module &mod, zp_module_meta *meta);
+
+// names.cpp: with ZP_SPIRV_SHORT_NAMES, each kernel whose name is not plain renamed to a short internal name, kept
+// in its zp_kernel_meta.backend_name. After extract_meta and place_globals, before the exact-range variants.
+// Returns ZP_SPIRV_OK or ZP_SPIRV_OUT_OF_MEMORY.
+int shorten_kernel_names(llvm::Module &mod, zp_module_meta *meta);
 
 // globals.cpp: the program-scope variables the module exports, into meta->globals; then, where asked, the
 // variables moved into one storage that the kernels take as a hidden argument, and the kernel that initialises it

@@ -751,3 +751,111 @@ Test(ze_module, build_log_copied_into_the_chained_struct)
     free(il);
     expect_still_works(&env);
 }
+
+/* ze_long_names.cl: kernels named with 1000 and 1007 bytes (the second begins with the first), as DPC++'s mangled
+ * names run past 300 bytes; PoCL makes a file name of a kernel's name, so ze_pocl gives such kernels a short internal
+ * name (spirv/names.cpp), and the real one is what every Level Zero call sees: zeModuleGetKernelNames,
+ * zeKernelCreate, zeKernelGetName. Each kernel runs, uniform and over an exact range (its variant is named after the
+ * internal name), reads the program-scope variable another kernel sets (the storage argument and the kernel that
+ * fills it), and does so again in a module made from the first's native binary. */
+static char *long_name(const char *suffix) {
+    static const char part[] = "_ZTSN4sycl3_V16detail18RoundedRangeKernelINS0_4itemILi1ELb1EEELi1EZZ4mainENKUlRNS0_"
+                               "7handlerEE_clES6_EUlS4_E_EE_long_name_abcd";
+    cr_assert_eq(strlen(part), 125);
+    char *s = malloc(8 * 125 + strlen(suffix) + 1);
+    cr_assert_not_null(s);
+    s[0] = '\0';
+    for (int k = 0; k < 8; k++) strcat(s, part);
+    strcat(s, suffix);
+    return s;
+}
+
+static void run_long_names(zt_env *env, ze_module_handle_t m, const char *plain, const char *scaled) {
+    ze_kernel_handle_t kp = zt_kernel_create(m, plain), ks = zt_kernel_create(m, scaled);
+    ze_kernel_handle_t kb = zt_kernel_create(m, "set_bias");
+    size_t size = 0;
+    ZT_OK(zeKernelGetName(kp, &size, NULL));
+    cr_assert_eq(size, strlen(plain) + 1);
+    char *got = malloc(size);
+    ZT_OK(zeKernelGetName(kp, &size, got));
+    cr_assert_str_eq(got, plain);
+    free(got);
+    ze_kernel_properties_t props = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    ZT_OK(zeKernelGetProperties(ks, &props));
+    cr_assert_eq(props.numKernelArgs, 2);
+
+    ze_command_list_handle_t l = zt_immediate_create(env, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    enum { N = 1000, SLACK = 24 };
+    int *a = zt_alloc_shared(env, (N + SLACK) * sizeof(int));
+    for (int i = 0; i < N + SLACK; i++) a[i] = i;
+    zt_set_args(kp, 1, sizeof a, &a);
+    zt_launch_sync(env, l, kp, 64, 1, 1, 16, 1, 1); /* uniform: 1024 items */
+    for (int i = 0; i < N + SLACK; i++) cr_assert_eq(a[i], 2 * i + 7, "a[%d] = %d after the plain kernel", i, a[i]);
+
+    int bias = -3, s = 3;
+    zt_set_args(kb, 1, sizeof bias, &bias);
+    zt_launch_sync(env, l, kb, 1, 1, 1, 1, 1, 1);
+    zt_set_args(ks, 2, sizeof a, &a, sizeof s, &s);
+    ZT_OK(zeKernelSetGroupSize(ks, 64, 1, 1));
+    uint64_t range[3] = {N, 1, 1}; /* ZE_krt_exact_range: the argument one past the last */
+    ZT_OK(zeKernelSetArgumentValue(ks, 2, sizeof range, range));
+    ze_group_count_t gc = {N / 64 + 1, 1, 1};
+    ZT_OK(zeCommandListAppendLaunchKernel(l, ks, &gc, NULL, 0, NULL));
+    for (int i = 0; i < N + SLACK; i++) {
+        int want = i < N ? 3 * (2 * i + 7) - 3 : 2 * i + 7;
+        cr_assert_eq(a[i], want, "a[%d] = %d after the exact launch of the scaled kernel over %d", i, a[i], N);
+    }
+    ZT_OK(zeMemFree(env->context, a));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(kp));
+    ZT_OK(zeKernelDestroy(ks));
+    ZT_OK(zeKernelDestroy(kb));
+}
+
+Test(ze_module, long_kernel_names_build_list_and_run, .timeout = ZT_TEST_TIMEOUT)
+{
+    zt_env env;
+    zt_init(&env);
+    char *plain = long_name(""), *scaled = long_name("_scaled");
+    cr_assert_eq(strlen(plain), 1000);
+    ze_module_handle_t m = zt_module_load(&env, "ze_long_names");
+    uint32_t n = 0;
+    ZT_OK(zeModuleGetKernelNames(m, &n, NULL));
+    cr_assert_eq(n, 3);
+    const char *names[3] = {0};
+    ZT_OK(zeModuleGetKernelNames(m, &n, names));
+    const char *want[3] = {plain, scaled, "set_bias"};
+    for (int w = 0; w < 3; w++) {
+        int seen = 0;
+        for (uint32_t i = 0; i < n; i++) seen += strcmp(names[i], want[w]) == 0;
+        cr_assert_eq(seen, 1, "kernel %.40s... (%zu bytes) listed %d times", want[w], strlen(want[w]), seen);
+    }
+    /* Found by its whole name only: not by a prefix, nor by anything like an internal name. */
+    ze_kernel_handle_t k = NULL;
+    char *prefix = strndup(plain, 999);
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = prefix};
+    ZT_EXPECT(zeKernelCreate(m, &kd, &k), ZE_RESULT_ERROR_INVALID_KERNEL_NAME);
+    kd.pKernelName = plain + 1;
+    ZT_EXPECT(zeKernelCreate(m, &kd, &k), ZE_RESULT_ERROR_INVALID_KERNEL_NAME);
+    free(prefix);
+    run_long_names(&env, m, plain, scaled);
+
+    size_t size = 0;
+    ze_result_t r = zeModuleGetNativeBinary(m, &size, NULL);
+    if (r == ZE_RESULT_SUCCESS) {
+        uint8_t *bin = malloc(size);
+        cr_assert_not_null(bin);
+        ZT_OK(zeModuleGetNativeBinary(m, &size, bin));
+        ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_NATIVE,
+                               .inputSize = size, .pInputModule = bin};
+        ze_module_handle_t m2 = NULL;
+        ZT_OK(zeModuleCreate(env.context, env.device, &md, &m2, NULL));
+        free(bin);
+        run_long_names(&env, m2, plain, scaled);
+        ZT_OK(zeModuleDestroy(m2));
+    }
+    ZT_OK(zeModuleDestroy(m));
+    free(plain);
+    free(scaled);
+    zt_fini(&env);
+}

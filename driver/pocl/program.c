@@ -40,38 +40,6 @@ static char *program_log(cl_program prog, cl_device_id dev) {
     return log;
 }
 
-/* PoCL makes a kernel's name a directory and a file name in its kernel cache and a symbol of the work-group
- * function, and aborts the process when the link or the file fails ("Final linking of kernel ... failed"): with an
- * '@' (a symbol version to the linker), a '/', or a name longer than a file name may be (found by the fuzzer:
- * "reduce_sum_i32@"). So ze_pocl takes the names OpenCL C and C++ mangling make: a letter or '_', then letters,
- * digits, '_', '.' and '$', at most ZP_KERNEL_NAME_MAX bytes (NAME_MAX less room for PoCL's ".so"). */
-#define ZP_KERNEL_NAME_MAX 240
-static ze_result_t check_kernel_names(const zp_module_meta *meta, char **log) {
-    for (uint32_t i = 0; i < meta->count; i++) {
-        const char *name = meta->kernels[i].name;
-        size_t len = strlen(name), bad = len;
-        for (size_t c = 0; c < len && bad == len; c++) {
-            unsigned char ch = (unsigned char)name[c];
-            int alpha = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
-            if (!(alpha || (c > 0 && ((ch >= '0' && ch <= '9') || ch == '.' || ch == '$')))) bad = c;
-        }
-        if (len > 0 && len <= ZP_KERNEL_NAME_MAX && bad == len) continue;
-        free(*log);
-        size_t n = (len < 64 ? len : 64) + 256;
-        *log = malloc(n);
-        if (!*log) return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-        if (len == 0 || len > ZP_KERNEL_NAME_MAX)
-            snprintf(*log, n, "kernel name \"%.64s%s\" is %zu bytes long; ze_pocl takes 1 to %d (PoCL makes a file name of it)",
-                     name, len > 64 ? "..." : "", len, ZP_KERNEL_NAME_MAX);
-        else
-            snprintf(*log, n, "kernel name \"%.64s%s\" has the byte 0x%02x at %zu; ze_pocl takes a letter or '_', then "
-                     "letters, digits, '_', '.' and '$' (PoCL makes a file name and a symbol of it)",
-                     name, len > 64 ? "..." : "", (unsigned char)name[bad], bad);
-        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    }
-    return ZE_RESULT_SUCCESS;
-}
-
 /* Local memory as PoCL allocates it: each kernel gets every __local variable of its program, its own or not
  * (PoCL 3.1 gives histogram_global histogram_local's bins), and PoCL aborts the process at the launch of a kernel
  * whose local memory exceeds the device's. Such a module is refused here, from what PoCL reports for each kernel. */
@@ -79,7 +47,7 @@ static ze_result_t check_local_memory(cl_program prog, cl_device_id d, const zp_
     uint64_t dev_local = zp_pocl_local_mem(d);
     for (uint32_t i = 0; i < meta->count; i++) {
         cl_int err;
-        cl_kernel k = clCreateKernel(prog, meta->kernels[i].name, &err);
+        cl_kernel k = clCreateKernel(prog, zp_kernel_backend_name(&meta->kernels[i]), &err);
         if (!k) continue; /* zeKernelCreate reports it */
         cl_ulong need = 0;
         clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof need, &need, NULL);
@@ -105,18 +73,17 @@ ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint
     size_t bin_size = 0;
     *out = NULL;
     *log = NULL;
+    /* PoCL makes a kernel's name a directory and a file name in its kernel cache and a symbol of the work-group
+     * function, and aborts the process when the link or the file fails: a kernel whose name could not be one gets
+     * a short internal name (ZP_SPIRV_SHORT_NAMES, spirv/names.cpp). A library without a generic address space
+     * (PoCL 3.1's) has no generic-pointer overloads of frexp, vstoreN, ...: ZP_SPIRV_GENERIC_BUILTINS. */
     unsigned flags = rewrites | ZP_POCL_REGIONS | ZP_SPIRV_EXACT_RANGE | ZP_SPIRV_GLOBALS_KERNEL |
+                     ZP_SPIRV_SHORT_NAMES | (zp_caps.generic_as ? 0 : ZP_SPIRV_GENERIC_BUILTINS) |
                      (route == ZP_ROUTE_IL ? ZP_SPIRV_EMIT_SPIRV : 0);
     int rc = zp_pocl_translate(src, flags, &bin, &bin_size, meta, log);
     if (rc == ZP_SPIRV_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     if (rc == ZP_SPIRV_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     if (rc != ZP_SPIRV_OK) return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    ze_result_t named = check_kernel_names(meta, log);
-    if (named != ZE_RESULT_SUCCESS) {
-        free(bin);
-        zp_spirv_meta_free(meta);
-        return named;
-    }
 
     char *opts = build_options(src->flags, route);
     if (!opts) {
