@@ -11,10 +11,11 @@
 //
 // The fast path: a kernel looks up the allocation of each of its global and constant pointer arguments once, at its
 // entry (arg_range), and an access whose only underlying object is such an argument is tested inline against it,
-// addr - lo <= span - size. Only when that fails (an access outside the argument's allocation: refused, or inside
-// another allocation of the context, which is allowed) does it call __zp_bounds_check (groups_lib.cl), the binary
-// search of the whole table that also records a refusal, in a block of its own that the branch weights mark cold;
-// accesses through pointers of other origin call it every time. A plain load or store is then made unconditionally
+// addr - lo <= span - size. When that fails the access is refused, even where it lands in another allocation of
+// the context (out of bounds of the array the kernel indexed, as a per-array bounds check says, and what a launch
+// reads there depends on where the allocator put the arrays): __zp_bounds_refuse (groups_lib.cl) records it, in a
+// block of its own that the branch weights mark cold. Accesses through pointers of other origin (loaded from memory,
+// chosen between arguments) call __zp_bounds_check, the binary search of the whole table, every time. A plain load or store is then made unconditionally
 // through select(ok, p, slot), the slot being the table's zero words for a load and its sink for a store; atomics,
 // memory intrinsics, builtins and larger accesses keep a branch around the access. The check is then linked and
 // inlined like the group library's other functions (translate.cpp).
@@ -241,13 +242,14 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
     const llvm::DataLayout &dl = m.getDataLayout();
     llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
     llvm::FunctionType *ft = llvm::FunctionType::get(i32, {i64, i64, i64, i32, i32}, false);
-    for (const char *name : {"__zp_bounds_check", "__zp_bounds_arg"})
+    for (const char *name : {"__zp_bounds_check", "__zp_bounds_refuse", "__zp_bounds_arg"})
         if (llvm::Function *old = m.getFunction(name); old && !old->isDeclaration()) {
             why = std::string("the module defines a function named ") + name + ", the name of a function of the "
                   "driver's bounds check";
             return ZP_SPIRV_BUILD_FAILURE;
         }
     llvm::FunctionCallee check = m.getOrInsertFunction("__zp_bounds_check", ft);
+    llvm::FunctionCallee refuse = m.getOrInsertFunction("__zp_bounds_refuse", ft);
     llvm::FunctionCallee lookup;
     if (!straight)
         lookup = m.getOrInsertFunction("__zp_bounds_arg",
@@ -303,9 +305,8 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
                                          llvm::ConstantInt::get(i32, 0));
                 } else {
                     // Inside the argument's own allocation: addr - lo <= span - size, and size <= span (both
-                    // invariant); unsigned, so an address below lo wraps past any limit. Elsewhere, the full
-                    // search decides (another allocation reached from the argument is still one of the context's),
-                    // in a block of its own that only a refused or stray access enters.
+                    // invariant); unsigned, so an address below lo wraps past any limit. Elsewhere the access is
+                    // refused and recorded, in a block of its own that only a refused access enters.
                     llvm::Value *fast = b.CreateAnd(
                         b.CreateICmpULE(b.CreateSub(addr, r->second.lo), b.CreateSub(r->second.span, a.size)),
                         b.CreateICmpULE(a.size, r->second.span));
@@ -313,7 +314,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
                     llvm::Instruction *slow_term =
                         llvm::SplitBlockAndInsertIfThen(b.CreateNot(fast), i, false, cold);
                     llvm::IRBuilder<> sb(slow_term);
-                    llvm::Value *slow = sb.CreateICmpNE(sb.CreateCall(check, {tab, addr, a.size, kind, kernel}),
+                    llvm::Value *slow = sb.CreateICmpNE(sb.CreateCall(refuse, {tab, addr, a.size, kind, kernel}),
                                                         llvm::ConstantInt::get(i32, 0));
                     llvm::PHINode *phi = llvm::PHINode::Create(llvm::Type::getInt1Ty(c), 2, "", i);
                     phi->addIncoming(llvm::ConstantInt::getTrue(c), head);

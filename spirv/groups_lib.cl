@@ -401,6 +401,8 @@ ulong2 __zp_bounds_arg(u64 table, u64 addr) {
     return (ulong2)(0, 0);
 }
 
+int __zp_bounds_refuse(u64 table, u64 addr, u64 size, u32 kind, u32 kern);
+
 int __zp_bounds_check(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
     __global u64 *t = (__global u64 *)table;
     __global const u64 *r = (__global const u64 *)t[0];
@@ -412,6 +414,13 @@ int __zp_bounds_check(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
     }
     /* lo - 1: the last allocation starting at or below addr. */
     if (lo && addr + size >= addr && addr + size <= r[1 + 2 * lo]) return 1;
+    return __zp_bounds_refuse(table, addr, size, kind, kern);
+}
+
+/* A refused access recorded (the first of a launch in full, the others counted); 0, or 1 for an access of no
+ * bytes. Called directly for an access through a kernel argument that leaves the argument's own allocation. */
+int __zp_bounds_refuse(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
+    __global u64 *t = (__global u64 *)table;
     if (size == 0) return 1;
     if (atomic_cmpxchg((volatile __global u32 *)(t + 1), 0u, 1u) == 0u) {
         t[2] = addr;

@@ -340,7 +340,7 @@ krt_result krt__checks_report(krt_context *ctx)
                  refused - 1 == 1 ? " was" : "es were");
     return krt__fail(KRT_ERROR_OUT_OF_BOUNDS,
                      "%s, work-item (%" PRIu64 ", %" PRIu64 ", %" PRIu64 "): a %" PRIu64 "-byte %s at 0x%" PRIx64
-                     " lies outside every allocation of the context; %s. The access was not made (a refused load "
+                     " is out of bounds (outside the allocation of the argument it goes through); %s. The access was not made (a refused load "
                      "gives 0)%s; look for an index past the data's end or a launch range larger than the data",
                      kernel, gid[0], gid[1], gid[2], size, kind_name((uint32_t)kind), addr, near, more);
 }
