@@ -247,7 +247,8 @@ Test(multidev, peer_and_staged_paths_in_one_program, .timeout = KT_TEST_TIMEOUT)
     uint32_t *b = kt_alloc(c1, n * 4, KRT_MEMORY_DEVICE);
     uint32_t *c = kt_alloc(c2, n * 4, KRT_MEMORY_DEVICE);
     iota(m0, a, n, 100);
-    KT_OK(krt_memcpy(c0, NULL, b, a, n * 4)); /* peer */
+    KT_OK(krt_memcpy(c0, NULL, b, a, n * 4)); /* peer, queued on c0: nothing orders c1's queue after it */
+    KT_OK(krt_context_synchronize(c0));
     KT_OK(krt_memcpy(c1, NULL, c, b, n * 4)); /* staged */
     KT_OK(krt_context_synchronize(c1));
     expect_iota(c2, c, n, 100);
