@@ -20,9 +20,13 @@ mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/
     "$D/test-kernels/host" "$D/bench/kernels" "$D/python" "$D/clc"
 for f in libkrt.so libze_cuda.so libze_pocl.so; do strip -o "$D/lib/$f" "$B/lib/$f"; done
 # Debian 12's libLLVM-15 needs libz3.so.4 (the static analyzer's solver, which nothing here calls); a stub with its
-# soname, bound lazily like every call into it, spares the GPU machine libz3-4's 7 MB .deb, so that the pack and the
-# other runtime .debs fit one 64 MiB carry.
-echo 'void krt_no_z3(void) {}' | cc -x c -shared -fPIC -Wl,-soname,libz3.so.4 -o "$D/lib/libz3.so.4" -
+# soname and every Z3_ function libLLVM imports (each aborts: none is ever called) spares the GPU machine libz3-4's
+# 7 MB .deb, so that the pack and the other runtime .debs fit one 64 MiB carry. Every function, so that a dlopen
+# with RTLD_NOW (test_ze_spec's) binds too.
+LLVM_SO=$(ldconfig -p | awk '/libLLVM-15.so.1 / {print $NF; exit}')
+nm -D --undefined-only "${LLVM_SO:-/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1}" |
+    awk '/ Z3_/ {printf "void %s(void) { __builtin_trap(); }\n", $2}' |
+    cc -x c -shared -fPIC -w -Wl,-soname,libz3.so.4 -o "$D/lib/libz3.so.4" -
 for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "$D/bin/"; done  # krt-cc is a script
 # krt-cc --host's work-item loops for barrier kernels, found in ../libexec/krt beside bin/krt-cc.
 mkdir -p "$D/libexec/krt" && cp "$B"/libexec/krt/krt_loops.py "$D/libexec/krt/"
@@ -42,6 +46,8 @@ cp bench/mpi_heat.sh "$D/bench/"
 cp "$B"/kernels/*.spv "$D/kernels/"
 cp "$B"/test-kernels/*.spv "$D/test-kernels/"
 cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"
+# The ABI 3 libraries test_host loads (runners written the older way, test/host/abi3_runners.c).
+mkdir -p "$D/test-kernels/abi3" && cp "$B"/test-kernels/abi3/*.so "$D/test-kernels/abi3/"
 cp "$B"/test-kernels/asm/*.spv "$D/test-kernels/asm/"
 cp "$B"/test-kernels/ext/*.spv "$D/test-kernels/ext/"
 # The host device's native libraries (the kernels compiled as C): the GPU machine has no clang to build them.
