@@ -259,6 +259,9 @@ typedef struct zp_backend_ops {
      * backend's made on it before is in use (queues, modules, memory and tokens all belong to destroyed contexts);
      * success means device_lost is false again. */
     ze_result_t (*device_recover)(zp_bdev *dev);
+    /* Optional, with device_recover: why the last recovery of dev failed (one line, for zeKrtDriverStatus), or "" when
+     * it did not fail. */
+    const char *(*recover_failure)(zp_bdev *dev);
 } zp_backend_ops;
 
 /* The backend in use; chosen at build time. */

@@ -104,7 +104,17 @@ ze_result_t zp_driver_status(ze_krt_driver_status_t *out) {
     snprintf(out->name, sizeof out->name, "ze_%s", zp_be->name);
     ze_result_t r = zp_zeInit(0);
     out->numDevices = r == ZE_RESULT_SUCCESS ? zp_driver.num_devices : 0;
-    if (out->numDevices > 0) return ZE_RESULT_SUCCESS;
+    if (out->numDevices > 0) {
+        /* A device whose recovery from a loss failed says why (fault.c). */
+        for (uint32_t i = 0; i < zp_driver.num_devices; i++) {
+            const char *why = zp_recover_failure(&zp_driver.devices[i]);
+            if (why && why[0]) {
+                snprintf(out->reason, sizeof out->reason, "device %u stays lost: %s", i, why);
+                break;
+            }
+        }
+        return ZE_RESULT_SUCCESS;
+    }
     const char *why = zp_be->no_device_reason ? zp_be->no_device_reason() : "";
     if (why && why[0])
         snprintf(out->reason, sizeof out->reason, "%s", why);

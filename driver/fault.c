@@ -25,9 +25,22 @@ bool zp_device_lost(ze_device_handle_t dev) {
     return zp_be->device_lost && zp_be->device_lost(dev->bdev);
 }
 
+/* KRT_ZE_FAULT_UNRECOVERABLE=1, a test knob beside KRT_ZE_FAULT: a lost device is never recovered, as a GPU whose
+ * driver cannot reset it; zeKrtDriverStatus says so. */
+static bool unrecoverable(void) {
+    const char *v = getenv("KRT_ZE_FAULT_UNRECOVERABLE");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+const char *zp_recover_failure(ze_device_handle_t dev) {
+    if (!zp_device_lost(dev)) return "";
+    if (unrecoverable()) return "KRT_ZE_FAULT_UNRECOVERABLE is set (a test knob: the driver refuses to recover it)";
+    return zp_be->recover_failure ? zp_be->recover_failure(dev->bdev) : "";
+}
+
 /* Caller holds use_lock; the device has no user. */
 static void recover_locked(ze_device_handle_t dev) {
-    if (!zp_device_lost(dev)) return;
+    if (!zp_device_lost(dev) || unrecoverable()) return;
     if (zp_be->device_recover && zp_be->device_recover(dev->bdev) != ZE_RESULT_SUCCESS) return;
     if (zp_be->device_lost && zp_be->device_lost(dev->bdev)) return; /* the backend could not make it usable */
     atomic_store_explicit(&dev->lost, false, memory_order_release);

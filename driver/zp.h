@@ -443,6 +443,8 @@ ZP_HIDDEN ze_result_t zp_kernel_private_check(ze_kernel_handle_t k);
  * A device is recovered (zp_backend_ops.device_recover, then no longer lost) once no context uses it: when the
  * last context that used it is destroyed, or when one starts using it while none does. */
 ZP_HIDDEN bool zp_device_lost(ze_device_handle_t dev);
+/* Why a lost device was not recovered when its last context went (a test knob, or the backend's answer); "". */
+ZP_HIDDEN const char *zp_recover_failure(ze_device_handle_t dev);
 /* The context uses dev (a list, queue, module or allocation on it): counted once per context. */
 ZP_HIDDEN void zp_context_use(ze_context_handle_t ctx, ze_device_handle_t dev);
 /* At zeContextDestroy: the context stops using its devices; a lost one nothing uses any more is recovered. */

@@ -46,6 +46,12 @@ static float as32(u64 v) { return __builtin_astype((u32)v, float); }
 static u64 fbits64(double v) { return __builtin_astype(v, u64); }
 static double as64(u64 v) { return __builtin_astype(v, double); }
 
+/* A slot's value of the given width, sign- or zero-extended: slots arrive extended as groups_ops.h says, but a
+ * 32-bit warp shuffle moves only the low word and gives it back zero-extended, so the signed minimum and maximum
+ * must not trust the high bits. */
+static long sext(u64 v, u32 bits) { return bits - 1 >= 63 ? (long)v : (long)(v << (64 - bits)) >> (64 - bits); }
+static u64 zext(u64 v, u32 bits) { return bits - 1 >= 63 ? v : v & ((1ul << bits) - 1); }
+
 /* a op b, for op a constant groups_ops.h code. */
 static u64 combine(u32 code, u64 a, u64 b) {
     u32 bits = ZP_GOP_BITS(code);
@@ -55,10 +61,10 @@ static u64 combine(u32 code, u64 a, u64 b) {
     case ZP_GOP_AND: return a & b;
     case ZP_GOP_OR: return a | b;
     case ZP_GOP_XOR: return a ^ b;
-    case ZP_GOP_SMIN: return (long)a < (long)b ? a : b;
-    case ZP_GOP_SMAX: return (long)a > (long)b ? a : b;
-    case ZP_GOP_UMIN: return a < b ? a : b;
-    case ZP_GOP_UMAX: return a > b ? a : b;
+    case ZP_GOP_SMIN: return sext(a, bits) < sext(b, bits) ? a : b;
+    case ZP_GOP_SMAX: return sext(a, bits) > sext(b, bits) ? a : b;
+    case ZP_GOP_UMIN: return zext(a, bits) < zext(b, bits) ? a : b;
+    case ZP_GOP_UMAX: return zext(a, bits) > zext(b, bits) ? a : b;
     case ZP_GOP_FADD:
         return bits == 16 ? fbits16(as16(a) + as16(b)) : bits == 32 ? fbits32(as32(a) + as32(b)) : fbits64(as64(a) + as64(b));
     case ZP_GOP_FMUL:

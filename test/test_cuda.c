@@ -171,6 +171,43 @@ Test(cuda_ptx, huge_by_value_argument_refused, .timeout = KT_TEST_TIMEOUT) {
     cr_assert_eq(run(cmd), 0, "ze_cuda_ptx did not refuse structdag.spv naming CUDA's parameter limit");
 }
 
+/* A 64-bit rotate by a register amount (OpenCL C's ~(1L << (i % 63)), which LLVM folds into a rotate of -2 by
+ * i + i / 63) reduces its amount modulo 64 before NVPTX's shl/shr/add sequence, which is right only below 64: every
+ * rotate block of the PTX shifts by the masked amount. On the GPU, test_ze_groups' 64-bit fetch_and checks the
+ * result. */
+Test(cuda_ptx, rotates_by_a_register_amount_are_modular, .timeout = KT_TEST_TIMEOUT) {
+    char out[] = "/tmp/krt_cuda_rot_XXXXXX", cmd[2048];
+    int fd = mkstemp(out);
+    cr_assert(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' '%s/ze_atomics_c11.spv' '%s'", env_or("KRT_BUILD", "build"),
+             env_or("KRT_TEST_KERNELS", "build/test-kernels"), out);
+    cr_assert_eq(run(cmd), 0, "ze_cuda_ptx failed on ze_atomics_c11.spv");
+    FILE *f = fopen(out, "r");
+    cr_assert_not_null(f);
+    static char ptx[1 << 20];
+    size_t n = fread(ptx, 1, sizeof ptx - 1, f);
+    ptx[n] = 0;
+    fclose(f);
+    unlink(out);
+    int blocks = 0;
+    for (const char *b = strstr(ptx, ".reg .u32 %amt2;"); b; b = strstr(b + 1, ".reg .u32 %amt2;")) {
+        const char *end = strchr(b, '}');
+        cr_assert_not_null(end);
+        char block[512];
+        size_t len = (size_t)(end - b) < sizeof block - 1 ? (size_t)(end - b) : sizeof block - 1;
+        memcpy(block, b, len);
+        block[len] = 0;
+        cr_assert(strstr(block, "and.b32 \t%amt1, ") && strstr(block, ", 63;") && strstr(block, "%lhs, ") &&
+                      strstr(block, "64, %amt1;"),
+                  "a rotate shifts by an amount not reduced modulo 64:\n%s", block);
+        cr_assert(strstr(strstr(block, "%lhs, "), ", %amt1;") != NULL, "the first shift is not by the masked amount:\n%s",
+                  block);
+        blocks++;
+    }
+    cr_assert(blocks > 0, "ze_atomics_c11's atomics_c11_64 has no 64-bit rotate by a register any more");
+}
+
 /* Garbage is refused as an invalid binary (exit 2 with a log), never a crash. */
 Test(cuda_ptx, garbage_refused) {
     char tmp[] = "/tmp/krt_cuda_bad_XXXXXX";

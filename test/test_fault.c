@@ -226,6 +226,37 @@ Test(fault, another_context_on_the_device_keeps_it_lost_until_destroyed, .timeou
     free(msg_b);
 }
 
+/* A driver that cannot recover the device (ze_cuda when CUDA keeps the fault for the life of the process; here the test
+ * knob KRT_ZE_FAULT_UNRECOVERABLE) keeps it lost after its last context is destroyed, and the refusal of the next
+ * context says why, in the driver's words (zeKrtDriverStatus). The in-process host driver has no such status: its
+ * refusal is the general one. */
+Test(fault, a_device_the_driver_cannot_recover_says_why, .timeout = KT_TEST_TIMEOUT)
+{
+    knob();
+    setenv("KRT_ZE_FAULT_UNRECOVERABLE", "1", 1);
+    krt_context *a = kt_context(NULL);
+    krt_device_info info;
+    KT_OK(krt_context_device_info(a, &info));
+    krt_module *m = kt_module(a, "krt_fault");
+    float *x = kt_alloc(a, N * sizeof *x, KRT_MEMORY_DEVICE);
+    KT_EXPECT(wild(m, x, NULL, NULL, 1), KRT_ERROR_DEVICE_LOST);
+    krt_context_destroy(a);
+    krt_context *c = NULL;
+    KT_EXPECT(krt_context_create(NULL, &c), KRT_ERROR_DEVICE_LOST);
+    const char *msg = krt_last_error_message();
+    if (strcmp(info.driver_name, "host") == 0)
+        cr_assert(strstr(msg, "destroy every context on the device"), "message: %s", msg);
+    else
+        cr_assert(strstr(msg, "could not recover it") && strstr(msg, "KRT_ZE_FAULT_UNRECOVERABLE") &&
+                      strstr(msg, info.name),
+                  "message: %s", msg);
+    /* Without the knob the next context recovers it. */
+    unsetenv("KRT_ZE_FAULT_UNRECOVERABLE");
+    c = kt_context(NULL);
+    expect_works(c);
+    krt_context_destroy(c);
+}
+
 /* A fault in the first kernel of a recorded replay: the replay's wait reports it naming the recording's kernels, and
  * the context recovers as any other. */
 Test(fault, a_fault_in_the_first_kernel_of_a_replay, .timeout = KT_TEST_TIMEOUT)

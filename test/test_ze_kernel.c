@@ -232,7 +232,9 @@ Test(ze_kernel, private_memory_past_the_device_limit_is_refused)
     cr_assert_eq(ph.privateMemSize, UINT64_MAX, "huge_private: %llu bytes", (unsigned long long)ph.privateMemSize);
     cr_assert_gt(ph.maxPrivateMemSize, 0);
     cr_assert_eq(ph.perGroup, 0, "no barrier: the group does not share the limit");
-    cr_assert_geq(ps.privateMemSize, 128);
+    /* ze_pocl reports the module's 16 ulongs; ze_cuda what ptxas left in local memory, which may be less (the array
+     * kept in registers). */
+    if (zt_driver_is(env.driver, "ze_pocl")) cr_assert_geq(ps.privateMemSize, 128);
     cr_assert_lt(ps.privateMemSize, ps.maxPrivateMemSize);
     cr_assert_eq(ps.maxPrivateMemSize, ph.maxPrivateMemSize);
     ze_command_list_handle_t list = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # gpu-pack.sh: packs a build made on the build machine for tools/gpu-test.sh on an NVIDIA GPU machine: the
 # libraries, programs, tests and kernels in build/'s own layout, stripped; libclc's NVPTX library (xz); the
-# Python package with its GPU checks; and the GPU-only benchmark programs (bench/cuda/, built here: krt_vadd with cc, cuda_ref and
-# peer_copy with the CUDA toolkit's nvcc). Run after `make` and `make bench-build`.
+# Python package with its GPU checks; and the GPU-only benchmark programs (bench/cuda/, built here: krt_vadd with cc, cuda_ref,
+# peer_copy and warp_reduce with the CUDA toolkit's nvcc). Run after `make` and `make bench-build`.
 #   sh tools/gpu-pack.sh DEST        (DEST is emptied first)
 set -eu
 B=${BUILD:-build}
@@ -15,6 +15,10 @@ cc -std=c11 -Wall -Wextra -Werror -O2 -D_GNU_SOURCE -Iruntime/include bench/cuda
 # krt_memcpy against cudaMemcpy between GPU allocations, one process: nvcc for the CUDA runtime, linked to libkrt.
 "$NVCC" -O2 -arch=sm_90 -Iruntime/include -o "$B/bench/peer_copy" bench/cuda/peer_copy.cu -L"$B/lib" \
     -Xlinker -rpath,"$(cd "$B/lib" && pwd)" -lkrt
+# A warp reduction through krt against the same in CUDA: the kernel is OpenCL C 3.0 with sub-groups (krt-cc's default).
+"$NVCC" -O2 -arch=sm_90 -Iruntime/include -o "$B/bench/warp_reduce" bench/cuda/warp_reduce.cu -L"$B/lib" \
+    -Xlinker -rpath,"$(cd "$B/lib" && pwd)" -lkrt
+"$B/bin/krt-cc" bench/cuda/warp_sum.cl -o "$B/bench/kernels/warp_sum.spv"
 rm -rf "$D"
 mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/test-kernels/asm" "$D/test-kernels/ext" \
     "$D/test-kernels/host" "$D/bench/kernels" "$D/python" "$D/clc"
@@ -31,7 +35,7 @@ for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "
 # krt-cc --host's work-item loops for barrier kernels, found in ../libexec/krt beside bin/krt-cc.
 mkdir -p "$D/libexec/krt" && cp "$B"/libexec/krt/krt_loops.py "$D/libexec/krt/"
 for f in "$B"/test/test_* "$B"/test/host_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
-for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy warp_reduce; do strip -o "$D/bench/$f" "$B/bench/$f"; done
 # mpi_heat: its source and krt.h, which gpu-test.sh builds with the GPU machine's mpicc when it has one (the
 # packed bin/mpi_heat, built against Debian's Open MPI, runs there otherwise), and its figures' script.
 mkdir -p "$D/src" "$D/include"

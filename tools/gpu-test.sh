@@ -211,6 +211,10 @@ if [ "${FIGURES:-1}" = 1 ]; then
         done
     fi
 fi
+# A warp reduction (sub_group_reduce_add on ze_cuda) against the same algorithm in CUDA, in one process
+# (bench/cuda/warp_reduce.cu): a figure, and a check (both sums against the host's), so it runs with FIGURES=0 too.
+[ -x "$D/bench/warp_reduce" ] && step "bench: warp_reduce (krt against CUDA)" 60 env -u ZE_ENABLE_ALT_DRIVERS \
+    "$D/bench/warp_reduce"
 # 6. SYCL: dpctl and dpnp.tensor through Unified Runtime's Level Zero adapter on ze_cuda (docs/sycl.md). The check
 # skips (exit 0, "sycl-check: skipped: why") where a piece is missing; its own summary goes under this step's line.
 if [ -d "$D/sycl/wheels" ]; then

@@ -31,12 +31,13 @@
 
 /* Calls ze_cuda can do without (every driver of CUDA 12 and 13 has them; a missing one is NULL and only the
  * features that need it are off): virtual memory management for large alignments and zeVirtualMem*, host
- * registration, module globals, and the reset of a lost device's primary context (without it a lost device stays
- * lost for the life of the process). */
+ * registration, module globals, and the reset of a lost device's primary context or a context of ze_cuda's own in its
+ * place (without them a lost device stays lost for the life of the process). */
 #define ZC_CU_OPTIONAL(X)                                                                                    \
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap)    \
     X(cuMemSetAccess) X(cuMemGetAllocationGranularity) X(cuMemHostRegister) X(cuMemHostUnregister)          \
-    X(cuModuleGetGlobal) X(cuFlushGPUDirectRDMAWrites) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset)
+    X(cuModuleGetGlobal) X(cuFlushGPUDirectRDMAWrites) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset) \
+    X(cuCtxCreate) X(cuCtxDestroy)
 
 #define ZC_CU_FIELD(f) __typeof__(&f) f;
 typedef struct zc_cuda_api {
@@ -53,6 +54,11 @@ struct zp_bdev {
      * before one (a thread's binding, a pooled event, a token's events) is known stale. */
     atomic_bool lost;
     atomic_uint epoch;
+    /* ctx is a context ze_cuda created (cuCtxCreate) after a reset of the primary context left the fault in place,
+     * rather than the primary context the program's own CUDA shares; recover_why says why the last recovery
+     * failed, "" when none did (both under the object model's recovery lock). */
+    bool own_ctx;
+    char recover_why[200];
     int cc_major, cc_minor;
     int driver_version;
     char name[256];
@@ -124,6 +130,7 @@ struct zp_bkern {
 ZC_HIDDEN ze_result_t zc_result(CUresult r);
 /* zp_backend_ops.device_lost and device_recover (device.c). */
 ZC_HIDDEN bool zc_device_lost(zp_bdev *d);
+ZC_HIDDEN const char *zc_recover_failure(zp_bdev *d);
 ZC_HIDDEN ze_result_t zc_device_recover(zp_bdev *d);
 ZC_HIDDEN void zc_bind(struct zp_bdev *d);
 ZC_HIDDEN uint64_t zc_now_ns(void);

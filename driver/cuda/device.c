@@ -313,27 +313,102 @@ void zc_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns) {
     if (device_ns) *device_ns = t;
 }
 
+const char *zc_recover_failure(zp_bdev *d) { return d->recover_why; }
+
+/* Whether the current context runs work: 256 bytes set on the device and read back. The raw result, not through
+ * zc_result: a failed probe is a failed recovery, not a new fault. */
+static CUresult probe_context(void) {
+    CUdeviceptr p = 0;
+    CUresult r = zc_cu.cuMemAlloc(&p, 256);
+    if (r != CUDA_SUCCESS) return r;
+    unsigned char back[256] = {0};
+    r = zc_cu.cuMemsetD8Async(p, 0x5a, sizeof back, NULL);
+    if (r == CUDA_SUCCESS) r = zc_cu.cuMemcpyAsync((CUdeviceptr)(uintptr_t)back, p, sizeof back, NULL);
+    if (r == CUDA_SUCCESS) r = zc_cu.cuStreamSynchronize(NULL);
+    if (r == CUDA_SUCCESS && (back[0] != 0x5a || back[255] != 0x5a)) r = CUDA_ERROR_UNKNOWN;
+    zc_cu.cuMemFree(p);
+    return r;
+}
+
+static const char *cu_name(CUresult r) {
+    const char *s = NULL;
+    if (zc_cu.cuGetErrorString) zc_cu.cuGetErrorString(r, &s);
+    return s ? s : "unknown CUDA error";
+}
+
+/* A context of ze_cuda's own for d, made current and probed; NULL (and why) when CUDA gives none that works. */
+static CUcontext own_context(struct zp_bdev *d, char *why, size_t cap) {
+    size_t n = strlen(why);
+    if (!zc_cu.cuCtxCreate || !zc_cu.cuCtxDestroy) {
+        snprintf(why + n, cap - n, "; this NVIDIA driver has no cuCtxCreate to start a new context");
+        return NULL;
+    }
+    CUcontext c = NULL;
+#if CUDA_VERSION >= 12050
+    CUresult r = zc_cu.cuCtxCreate(&c, NULL, 0, d->dev);
+#else
+    CUresult r = zc_cu.cuCtxCreate(&c, 0, d->dev);
+#endif
+    if (r == CUDA_SUCCESS && c) {
+        zc_cu.cuCtxSetCurrent(c);
+        r = probe_context();
+        if (r == CUDA_SUCCESS) return c;
+        zc_cu.cuCtxDestroy(c);
+    }
+    snprintf(why + n, cap - n, "; a new context: CUDA error %d (%s)", (int)r, cu_name(r));
+    return NULL;
+}
+
 /* A lost device made usable again, called by the object model once no Level Zero context uses it (driver/fault.c):
- * nothing made on its context is in use, so the primary context is reset, which destroys every allocation, stream,
- * event and module on it (CUDA's documentation of the sticky errors says the process must end to use CUDA again;
- * cuDevicePrimaryCtxReset is the driver API's way to start the context afresh without that). The program's own CUDA
- * work on that device (PyTorch, CuPy), which shares the primary context, was lost with it at the fault and is reset
- * too. Then what ze_cuda keeps for the device is made again: the clock's anchor event, and peer access both ways
- * (the reset forgets the context's). The pooled events died with the context: they are dropped, not destroyed, and the
+ * nothing made on its context is in use. cuda.h says a process must end to use CUDA again after a sticky error;
+ * the driver API has two ways to try without that, taken in turn, each proved by a probe that writes and reads
+ * device memory: cuDevicePrimaryCtxReset, which destroys every allocation, stream, event and module of the primary
+ * context and starts it afresh (the program's own CUDA work on that device, PyTorch's or CuPy's, shares that context:
+ * it was lost with it at the fault and is reset too), and then a new context of ze_cuda's own (cuCtxCreate), which
+ * ze_cuda uses from then on: its memory is then not the primary context's, so a program's own CUDA work reaches it
+ * only through peer-style calls. When neither works the device stays lost, recover_why saying what CUDA answered.
+ * Then what ze_cuda keeps for the device is made again: the clock's anchor event, and peer access both ways (the
+ * reset forgets the context's). The pooled events died with the context: they are dropped, not destroyed, and the
  * epoch tells every thread to bind again and every older token that its events are gone. */
 ze_result_t zc_device_recover(zp_bdev *d) {
-    if (!zc_cu.cuDevicePrimaryCtxReset || !zc_cu.cuDevicePrimaryCtxRelease) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (!zc_cu.cuDevicePrimaryCtxReset || !zc_cu.cuDevicePrimaryCtxRelease) {
+        snprintf(d->recover_why, sizeof d->recover_why, "this NVIDIA driver has no cuDevicePrimaryCtxReset");
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
     pthread_mutex_lock(&d->pool_lock);
     d->pool_len[0] = d->pool_len[1] = 0;
     atomic_fetch_add_explicit(&d->epoch, 1, memory_order_acq_rel);
     pthread_mutex_unlock(&d->pool_lock);
     d->base_ev = NULL;
-    if (zc_cu.cuDevicePrimaryCtxReset(d->dev) != CUDA_SUCCESS) return ZE_RESULT_ERROR_DEVICE_LOST;
-    /* The reset keeps zeInit's retain: retain once more for the handle (the same context, or a new one), and give that
-     * retain back. */
+    d->recover_why[0] = 0;
     CUcontext ctx = NULL;
-    if (zc_cu.cuDevicePrimaryCtxRetain(&ctx, d->dev) != CUDA_SUCCESS || !ctx) return ZE_RESULT_ERROR_DEVICE_LOST;
-    zc_cu.cuDevicePrimaryCtxRelease(d->dev);
+    if (d->own_ctx) {
+        /* A context of ze_cuda's own lost in turn: replaced by another. */
+        zc_cu.cuCtxDestroy(d->ctx);
+        snprintf(d->recover_why, sizeof d->recover_why, "ze_cuda's own context lost");
+        ctx = own_context(d, d->recover_why, sizeof d->recover_why);
+    } else {
+        CUresult r = zc_cu.cuDevicePrimaryCtxReset(d->dev);
+        /* The reset keeps zeInit's retain: retain once more for the handle (the same context, or a new one), and give
+         * that retain back. */
+        if (r == CUDA_SUCCESS) r = zc_cu.cuDevicePrimaryCtxRetain(&ctx, d->dev);
+        if (r == CUDA_SUCCESS && ctx) {
+            zc_cu.cuDevicePrimaryCtxRelease(d->dev);
+            zc_cu.cuCtxSetCurrent(ctx);
+            r = probe_context();
+        }
+        if (r != CUDA_SUCCESS || !ctx) {
+            snprintf(d->recover_why, sizeof d->recover_why, "the primary context after cuDevicePrimaryCtxReset: CUDA "
+                     "error %d (%s)", (int)r, cu_name(r));
+            ctx = own_context(d, d->recover_why, sizeof d->recover_why);
+            d->own_ctx = ctx != NULL;
+        }
+    }
+    if (!ctx) {
+        atomic_store_explicit(&d->lost, true, memory_order_release);
+        return ZE_RESULT_ERROR_DEVICE_LOST;
+    }
+    d->recover_why[0] = 0;
     d->ctx = ctx;
     atomic_fetch_add_explicit(&d->epoch, 1, memory_order_acq_rel);
     atomic_store_explicit(&d->lost, false, memory_order_release);

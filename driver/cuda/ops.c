@@ -56,4 +56,5 @@ const zp_backend_ops zp_cuda_backend = {
     .copy_peer = zc_copy_peer,
     .device_lost = zc_device_lost,
     .device_recover = zc_device_recover,
+    .recover_failure = zc_recover_failure,
 };

@@ -585,6 +585,41 @@ void stub_private_hogs(llvm::Module &m, const zp_module_meta *meta) {
     }
 }
 
+// LLVM 15's NVPTX back end emits a 64-bit rotate by a register amount as shl by the amount, shr by 64 minus it,
+// and an add (its ROTL64reg_sw and ROTR64reg_sw templates), which is right only for amounts below 64, while the
+// rotate it selects from is modular: the DAG drops the "and 63" of the source as bits a rotate does not need
+// (OpenCL C's ~(1L << (i % 63)) becomes a rotate of -2 by i + i / 63, and every work-item past the first 63 got 0).
+// Each such block gets the amount reduced modulo 64 in a register of its own first.
+void mask_rotate_amounts(std::string &ptx) {
+    static const char decl[] = ".reg .u32 %amt2;";
+    for (size_t at = 0; (at = ptx.find(decl, at)) != std::string::npos;) {
+        size_t end = ptx.find('}', at);
+        if (end == std::string::npos) break;
+        // The first shift of the block: "sh[lr].b64 \t%lhs, SRC, AMT;".
+        size_t sh = ptx.find("%lhs, ", at);
+        size_t comma = sh == std::string::npos ? sh : ptx.find(", ", sh + 6);
+        size_t semi = comma == std::string::npos ? comma : ptx.find(';', comma);
+        if (semi == std::string::npos || semi > end) {
+            at = end;
+            continue;
+        }
+        std::string amt = ptx.substr(comma + 2, semi - comma - 2);
+        size_t line = ptx.rfind('\n', sh) + 1;
+        while (ptx[line] == '\t') line++;
+        ptx.insert(line, "and.b32 \t%amt1, " + amt + ", 63;\n\t");
+        ptx.replace(at, sizeof decl - 1, ".reg .u32 %amt1;\n\t.reg .u32 %amt2;");
+        end = ptx.find('}', at);
+        // The amount as the two shifts use it: the first shift's last operand, and the subtraction's.
+        for (const char *use : {", 64, ", "%lhs, "}) {
+            size_t u = ptx.find(use, at);
+            if (u == std::string::npos || u > end) continue;
+            size_t a = use[2] == '6' ? u + std::strlen(use) : ptx.find(", ", ptx.find(", ", u) + 2) + 2;
+            if (ptx.compare(a, amt.size(), amt) == 0 && ptx[a + amt.size()] == ';') ptx.replace(a, amt.size(), "%amt1");
+        }
+        at = end;
+    }
+}
+
 int back(const void *bitcode, size_t size, const zp_module_meta *meta, std::string &ptx, std::string &log) {
     llvm::LLVMContext ctx;
     // libclc's bitcode has opaque pointers; LLVM 15 reads the front end's typed module into that mode too.
@@ -714,6 +749,7 @@ int back(const void *bitcode, size_t size, const zp_module_meta *meta, std::stri
     }
     pm.run(*mod);
     ptx.assign(out.begin(), out.end());
+    mask_rotate_amounts(ptx);
     return ZC_OK;
 }
 

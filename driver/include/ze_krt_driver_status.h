@@ -12,9 +12,11 @@
  *   if (f && f(&s) == ZE_RESULT_SUCCESS) ... s.name, s.numDevices, s.reason ...
  *
  * The call starts the driver as zeInit would (once; later calls and zeInit share the result) and always
- * succeeds for a non-NULL argument. name is "ze_pocl" or "ze_cuda"; reason is empty when numDevices > 0, else one
- * line saying why there is no device ("libcuda.so.1 not found: no NVIDIA driver is installed",
- * "ZE_CUDA_DISABLE=1 is set", "cuInit failed: CUDA_ERROR_NO_DEVICE", ...). */
+ * succeeds for a non-NULL argument. name is "ze_pocl" or "ze_cuda"; when numDevices is 0, reason is one line saying
+ * why there is no device ("libcuda.so.1 not found: no NVIDIA driver is installed", "ZE_CUDA_DISABLE=1 is set",
+ * "cuInit failed: CUDA_ERROR_NO_DEVICE", ...). When there are devices, reason is empty unless a lost device could
+ * not be recovered when its last context went ("device 0 stays lost: ..." with what CUDA answered); libkrt adds it
+ * to the message of a context creation refused with KRT_ERROR_DEVICE_LOST. */
 #ifndef ZE_KRT_DRIVER_STATUS_H
 #define ZE_KRT_DRIVER_STATUS_H
 
@@ -25,7 +27,7 @@
 typedef struct ze_krt_driver_status {
     char name[32];       /* the driver's name: "ze_pocl", "ze_cuda" */
     uint32_t numDevices; /* devices the driver lists through the loader */
-    char reason[256];    /* why there is none, NUL-terminated; "" when numDevices > 0 */
+    char reason[256];    /* why there is none, or why a device stays lost; NUL-terminated */
 } ze_krt_driver_status_t;
 
 typedef ze_result_t (*ze_pfnKrtDriverStatus_t)(ze_krt_driver_status_t *status);

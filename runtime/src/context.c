@@ -215,6 +215,30 @@ const char *krt_driver_status_name(krt_driver_status status)
                                                                                           : "unknown";
 }
 
+/* What one of krt's drivers says of a device of its that stays lost (zeKrtDriverStatus's reason while it has
+ * devices: why recovering it failed), into buf; "" when it says nothing. */
+static void driver_lost_note(const char *driver_name, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    pthread_once(&probe_once, probe_drivers);
+    for (uint32_t i = 0; i < num_probed; i++) {
+        if (probed[i].status != KRT_DRIVER_STATUS_DEVICES || !probed[i].path[0] ||
+            strcmp(probed[i].name, driver_name) != 0)
+            continue;
+        void *lib = dlopen(probed[i].path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        ze_pfnKrtDriverStatus_t status =
+            lib ? (ze_pfnKrtDriverStatus_t)(uintptr_t)dlsym(lib, ZE_KRT_DRIVER_STATUS_SYMBOL) : NULL;
+        ze_krt_driver_status_t s;
+        if (status && status(&s) == ZE_RESULT_SUCCESS && s.numDevices > 0) {
+            s.reason[sizeof s.reason - 1] = '\0';
+            snprintf(buf, cap, "%s", s.reason);
+        }
+        if (lib)
+            dlclose(lib);
+        return;
+    }
+}
+
 krt_result krt_driver_list(krt_driver_info *infos, uint32_t *count)
 {
     if (!count)
@@ -687,7 +711,7 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
     pthread_mutex_unlock(&live_lock);
 
     krt_result r;
-    device_ref ref;
+    device_ref ref = {0};
     krt_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) {
         r = krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a context");
@@ -724,13 +748,22 @@ krt_result krt_context_create(const krt_context_desc *desc, krt_context **out)
     if ((r = krt__queue_create(ctx, NULL, 1, &ctx->default_queue)) != KRT_SUCCESS) {
         /* krt's drivers keep a lost device lost while any context that used it is alive, and recover it when the last
          * one is destroyed (driver/fault.c). */
-        if (r == KRT_ERROR_DEVICE_LOST)
-            r = krt__fail(KRT_ERROR_DEVICE_LOST,
-                          "krt_context_create: the device %s (driver %s) is lost (zeCommandListCreateImmediate "
-                          "answered ZE_RESULT_ERROR_DEVICE_LOST): a context on it saw a fault and is still alive, or "
-                          "the device itself failed; destroy every context on the device and create the context "
-                          "again",
-                          ctx->info.name, ctx->info.driver_name);
+        if (r == KRT_ERROR_DEVICE_LOST) {
+            char note[256];
+            driver_lost_note(ctx->info.driver_name, note, sizeof note);
+            if (note[0])
+                r = krt__fail(KRT_ERROR_DEVICE_LOST,
+                              "krt_context_create: the device %s (driver %s) is lost, and the driver could not "
+                              "recover it when its last context was destroyed: %s",
+                              ctx->info.name, ctx->info.driver_name, note);
+            else
+                r = krt__fail(KRT_ERROR_DEVICE_LOST,
+                              "krt_context_create: the device %s (driver %s) is lost (zeCommandListCreateImmediate "
+                              "answered ZE_RESULT_ERROR_DEVICE_LOST): a context on it saw a fault and is still alive, "
+                              "or the device itself failed; destroy every context on the device and create the "
+                              "context again",
+                              ctx->info.name, ctx->info.driver_name);
+        }
         goto fail;
     }
     krt__wisdom_init(ctx);

@@ -20,8 +20,14 @@ if [ "$(ls "$DIR/pypi-$TAG"/*.whl 2>/dev/null | wc -l)" -lt 7 ]; then
     "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version "$PYVER" \
         --platform manylinux_2_28_x86_64 -d "$DIR/pypi-$TAG" $PKGS
 fi
-if [ "$(ls "$DIR/min-$TAG"/*.whl 2>/dev/null | wc -l)" -lt 7 ]; then
+if [ "$(ls "$DIR/min-$TAG"/*.whl 2>/dev/null | grep -v -c -E "/(pytest|pluggy|iniconfig|packaging)-")" -lt 7 ]; then
     rm -f "$DIR/min-$TAG"/*.whl
     "$PY" "$HERE/repack.py" "$DIR/pypi-$TAG" "$DIR/min-$TAG"
+fi
+# pytest and its needs (pure Python, 0.4 MB) for dpnp's own tests, where the Python that runs them has no pytest
+# (the GPU machine's image): installed into the check's site folder with the rest.
+if ! ls "$DIR/min-$TAG"/pytest-*.whl >/dev/null 2>&1; then
+    "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version "$PYVER" -d "$DIR/min-$TAG" \
+        pytest==8.3.4 pluggy==1.5.0 iniconfig==2.0.0 packaging==24.2
 fi
 ls "$DIR/min-$TAG"/*.whl

@@ -5,8 +5,8 @@
 #   2. dpctl lists the driver's device (a GPU: the adapter makes a platform for nothing else; ze_pocl reports its CPU
 #      as one under KRT_ZE_POCL_DEVICE_TYPE=gpu, which this script sets);
 #   3. dpnp.tensor against NumPy on sizes from 1 to MAX (test/sycl/check_tensor.py);
-#   4. dpnp's own tests of dpnp.tensor that ship in its wheel (dpnp/tests/tensor), the files in PYTEST_FILES;
-#   5. with --bench, dpnp.tensor against CuPy (test/sycl/bench_cupy.py; the GPU run).
+#   4. with --bench, dpnp.tensor against CuPy (test/sycl/bench_cupy.py; the GPU run);
+#   5. dpnp's own tests of dpnp.tensor that ship in its wheel (dpnp/tests/tensor), the files in PYTEST_FILES.
 # usage: bash test/sycl/sycl-check.sh --wheels DIR --driver LIB [--loader DIR] [--max N] [--site DIR] [--out DIR]
 #        [--bench] [--no-pytest]
 # Env: PYTHON (default /usr/bin/python3; it must be the Python the wheels were made for), PYTEST_FILES.
@@ -87,6 +87,8 @@ d = dpctl.get_devices()
 print("devices:", d)
 sys.exit(0 if d else 1)'
 step "dpnp.tensor against NumPy (max $MAX)" 3000 "$PY" "$HERE/check_tensor.py" --max "$MAX"
+# Before dpnp's own tests, which take longest: a run cut short by its time limit keeps the figures.
+[ "$BENCH" = 1 ] && step "bench: dpnp.tensor against CuPy" 600 "$PY" "$HERE/bench_cupy.py"
 if [ "$PYTEST" = 1 ]; then
     T=$SITE/dpnp/tests/tensor
     if [ -d "$T" ] && "$PY" -c 'import pytest' 2>/dev/null; then
@@ -106,6 +108,5 @@ if [ "$PYTEST" = 1 ]; then
             tee -a "$SUM"
     fi
 fi
-[ "$BENCH" = 1 ] && step "bench: dpnp.tensor against CuPy" 600 "$PY" "$HERE/bench_cupy.py"
 echo "sycl-check: $failed failed step(s); $(($(date +%s) - t0)) s in all" | tee -a "$SUM"
 exit "$failed"
