@@ -48,6 +48,7 @@ KRT_CC_FLAGS_ze_atomics_c11 := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_enqueue := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_long_names := -cl-std=CL2.0
 KRT_CC_FLAGS_ze_generic_builtins := -cl-std=CL2.0
+KRT_CC_FLAGS_ze_ctz := -cl-std=CL2.0
 
 # Test kernels that use SPIR-V extensions krt-cc does not enable (test/kernels/ext/*.cl): krt-cc's clang flags with
 # OpenCL C 3.0, then the translator with the extensions SPIRV_EXT_<name> lists, then the validator.

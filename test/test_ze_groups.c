@@ -576,6 +576,43 @@ T(generic_pointer_from_memory_runs_or_is_refused_by_name) {
     fixture_fini(&f);
 }
 
+/* ctz on every integer width and a vector, against C (ze_ctz.cl): libclc 15 has none, so ze_cuda lowers it to LLVM's
+ * cttz (DPC++'s sort needs ctz(long)). ctz of 0 is the width. */
+static unsigned ctz_ref(uint64_t v, unsigned bits) {
+    unsigned k = 0;
+    while (k < bits && !(v >> k & 1)) k++;
+    return k;
+}
+
+T(ctz_of_every_width) {
+    fixture f;
+    fixture_init(&f);
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_ctz");
+    ze_kernel_handle_t k = zt_kernel_create(m, "ctz_all");
+    enum { N = 200 };
+    uint64_t *x = zt_alloc_shared(&f.env, N * sizeof *x);
+    uint8_t *out = zt_alloc_shared(&f.env, N * 10);
+    for (int i = 0; i < N; i++)
+        x[i] = i == 0 ? 0 : i == 1 ? UINT64_MAX : i < 66 ? (uint64_t)1 << (i - 2) : ((uint64_t)i * 0x9E3779B97F4A7C15ull) << (i % 64);
+    uint32_t n = N;
+    zt_set_args(k, 3, sizeof x, &x, sizeof out, &out, sizeof n, &n);
+    shape s = {1, {N, 1, 1}, {64, 1, 1}};
+    launch(&f, k, &s);
+    static const unsigned width[8] = {8, 8, 16, 16, 32, 32, 64, 64};
+    for (int i = 0; i < N; i++) {
+        for (int w = 0; w < 8; w++)
+            cr_assert_eq(out[10 * i + w], ctz_ref(x[i], width[w]), "ctz of the %u-bit 0x%llx: %u, expected %u", width[w],
+                         (unsigned long long)x[i], out[10 * i + w], ctz_ref(x[i], width[w]));
+        cr_assert_eq(out[10 * i + 8], ctz_ref(x[i] & 0xffffffffu, 32), "ctz of uint2.x of 0x%llx", (unsigned long long)x[i]);
+        cr_assert_eq(out[10 * i + 9], ctz_ref(x[i] >> 32, 32), "ctz of uint2.y of 0x%llx", (unsigned long long)x[i]);
+    }
+    ZT_OK(zeMemFree(f.env.context, x));
+    ZT_OK(zeMemFree(f.env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
+
 /* ze_generic_builtins.cl: the builtins with a pointer parameter (frexp, modf, fract, sincos, remquo, lgamma_r, a
  * vector frexp; vload2/4, vstore2/4, vload_half, vload_half2/4, vloada_half3, vstore_half, vstore_half4_rtz,
  * vstorea_half3, vstore_half2_rtp) called on generic pointers into global, local and private memory and through a

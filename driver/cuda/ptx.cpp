@@ -382,6 +382,28 @@ void lower_atomics(llvm::Module &m) {
     }
 }
 
+// OpenCL C 2.0's ctz (count trailing zeros), which libclc 15 lacks: LLVM's cttz with a defined result at zero (the
+// width, as OpenCL says), on any integer or integer vector. DPC++'s sort (dpnp.tensor's sort and argsort) calls it.
+void lower_ctz(llvm::Module &m) {
+    std::vector<llvm::Function *> decls;
+    for (llvm::Function &f : m)
+        if (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z3ctz") && f.arg_size() == 1 &&
+            f.getReturnType() == f.getArg(0)->getType() && f.getReturnType()->isIntOrIntVectorTy())
+            decls.push_back(&f);
+    for (llvm::Function *f : decls) {
+        std::vector<llvm::CallInst *> calls;
+        for (llvm::User *u : f->users())
+            if (auto *c = llvm::dyn_cast<llvm::CallInst>(u))
+                if (c->getCalledFunction() == f) calls.push_back(c);
+        for (llvm::CallInst *c : calls) {
+            llvm::IRBuilder<> b(c);
+            llvm::Value *r = b.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, c->getArgOperand(0), b.getFalse());
+            c->replaceAllUsesWith(r);
+            c->eraseFromParent();
+        }
+    }
+}
+
 // OpenCL's printf becomes CUDA's vprintf(format, buffer): the arguments, promoted as C promotes variadic
 // arguments, are laid out in a private buffer each at its natural alignment, which is the layout vprintf reads.
 // CUDA prints the buffer at the next synchronization. Vector arguments (%v4f) have no vprintf form: refused.
@@ -683,6 +705,7 @@ int back(const void *bitcode, size_t size, const zp_module_meta *meta, std::stri
         return ZC_BUILD_FAILURE;
     }
     lower_atomics(*mod);
+    lower_ctz(*mod);
     // Whatever is still only declared has no definition anywhere: name it rather than let ptxas fail.
     std::string missing;
     for (llvm::Function &f : *mod)

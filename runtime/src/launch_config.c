@@ -143,38 +143,42 @@ static krt_result finish(const krt__config_input *in, krt_launch_config *out, in
         out->group[d] = divisor_at_most(in->size[d], out->group[d]);
     }
     out->masked = 0;
+    uint64_t groups[3], launched[3], items = 1;
+    int over = 0, dim_over = 0;
     for (uint32_t d = 0; d < 3; d++) {
         uint64_t size = d < in->dims ? in->size[d] : 1;
         if (out->group[d] == 0)
             out->group[d] = 1;
-        uint64_t groups = ceil_div(size, out->group[d]);
-        uint32_t max_count = in->dev_max_count[d] ? in->dev_max_count[d] : UINT32_MAX;
-        if (groups > max_count)
-            return krt__fail(KRT_ERROR_INVALID_NDRANGE,
-                             "ndrange size[%u] = %llu needs %llu groups of %u; the device allows %u groups there", d,
-                             (unsigned long long)size, (unsigned long long)groups, out->group[d], max_count);
-        out->groups[d] = (uint32_t)groups;
-        if (groups * out->group[d] != size)
-            out->masked = 1;
-    }
-    /* The driver runs whole groups, groups x group work-items in each dimension (the kernel's body only for the
-     * range's own): their number must have a 64-bit linear id too, which a range that has one can miss by the
-     * rounding up (4194303 x 2097152 x 2097152 in groups of 64 x 1 x 1 launches 2^64 work-items). */
-    uint64_t launched[3], items = 1;
-    int over = 0;
-    for (uint32_t d = 0; d < 3; d++) {
-        launched[d] = (uint64_t)out->groups[d] * out->group[d];
+        groups[d] = ceil_div(size, out->group[d]);
+        /* One dimension alone past 2^64 needs more groups than any device allows: the group count says so below. */
+        dim_over |= __builtin_mul_overflow(groups[d], (uint64_t)out->group[d], &launched[d]);
         over |= __builtin_mul_overflow(items, launched[d], &items);
     }
+    over &= !dim_over;
+    /* The driver runs whole groups, groups x group work-items in each dimension (the kernel's body only for the
+     * range's own): their number must have a 64-bit linear id too, which a range that has one can miss by the
+     * rounding up (4194303 x 2097152 x 2097152 in groups of 64 x 1 x 1 launches 2^64 work-items). Checked before
+     * the device's group counts: such a launch is wrong on any device. */
     if (over) {
-        char sizes[72], groups[72], all[72];
+        char sizes[72], gs[72], all[72];
         return krt__fail(KRT_ERROR_INVALID_NDRANGE,
                          "the ndrange %s in groups of %s launches %s work-items, more than a 64-bit linear id can "
                          "number (at most 2^64 - 1)",
                          format_sizes(sizes, sizeof sizes, in->size, in->dims),
-                         format_sizes(groups, sizeof groups, (const uint64_t[3]){ out->group[0], out->group[1],
-                                                                                  out->group[2] }, in->dims),
+                         format_sizes(gs, sizeof gs, (const uint64_t[3]){ out->group[0], out->group[1],
+                                                                          out->group[2] }, in->dims),
                          format_sizes(all, sizeof all, launched, in->dims));
+    }
+    for (uint32_t d = 0; d < 3; d++) {
+        uint64_t size = d < in->dims ? in->size[d] : 1;
+        uint32_t max_count = in->dev_max_count[d] ? in->dev_max_count[d] : UINT32_MAX;
+        if (groups[d] > max_count)
+            return krt__fail(KRT_ERROR_INVALID_NDRANGE,
+                             "ndrange size[%u] = %llu needs %llu groups of %u; the device allows %u groups there", d,
+                             (unsigned long long)size, (unsigned long long)groups[d], out->group[d], max_count);
+        out->groups[d] = (uint32_t)groups[d];
+        if (groups[d] * out->group[d] != size)
+            out->masked = 1;
     }
     return KRT_SUCCESS;
 }

@@ -153,7 +153,7 @@ if torch is None and cp is None:
 # Issue 39, in a process of its own: a fault loses the GPU's CUDA context, which PyTorch and CuPy share with krt (the
 # primary context), and the recovery resets it under them. A kernel writing 2^40 floats past its buffer raises
 # krt.DeviceLostError naming the device and the kernel; once every object of that context is gone, a new krt.Context
-# computes right.
+# computes right, or, where CUDA keeps the fault for the life of the process, is refused with CUDA's answer.
 FAULT = """
 import gc, numpy as np, krt
 src = "kernel void wild(global float *x, ulong off) { x[get_global_id(0) + off] = 1.0f; }"
@@ -170,7 +170,15 @@ except krt.DeviceLostError as e:
 ctx.close()
 del x, wild, ctx
 gc.collect()
-ctx = krt.Context(device="gpu")
+try:
+    ctx = krt.Context(device="gpu")
+except krt.DeviceLostError as e:
+    # CUDA keeps a sticky error for the life of the process (cuda.h; on an H100 with driver 580 both a reset of
+    # the primary context and a new context answer CUDA error 700): the refusal must say so, naming CUDA's answer.
+    print(e)
+    assert "could not recover" in str(e) and "CUDA error" in str(e), str(e)
+    print("refused, saying why")
+    raise SystemExit(0)
 n = 1000003
 y = krt.zeros(ctx, n, kind="shared")
 saxpy = krt.Module(ctx, source=%r)["saxpy"]
@@ -186,7 +194,7 @@ def _():
     import subprocess
     r = subprocess.run([sys.executable, "-c", FAULT], capture_output=True, text=True, timeout=300)
     print("     " + r.stdout.replace("\n", "\n     ").rstrip())
-    assert r.returncode == 0 and r.stdout.strip().endswith("recovered"), r.stdout + r.stderr
+    assert r.returncode == 0 and r.stdout.strip().endswith(("recovered", "refused, saying why")), r.stdout + r.stderr
 
 print(f"gpu_interop: {ran} passed, {failures} failed")
 sys.exit(1 if failures else 0)

@@ -100,8 +100,10 @@ if [ "$PYTEST" = 1 ]; then
             files="$files $T/$f"
         done
         # --confcutdir: only the tests' own conftest (dpnp/tests/conftest.py imports all of dpnp, which needs oneMKL).
+        # No plugins of the Python's own site (the GPU image's pytest-timeout does not load under the pytest packed
+        # with the wheels): only the one named.
         # shellcheck disable=SC2086
-        step "dpnp's tests of dpnp.tensor (subset)" 3000 "$PY" -m pytest -q -rfE -p no:cacheprovider -p dpnp_tests_plugin \
+        step "dpnp's tests of dpnp.tensor (subset)" 3000 env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$PY" -m pytest -q -rfE -p no:cacheprovider -p dpnp_tests_plugin \
             --confcutdir="$T" -o addopts= $files
     else
         printf '%-44s skipped: %s\n' "dpnp's tests of dpnp.tensor" "no dpnp/tests/tensor in the wheel, or no pytest for $PY" |
