@@ -16,7 +16,8 @@ section are scanned whole.
       a module that another library holds byte for byte is written once (index.tsv names the first copy).
   dpcpp_spirv.py build [--device D] [--jobs N] [--every K] [--limit N] [--log FILE] DIR
       builds each DIR/**/*.spv with krt's Python package (krt.Module(ctx, spirv=...)) on device D (default cpu,
-      as KRT_DEVICE), in N worker processes (default 2), and prints the counts: built, refused (grouped by
+      as KRT_DEVICE; "ptx": ze_cuda's translation to PTX and ptxas for sm_90, without a GPU: build/bin/ze_cuda_ptx,
+      or $ZE_CUDA_PTX, and $PTXAS), in N worker processes (default 2), and prints the counts: built, refused (grouped by
       reason: the first line of krt's message with ids, names and figures masked) and crashed (a worker that
       died on a module; it is restarted after it). --every K builds every K-th module only, --limit N the first
       N. --log FILE writes one JSON line per module. Exit status 0 when every module built, 1 otherwise.
@@ -33,6 +34,7 @@ import json
 import os
 import re
 import struct
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -193,9 +195,39 @@ def import_krt():
     return sys.modules["krt"]
 
 
+def ptx_worker(paths):
+    """--device ptx: each module through ze_cuda's own translation to PTX (build/bin/ze_cuda_ptx, no GPU needed; exit
+    2 is a refusal with its log) and then ptxas for sm_90, as ze_cuda builds it before CUDA's JIT."""
+    root = os.path.dirname(HERE)
+    tool = os.environ.get("ZE_CUDA_PTX") or os.path.join(os.environ.get("KRT_BUILD", os.path.join(root, "build")),
+                                                         "bin", "ze_cuda_ptx")
+    ptxas = os.environ.get("PTXAS") or shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    tmp = tempfile.mkdtemp(prefix="dpcpp_ptx.")
+    out = os.path.join(tmp, "out.ptx")
+    for path in paths:
+        if not path:
+            continue
+        t0 = time.perf_counter()
+        r = subprocess.run([tool, path, out], capture_output=True, text=True)
+        if r.returncode == 0:
+            a = subprocess.run([ptxas, "-arch=sm_90", out, "-o", os.devnull], capture_output=True, text=True)
+            res = ({"file": path, "result": "built", "kernels": -1} if a.returncode == 0 else
+                   {"file": path, "result": "refused", "error": "ptxas", "message": "ptxas: " + a.stderr.strip()})
+        elif r.returncode == 2:
+            res = {"file": path, "result": "refused", "error": "ze_cuda", "message": r.stderr.strip()}
+        else:
+            res = {"file": path, "result": "crashed", "message": f"ze_cuda_ptx exit {r.returncode}: {r.stderr.strip()}"}
+        res["warnings"] = []
+        res["seconds"] = round(time.perf_counter() - t0, 4)
+        print(json.dumps(res), flush=True)
+
+
 def worker(device, listfile):
     """Builds the modules listed in listfile, one JSON line per module on stdout (the parent restarts a worker
     that dies on one)."""
+    if device == "ptx":
+        with open(listfile) as f:
+            return ptx_worker(f.read().split("\n"))
     import warnings
     krt = import_krt()
     ctx = krt.Context(device=device)
