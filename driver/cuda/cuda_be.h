@@ -66,6 +66,12 @@ struct zp_bdev {
      * timed event's time is base_ns plus its distance from base_ev. */
     CUevent base_ev;
     uint64_t base_ns;
+    /* Device memory freed and kept for reuse (memory.c, "The cache of device memory"), and the live queues whose
+     * streams a free records events on, under cache_lock. */
+    pthread_mutex_t cache_lock;
+    struct zc_cached *cache;
+    size_t cached_bytes, cache_limit;
+    struct zp_bqueue *live;
     /* Events of finished tokens, kept for the next ones (creating an event costs more than recording). */
     pthread_mutex_t pool_lock;
     CUevent *pool[2]; /* [0] untimed, [1] timed */
@@ -75,6 +81,7 @@ struct zp_bdev {
 struct zp_bqueue {
     struct zp_bdev *dev;
     CUstream stream;
+    struct zp_bqueue *next_live; /* the device's live queues (dev->live), under dev->cache_lock */
     bool profiling;
     bool capturing; /* between zc_capture_begin and zc_capture_end: commands are recorded into a graph */
 };
@@ -131,6 +138,9 @@ ZC_HIDDEN ze_result_t zc_result(CUresult r);
 /* zp_backend_ops.device_lost and device_recover (device.c). */
 ZC_HIDDEN bool zc_device_lost(zp_bdev *d);
 ZC_HIDDEN const char *zc_recover_failure(zp_bdev *d);
+/* The cache of device memory (memory.c): its limit set at a device's start, and dropped without freeing at a reset. */
+ZC_HIDDEN void zc_mem_cache_init(struct zp_bdev *d);
+ZC_HIDDEN void zc_mem_cache_drop(struct zp_bdev *d);
 ZC_HIDDEN ze_result_t zc_device_recover(zp_bdev *d);
 ZC_HIDDEN void zc_bind(struct zp_bdev *d);
 ZC_HIDDEN uint64_t zc_now_ns(void);

@@ -17,6 +17,7 @@ enum { ZC_PLAIN, ZC_VMM, ZC_REGISTERED };
 
 typedef struct {
     CUdeviceptr base;  /* ZC_PLAIN: what cuMemAlloc* returned */
+    size_t bytes;      /* ZC_PLAIN: how many bytes it was asked for */
     ze_memory_type_t type;
     struct zp_bdev *dev;
     int kind;
@@ -30,6 +31,154 @@ typedef struct {
 } zc_alloc;
 
 static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
+
+/* The cache of device memory. cuMemFree waits for the whole device to finish what it was given, so a program that
+ * frees a result and allocates the next one each call (Unified Runtime sends allocations past 4 MB to the driver:
+ * dpnp.tensor's add of 2^24 floats) runs its kernels one at a time with a wait between, at a quarter of the
+ * bandwidth. So a freed block of device memory of at least ZC_CACHE_MIN bytes is kept, with an event recorded at
+ * the free on every live queue of the device, and an allocation of the same size takes it once those events are
+ * done: the work given to the device before the free no longer touches it, which is what cuMemFree's wait made
+ * sure of. Sizes are rounded to 2 MiB, CUDA's own granularity for such blocks, so no memory is spent. The cache
+ * holds at most cache_limit bytes (an eighth of the device's memory, at most 4 GiB; ZE_CUDA_MEMORY_CACHE=MiB sets
+ * it, 0 turns the cache off), the oldest blocks freed past it; an allocation CUDA refuses frees every cached block
+ * and tries again. A reset of the device (zc_device_recover) drops the cache: its blocks died with the context.
+ * Memory freed while the program's own CUDA streams still use it is not waited for: Level Zero asks the caller
+ * not to free memory in use. */
+#define ZC_CACHE_MIN ((size_t)1 << 20)
+#define ZC_CACHE_ROUND ((size_t)2 << 20)
+
+struct zc_cached {
+    struct zc_cached *next;
+    CUdeviceptr base;
+    size_t bytes;
+    uint32_t num_events;
+    CUevent events[];
+};
+
+void zc_mem_cache_init(struct zp_bdev *d) {
+    pthread_mutex_init(&d->cache_lock, NULL);
+    size_t total = 0;
+    zc_cu.cuDeviceTotalMem(&total, d->dev);
+    size_t limit = total / 8 < ((size_t)4 << 30) ? total / 8 : ((size_t)4 << 30);
+    const char *env = getenv("ZE_CUDA_MEMORY_CACHE");
+    if (env && env[0]) {
+        char *end;
+        unsigned long long mib = strtoull(env, &end, 10);
+        if (*end == 0) limit = mib > (SIZE_MAX >> 20) ? SIZE_MAX : (size_t)mib << 20;
+    }
+    d->cache_limit = limit;
+}
+
+static void cached_free(struct zc_cached *c, bool free_memory) {
+    for (uint32_t i = 0; i < c->num_events; i++) zc_cu.cuEventDestroy(c->events[i]);
+    if (free_memory) zc_cu.cuMemFree(c->base);
+    free(c);
+}
+
+void zc_mem_cache_drop(struct zp_bdev *d) {
+    pthread_mutex_lock(&d->cache_lock);
+    struct zc_cached *c = d->cache;
+    d->cache = NULL;
+    d->cached_bytes = 0;
+    pthread_mutex_unlock(&d->cache_lock);
+    /* The context is gone or lost: neither its events nor its memory can be given back to it. */
+    while (c) {
+        struct zc_cached *next = c->next;
+        free(c);
+        c = next;
+    }
+}
+
+/* Every cached block freed (each cuMemFree waits for the device); for an allocation CUDA refused. Returns whether
+ * there was one. */
+static bool cache_flush(struct zp_bdev *d) {
+    pthread_mutex_lock(&d->cache_lock);
+    struct zc_cached *c = d->cache;
+    d->cache = NULL;
+    d->cached_bytes = 0;
+    pthread_mutex_unlock(&d->cache_lock);
+    bool any = c != NULL;
+    while (c) {
+        struct zc_cached *next = c->next;
+        cached_free(c, true);
+        c = next;
+    }
+    return any;
+}
+
+/* A block of exactly bytes whose events are all done, taken out of the cache; 0 when there is none. */
+static CUdeviceptr cache_take(struct zp_bdev *d, size_t bytes) {
+    if (bytes < ZC_CACHE_MIN || !d->cache_limit) return 0;
+    pthread_mutex_lock(&d->cache_lock);
+    struct zc_cached *found = NULL;
+    for (struct zc_cached **p = &d->cache; *p; p = &(*p)->next) {
+        struct zc_cached *c = *p;
+        if (c->bytes != bytes) continue;
+        bool done = true;
+        for (uint32_t i = 0; done && i < c->num_events; i++) done = zc_cu.cuEventQuery(c->events[i]) == CUDA_SUCCESS;
+        if (!done) continue;
+        *p = c->next;
+        d->cached_bytes -= c->bytes;
+        found = c;
+        break;
+    }
+    pthread_mutex_unlock(&d->cache_lock);
+    if (!found) return 0;
+    CUdeviceptr base = found->base;
+    cached_free(found, false);
+    return base;
+}
+
+/* Keeps a freed block for reuse; false when it is not kept (too small, no cache, a lost device, an event CUDA would
+ * not record), and the caller frees it. */
+static bool cache_put(struct zp_bdev *d, CUdeviceptr base, size_t bytes) {
+    if (bytes < ZC_CACHE_MIN || bytes > d->cache_limit || zc_device_lost(d)) return false;
+    pthread_mutex_lock(&d->cache_lock);
+    uint32_t n = 0;
+    for (struct zp_bqueue *q = d->live; q; q = q->next_live) n++;
+    struct zc_cached *c = malloc(sizeof *c + n * sizeof(CUevent));
+    bool ok = c != NULL;
+    uint32_t made = 0;
+    for (struct zp_bqueue *q = d->live; ok && q; q = q->next_live) {
+        ok = zc_cu.cuEventCreate(&c->events[made], CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+        if (!ok) break;
+        made++;
+        ok = zc_cu.cuEventRecord(c->events[made - 1], q->stream) == CUDA_SUCCESS;
+    }
+    if (!ok) {
+        pthread_mutex_unlock(&d->cache_lock);
+        if (c) {
+            c->num_events = made;
+            c->base = 0;
+            cached_free(c, false);
+        }
+        return false;
+    }
+    c->base = base;
+    c->bytes = bytes;
+    c->num_events = made;
+    c->next = d->cache;
+    d->cache = c;
+    d->cached_bytes += bytes;
+    /* Past the limit, the oldest blocks go (the list is newest first). */
+    struct zc_cached *victims = NULL;
+    while (d->cached_bytes > d->cache_limit) {
+        struct zc_cached **p = &d->cache;
+        while ((*p)->next) p = &(*p)->next;
+        struct zc_cached *old = *p;
+        *p = NULL;
+        d->cached_bytes -= old->bytes;
+        old->next = victims;
+        victims = old;
+    }
+    pthread_mutex_unlock(&d->cache_lock);
+    while (victims) {
+        struct zc_cached *next = victims->next;
+        cached_free(victims, true);
+        victims = next;
+    }
+    return true;
+}
 
 static CUmemAllocationProp device_prop(struct zp_bdev *d) {
     CUmemAllocationProp prop;
@@ -165,7 +314,12 @@ void *zc_mem_alloc_typed(zp_bdev *dev, ze_memory_type_t type, size_t size, size_
         if (r == CUDA_SUCCESS && size + pad > free_b) r = CUDA_ERROR_OUT_OF_MEMORY;
         if (r == CUDA_SUCCESS) r = zc_cu.cuMemAllocManaged(&a->base, size + pad, CU_MEM_ATTACH_GLOBAL);
     } else {
-        r = zc_cu.cuMemAlloc(&a->base, size + pad);
+        size_t bytes = size + pad;
+        if (bytes >= ZC_CACHE_MIN && bytes <= SIZE_MAX - ZC_CACHE_ROUND) bytes = round_up(bytes, ZC_CACHE_ROUND);
+        a->bytes = bytes;
+        a->base = cache_take(d, bytes);
+        r = a->base ? CUDA_SUCCESS : zc_cu.cuMemAlloc(&a->base, bytes);
+        if (r == CUDA_ERROR_OUT_OF_MEMORY && cache_flush(d)) r = zc_cu.cuMemAlloc(&a->base, bytes);
     }
     if (r != CUDA_SUCCESS) {
         /* Through zc_result so that a sticky error marks the device lost: the object model then answers
@@ -195,7 +349,7 @@ void zc_mem_free_typed(ze_memory_type_t type, void *raw) {
         munmap(a->map, a->map_size);
     } else if (a->type == ZE_MEMORY_TYPE_HOST) {
         zc_cu.cuMemFreeHost((void *)(uintptr_t)a->base);
-    } else {
+    } else if (a->type != ZE_MEMORY_TYPE_DEVICE || !cache_put(a->dev, a->base, a->bytes)) {
         zc_cu.cuMemFree(a->base);
     }
     free(a);

@@ -16,6 +16,10 @@ ze_result_t zc_queue_create(zp_bdev *dev, bool profiling, zp_bqueue **out) {
     }
     q->dev = dev;
     q->profiling = profiling;
+    pthread_mutex_lock(&dev->cache_lock);
+    q->next_live = dev->live;
+    dev->live = q;
+    pthread_mutex_unlock(&dev->cache_lock);
     *out = q;
     return ZE_RESULT_SUCCESS;
 }
@@ -23,6 +27,13 @@ ze_result_t zc_queue_create(zp_bdev *dev, bool profiling, zp_bqueue **out) {
 void zc_queue_destroy(zp_bqueue *q) {
     if (!q) return;
     zc_bind(q->dev);
+    pthread_mutex_lock(&q->dev->cache_lock);
+    for (struct zp_bqueue **p = &q->dev->live; *p; p = &(*p)->next_live)
+        if (*p == q) {
+            *p = q->next_live;
+            break;
+        }
+    pthread_mutex_unlock(&q->dev->cache_lock);
     zc_cu.cuStreamSynchronize(q->stream);
     zc_cu.cuStreamDestroy(q->stream);
     free(q);
