@@ -71,6 +71,8 @@ struct zp_bdev {
     pthread_mutex_t cache_lock;
     struct zc_cached *cache;
     size_t cached_bytes, cache_limit;
+    bool cache_ready;      /* cache_limit set (at the first allocation) */
+    unsigned cache_epoch;  /* the epoch of the cached blocks: a reset since drops them */
     struct zp_bqueue *live;
     /* Events of finished tokens, kept for the next ones (creating an event costs more than recording). */
     pthread_mutex_t pool_lock;
@@ -138,9 +140,6 @@ ZC_HIDDEN ze_result_t zc_result(CUresult r);
 /* zp_backend_ops.device_lost and device_recover (device.c). */
 ZC_HIDDEN bool zc_device_lost(zp_bdev *d);
 ZC_HIDDEN const char *zc_recover_failure(zp_bdev *d);
-/* The cache of device memory (memory.c): its limit set at a device's start, and dropped without freeing at a reset. */
-ZC_HIDDEN void zc_mem_cache_init(struct zp_bdev *d);
-ZC_HIDDEN void zc_mem_cache_drop(struct zp_bdev *d);
 ZC_HIDDEN ze_result_t zc_device_recover(zp_bdev *d);
 ZC_HIDDEN void zc_bind(struct zp_bdev *d);
 ZC_HIDDEN uint64_t zc_now_ns(void);

@@ -123,7 +123,7 @@ static void init_device(struct zp_bdev *d) {
     zc_cu.cuDeviceGetAttribute(&d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev);
     zc_cu.cuDeviceGetAttribute(&d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev);
     pthread_mutex_init(&d->pool_lock, NULL);
-    zc_mem_cache_init(d);
+    pthread_mutex_init(&d->cache_lock, NULL);
     atomic_init(&d->lost, false);
     atomic_init(&d->epoch, 0);
     anchor_clock(d);
@@ -382,7 +382,6 @@ ze_result_t zc_device_recover(zp_bdev *d) {
     pthread_mutex_unlock(&d->pool_lock);
     d->base_ev = NULL;
     d->recover_why[0] = 0;
-    zc_mem_cache_drop(d); /* the cached blocks die with the context, or are the lost context's */
     CUcontext ctx = NULL;
     if (d->own_ctx) {
         /* A context of ze_cuda's own lost in turn: replaced by another. */

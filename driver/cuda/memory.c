@@ -41,7 +41,8 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
  * sure of. Sizes are rounded to 2 MiB, CUDA's own granularity for such blocks, so no memory is spent. The cache
  * holds at most cache_limit bytes (an eighth of the device's memory, at most 4 GiB; ZE_CUDA_MEMORY_CACHE=MiB sets
  * it, 0 turns the cache off), the oldest blocks freed past it; an allocation CUDA refuses frees every cached block
- * and tries again. A reset of the device (zc_device_recover) drops the cache: its blocks died with the context.
+ * and tries again. A reset of the device (zc_device_recover, a new epoch) drops the cache: its blocks died with the
+ * context.
  * Memory freed while the program's own CUDA streams still use it is not waited for: Level Zero asks the caller
  * not to free memory in use. */
 #define ZC_CACHE_MIN ((size_t)1 << 20)
@@ -55,8 +56,21 @@ struct zc_cached {
     CUevent events[];
 };
 
-void zc_mem_cache_init(struct zp_bdev *d) {
-    pthread_mutex_init(&d->cache_lock, NULL);
+/* Caller holds cache_lock. The limit, set once; and the blocks of an older epoch dropped without freeing: a reset of
+ * the device (zc_device_recover) destroyed them with the context, or they are the lost context's. */
+static void cache_check_locked(struct zp_bdev *d) {
+    unsigned epoch = atomic_load_explicit(&d->epoch, memory_order_acquire);
+    if (d->cache_epoch != epoch) {
+        for (struct zc_cached *c = d->cache, *next; c; c = next) {
+            next = c->next;
+            free(c);
+        }
+        d->cache = NULL;
+        d->cached_bytes = 0;
+        d->cache_epoch = epoch;
+    }
+    if (d->cache_ready) return;
+    d->cache_ready = true;
     size_t total = 0;
     zc_cu.cuDeviceTotalMem(&total, d->dev);
     size_t limit = total / 8 < ((size_t)4 << 30) ? total / 8 : ((size_t)4 << 30);
@@ -75,24 +89,11 @@ static void cached_free(struct zc_cached *c, bool free_memory) {
     free(c);
 }
 
-void zc_mem_cache_drop(struct zp_bdev *d) {
-    pthread_mutex_lock(&d->cache_lock);
-    struct zc_cached *c = d->cache;
-    d->cache = NULL;
-    d->cached_bytes = 0;
-    pthread_mutex_unlock(&d->cache_lock);
-    /* The context is gone or lost: neither its events nor its memory can be given back to it. */
-    while (c) {
-        struct zc_cached *next = c->next;
-        free(c);
-        c = next;
-    }
-}
-
 /* Every cached block freed (each cuMemFree waits for the device); for an allocation CUDA refused. Returns whether
  * there was one. */
 static bool cache_flush(struct zp_bdev *d) {
     pthread_mutex_lock(&d->cache_lock);
+    cache_check_locked(d);
     struct zc_cached *c = d->cache;
     d->cache = NULL;
     d->cached_bytes = 0;
@@ -108,8 +109,9 @@ static bool cache_flush(struct zp_bdev *d) {
 
 /* A block of exactly bytes whose events are all done, taken out of the cache; 0 when there is none. */
 static CUdeviceptr cache_take(struct zp_bdev *d, size_t bytes) {
-    if (bytes < ZC_CACHE_MIN || !d->cache_limit) return 0;
+    if (bytes < ZC_CACHE_MIN) return 0;
     pthread_mutex_lock(&d->cache_lock);
+    cache_check_locked(d);
     struct zc_cached *found = NULL;
     for (struct zc_cached **p = &d->cache; *p; p = &(*p)->next) {
         struct zc_cached *c = *p;
@@ -132,8 +134,13 @@ static CUdeviceptr cache_take(struct zp_bdev *d, size_t bytes) {
 /* Keeps a freed block for reuse; false when it is not kept (too small, no cache, a lost device, an event CUDA would
  * not record), and the caller frees it. */
 static bool cache_put(struct zp_bdev *d, CUdeviceptr base, size_t bytes) {
-    if (bytes < ZC_CACHE_MIN || bytes > d->cache_limit || zc_device_lost(d)) return false;
+    if (bytes < ZC_CACHE_MIN || zc_device_lost(d)) return false;
     pthread_mutex_lock(&d->cache_lock);
+    cache_check_locked(d);
+    if (bytes > d->cache_limit) {
+        pthread_mutex_unlock(&d->cache_lock);
+        return false;
+    }
     uint32_t n = 0;
     for (struct zp_bqueue *q = d->live; q; q = q->next_live) n++;
     struct zc_cached *c = malloc(sizeof *c + n * sizeof(CUevent));
