@@ -384,10 +384,18 @@ ze_result_t zc_device_recover(zp_bdev *d) {
     d->recover_why[0] = 0;
     CUcontext ctx = NULL;
     if (d->own_ctx) {
-        /* A context of ze_cuda's own lost in turn: replaced by another. */
+        /* A context of ze_cuda's own lost in turn: replaced by another. Until one works, the handle is the primary
+         * context's again (retained since zeInit), never the destroyed one. */
         zc_cu.cuCtxDestroy(d->ctx);
+        d->own_ctx = false;
+        CUcontext primary = NULL;
+        if (zc_cu.cuDevicePrimaryCtxRetain(&primary, d->dev) == CUDA_SUCCESS && primary) {
+            zc_cu.cuDevicePrimaryCtxRelease(d->dev);
+            d->ctx = primary;
+        }
         snprintf(d->recover_why, sizeof d->recover_why, "ze_cuda's own context lost");
         ctx = own_context(d, d->recover_why, sizeof d->recover_why);
+        d->own_ctx = ctx != NULL;
     } else {
         CUresult r = zc_cu.cuDevicePrimaryCtxReset(d->dev);
         /* The reset keeps zeInit's retain: retain once more for the handle (the same context, or a new one), and give
