@@ -527,7 +527,15 @@ void promote_half_builtins(llvm::Module &m, llvm::Module &clc) {
             ps.push_back(widen(t));
         }
         if (pointer) continue;
-        llvm::FunctionType *fft = llvm::FunctionType::get(widen(ft->getReturnType()), ps, false);
+        // The float builtin's own result type: a relational function of halfN answers shortN, of floatN intN
+        // (isnan, isinf, signbit of half4 return short4; called as the float4 one, the result is int4).
+        llvm::Type *ret = ft->getReturnType(), *fret = clc.getFunction(fname)->getReturnType();
+        bool fp_back = ret->isFPOrFPVectorTy() && fret->isFPOrFPVectorTy();
+        bool int_back = ret->isIntOrIntVectorTy() && fret->isIntOrIntVectorTy() &&
+                        (!ret->isVectorTy() || (fret->isVectorTy() && llvm::cast<llvm::FixedVectorType>(ret)->getNumElements() ==
+                                                                          llvm::cast<llvm::FixedVectorType>(fret)->getNumElements()));
+        if (ret != fret && !fp_back && !int_back) continue;
+        llvm::FunctionType *fft = llvm::FunctionType::get(fret, ps, false);
         llvm::FunctionCallee callee = m.getOrInsertFunction(fname, fft);
         f->setLinkage(llvm::GlobalValue::InternalLinkage);
         llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "", f));
@@ -536,8 +544,9 @@ void promote_half_builtins(llvm::Module &m, llvm::Module &clc) {
             args.push_back(a.getType() == widen(a.getType()) ? static_cast<llvm::Value *>(&a)
                                                              : b.CreateFPExt(&a, widen(a.getType())));
         llvm::Value *r = b.CreateCall(callee, args);
-        if (ft->getReturnType()->isVoidTy()) b.CreateRetVoid();
-        else b.CreateRet(r->getType() == ft->getReturnType() ? r : b.CreateFPTrunc(r, ft->getReturnType()));
+        if (ret->isVoidTy()) b.CreateRetVoid();
+        else if (r->getType() == ret) b.CreateRet(r);
+        else b.CreateRet(fp_back ? b.CreateFPTrunc(r, ret) : b.CreateSExtOrTrunc(r, ret));
     }
 }
 
