@@ -16,14 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
+#include "bench_cuda.h"
+
 #define CKD(x)                                                                                      \
     do {                                                                                            \
         CUresult e_ = (x);                                                                          \
@@ -44,12 +38,6 @@ extern "C" __global__ void empty4(float *y, const float *x, float a, unsigned n)
 extern "C" __global__ void vadd(const float *a, const float *b, float *c, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 // K kernels of fn over 4,096 items in groups of 256 on a non-blocking stream, one by one and as one CUDA graph;

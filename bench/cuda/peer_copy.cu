@@ -16,30 +16,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_cuda.h"
+
 #define MAX_GPUS 16
-
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
-#define KK(x)                                                                                       \
-    do {                                                                                            \
-        krt_result r_ = (x);                                                                        \
-        if (r_ != KRT_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s: %s: %s\n", #x, krt_result_name(r_), krt_last_error_message());     \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 // The best of 5 rounds of reps krt_memcpy on ctx's default queue, in GB/s.
 static double krt_gbs(krt_context *ctx, void *dst, const void *src, size_t bytes, int reps) {

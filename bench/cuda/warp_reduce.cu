@@ -15,22 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
-#define KK(x)                                                                                       \
-    do {                                                                                            \
-        krt_result r_ = (x);                                                                        \
-        if (r_ != KRT_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s: %s: %s\n", #x, krt_result_name(r_), krt_last_error_message());     \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
+#include "bench_cuda.h"
 
 // The CUDA twin of warp_sum: the same loop, a shuffle-down tree, lane 0 writes.
 __global__ void warp_sum_cuda(const float *x, float *partial, unsigned n) {
@@ -39,12 +24,6 @@ __global__ void warp_sum_cuda(const float *x, float *partial, unsigned n) {
     for (unsigned i = id; i < n; i += stride) acc += x[i];
     for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
     if ((threadIdx.x & 31) == 0) partial[id / 32] = acc;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static double sum_of(const float *p, size_t n) {
