@@ -393,33 +393,36 @@ u64 __attribute__((overloadable)) get_global_id(u32 d);
 u32 __attribute__((overloadable)) atomic_cmpxchg(volatile __global u32 *p, u32 cmp, u32 val);
 u32 __attribute__((overloadable)) atomic_inc(volatile __global u32 *p);
 
-/* The allocation holding addr, as (base, end); (0, 0) when none does: a kernel's pointer argument, looked up once
- * at its entry on the GPU (bounds.cpp; the CPU unrolls its own lookup there). */
-ulong2 __zp_bounds_arg(u64 table, u64 addr) {
-    __global const u64 *r = (__global const u64 *)((__global u64 *)table)[0];
+/* The bounds table's current ranges array. */
+static __global const u64 *ranges_of(u64 table) { return (__global const u64 *)((__global u64 *)table)[0]; }
+
+/* How many allocations of the ranges r start at or below addr (a binary search over the bases): the last of them,
+ * number n - 1, starts at r[2 * n] and ends at r[1 + 2 * n]; 0 when none does. */
+static u64 ranges_at_or_below(__global const u64 *r, u64 addr) {
     u64 lo = 0, hi = r[0];
     while (lo < hi) {
         u64 mid = (lo + hi) >> 1;
         if (r[2 + 2 * mid] <= addr) lo = mid + 1;
         else hi = mid;
     }
-    if (lo && addr < r[1 + 2 * lo]) return (ulong2)(r[2 * lo], r[1 + 2 * lo]);
+    return lo;
+}
+
+/* The allocation holding addr, as (base, end); (0, 0) when none does: a kernel's pointer argument, looked up once
+ * at its entry on the GPU (bounds.cpp; the CPU unrolls its own lookup there). */
+ulong2 __zp_bounds_arg(u64 table, u64 addr) {
+    __global const u64 *r = ranges_of(table);
+    u64 n = ranges_at_or_below(r, addr);
+    if (n && addr < r[1 + 2 * n]) return (ulong2)(r[2 * n], r[1 + 2 * n]);
     return (ulong2)(0, 0);
 }
 
 int __zp_bounds_refuse(u64 table, u64 addr, u64 size, u32 kind, u32 kern);
 
 int __zp_bounds_check(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
-    __global u64 *t = (__global u64 *)table;
-    __global const u64 *r = (__global const u64 *)t[0];
-    u64 lo = 0, hi = r[0];
-    while (lo < hi) {
-        u64 mid = (lo + hi) >> 1;
-        if (r[2 + 2 * mid] <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    /* lo - 1: the last allocation starting at or below addr. */
-    if (lo && addr + size >= addr && addr + size <= r[1 + 2 * lo]) return 1;
+    __global const u64 *r = ranges_of(table);
+    u64 n = ranges_at_or_below(r, addr);
+    if (n && addr + size >= addr && addr + size <= r[1 + 2 * n]) return 1;
     return __zp_bounds_refuse(table, addr, size, kind, kern);
 }
 

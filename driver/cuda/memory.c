@@ -17,7 +17,7 @@ enum { ZC_PLAIN, ZC_VMM, ZC_REGISTERED };
 
 typedef struct {
     CUdeviceptr base;  /* ZC_PLAIN: what cuMemAlloc* returned */
-    size_t bytes;      /* ZC_PLAIN: how many bytes it was asked for */
+    size_t bytes;      /* ZC_PLAIN device memory: how many bytes cuMemAlloc was asked for (the cache's size) */
     ze_memory_type_t type;
     struct zp_bdev *dev;
     int kind;
@@ -89,8 +89,16 @@ static void cached_free(struct zc_cached *c, bool free_memory) {
     free(c);
 }
 
-/* Every cached block freed (each cuMemFree waits for the device); for an allocation CUDA refused. Returns whether
- * there was one. */
+/* A chain of blocks taken out of the cache, freed with their memory (each cuMemFree waits for the device). */
+static void cached_free_chain(struct zc_cached *c) {
+    while (c) {
+        struct zc_cached *next = c->next;
+        cached_free(c, true);
+        c = next;
+    }
+}
+
+/* Every cached block freed; for an allocation CUDA refused. Returns whether there was one. */
 static bool cache_flush(struct zp_bdev *d) {
     pthread_mutex_lock(&d->cache_lock);
     cache_check_locked(d);
@@ -99,11 +107,7 @@ static bool cache_flush(struct zp_bdev *d) {
     d->cached_bytes = 0;
     pthread_mutex_unlock(&d->cache_lock);
     bool any = c != NULL;
-    while (c) {
-        struct zc_cached *next = c->next;
-        cached_free(c, true);
-        c = next;
-    }
+    cached_free_chain(c);
     return any;
 }
 
@@ -156,7 +160,6 @@ static bool cache_put(struct zp_bdev *d, CUdeviceptr base, size_t bytes) {
         pthread_mutex_unlock(&d->cache_lock);
         if (c) {
             c->num_events = made;
-            c->base = 0;
             cached_free(c, false);
         }
         return false;
@@ -179,11 +182,7 @@ static bool cache_put(struct zp_bdev *d, CUdeviceptr base, size_t bytes) {
         victims = old;
     }
     pthread_mutex_unlock(&d->cache_lock);
-    while (victims) {
-        struct zc_cached *next = victims->next;
-        cached_free(victims, true);
-        victims = next;
-    }
+    cached_free_chain(victims);
     return true;
 }
 

@@ -143,6 +143,18 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static krt_driver_info probed[MAX_PROBED];
 static uint32_t num_probed;
 
+/* zeKrtDriverStatus of a driver library, its strings terminated; false when the library has none or it fails. */
+static bool driver_status(void *lib, ze_krt_driver_status_t *s)
+{
+    ze_pfnKrtDriverStatus_t status =
+        lib ? (ze_pfnKrtDriverStatus_t)(uintptr_t)dlsym(lib, ZE_KRT_DRIVER_STATUS_SYMBOL) : NULL;
+    if (!status || status(s) != ZE_RESULT_SUCCESS)
+        return false;
+    s->name[sizeof s->name - 1] = '\0';
+    s->reason[sizeof s->reason - 1] = '\0';
+    return true;
+}
+
 static void probe_one(const char *path, krt_driver_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -160,14 +172,11 @@ static void probe_one(const char *path, krt_driver_info *out)
         return;
     }
     /* The handle stays open: the loader holds the library for the life of the process anyway. */
-    ze_pfnKrtDriverStatus_t status = (ze_pfnKrtDriverStatus_t)(uintptr_t)dlsym(lib, ZE_KRT_DRIVER_STATUS_SYMBOL);
     ze_krt_driver_status_t s;
-    if (!status || status(&s) != ZE_RESULT_SUCCESS) {
+    if (!driver_status(lib, &s)) {
         out->status = KRT_DRIVER_STATUS_LOADED;
         return;
     }
-    s.name[sizeof s.name - 1] = '\0';
-    s.reason[sizeof s.reason - 1] = '\0';
     snprintf(out->name, sizeof out->name, "%s", s.name);
     out->num_devices = s.numDevices;
     out->status = s.numDevices ? KRT_DRIVER_STATUS_DEVICES : KRT_DRIVER_STATUS_NO_DEVICE;
@@ -226,13 +235,9 @@ static void driver_lost_note(const char *driver_name, char *buf, size_t cap)
             strcmp(probed[i].name, driver_name) != 0)
             continue;
         void *lib = dlopen(probed[i].path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-        ze_pfnKrtDriverStatus_t status =
-            lib ? (ze_pfnKrtDriverStatus_t)(uintptr_t)dlsym(lib, ZE_KRT_DRIVER_STATUS_SYMBOL) : NULL;
         ze_krt_driver_status_t s;
-        if (status && status(&s) == ZE_RESULT_SUCCESS && s.numDevices > 0) {
-            s.reason[sizeof s.reason - 1] = '\0';
+        if (driver_status(lib, &s) && s.numDevices > 0)
             snprintf(buf, cap, "%s", s.reason);
-        }
         if (lib)
             dlclose(lib);
         return;

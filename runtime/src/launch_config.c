@@ -177,7 +177,7 @@ static krt_result finish(const krt__config_input *in, krt_launch_config *out, in
                              "ndrange size[%u] = %llu needs %llu groups of %u; the device allows %u groups there", d,
                              (unsigned long long)size, (unsigned long long)groups[d], out->group[d], max_count);
         out->groups[d] = (uint32_t)groups[d];
-        if (groups[d] * out->group[d] != size)
+        if (launched[d] != size)
             out->masked = 1;
     }
     return KRT_SUCCESS;
