@@ -93,7 +93,7 @@ ze_result_t zp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_dev
     }
     l->magic = ZP_MAGIC_CMDLIST;
     l->immediate = true;
-    l->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    l->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS || zp_debug_sync();
     l->index = desc->index;
     l->ctx = hContext;
     l->dev = hDevice;
@@ -222,6 +222,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     ZP_CHECK_PTR(gc);
     ze_kernel_handle_t k = hKernel;
+    const uint64_t t0 = k->trace ? zp_trace_clock() : 0; /* KRT_ZE_TRACE (fault.c) */
     if (numWaitEvents && !phWaitEvents) return ZE_RESULT_ERROR_INVALID_SIZE;
     /* A launch with arguments never set would run the kernel on garbage. */
     if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -266,6 +267,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
         /* As zp_stream_submit counts every other command: zeCommandListHostSynchronize marks after it. */
         zp_stream_count(&hList->st);
         if (res == ZE_RESULT_SUCCESS && hList->synchronous) res = zp_stream_sync(&hList->st, UINT64_MAX);
+        if (k->trace) zp_trace_launch(k, r, groups, true, res, t0);
         return res;
     }
 
@@ -274,7 +276,9 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     zp_cmd c = {.type = ZP_CMD_LAUNCH, .kernel = k, .range = range, .signal = hSignalEvent,
                 .num_waits = numWaitEvents, .waits = phWaitEvents};
     /* Recording (or holding back) snapshots the arguments; running now uses them in place. */
-    return submit(hList, &c);
+    res = submit(hList, &c);
+    if (k->trace) zp_trace_launch(k, r, groups, hList->immediate, res, t0);
+    return res;
 }
 
 /* The group count is read from pLaunchArgumentsBuffer when the launch's turn comes, after the commands before it

@@ -28,7 +28,7 @@ ze_result_t zp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_hand
     q->magic = ZP_MAGIC_QUEUE;
     q->ctx = hContext;
     q->dev = hDevice;
-    q->mode = desc->mode;
+    q->mode = zp_debug_sync() ? ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS : desc->mode;
     q->index = desc->index;
     *phQueue = q;
     return ZE_RESULT_SUCCESS;

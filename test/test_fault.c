@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <level_zero/ze_api.h>
 
 #include "krt_test.h"
 
@@ -354,4 +357,47 @@ Test(fault, a_fault_on_one_of_two_devices, .timeout = KT_TEST_TIMEOUT)
     krt_context_destroy(one);
     krt_context_destroy(zero);
     free(first);
+}
+
+/* The debugging knobs (docs/driver.md, "Debugging"): under KRT_ZE_SYNC the append of the faulting kernel reports the
+ * loss itself (the launch's own call, not a later wait), and KRT_ZE_TRACE has one line per launch, in order, naming
+ * each kernel with its group count and size and its result, the last line the faulting one. */
+Test(fault, the_debugging_knobs_report_the_fault_at_its_launch_and_trace_each_launch, .timeout = KT_TEST_TIMEOUT)
+{
+    knob();
+    char path[] = "/tmp/krt-trace-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    setenv("KRT_ZE_TRACE", path, 1);
+    setenv("KRT_ZE_SYNC", "1", 1);
+    krt_context *ctx = kt_context(NULL);
+    krt_module *m = kt_module(ctx, "krt_fault");
+    float *x = kt_alloc(ctx, N * sizeof *x, KRT_MEMORY_DEVICE);
+    uint32_t *out = kt_alloc(ctx, N * sizeof *out, KRT_MEMORY_DEVICE);
+    KT_OK(after(m, out, NULL));
+    /* krt_launch, not krt_launch_sync: no wait of krt's own follows, the append alone sees the loss. */
+    KT_EXPECT(wild(m, x, NULL, NULL, 0), KRT_ERROR_DEVICE_LOST);
+    krt_context_destroy(ctx);
+    unsetenv("KRT_ZE_SYNC");
+    unsetenv("KRT_ZE_TRACE");
+
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    char line[2][512] = { "", "" };
+    int lines = 0;
+    char buf[512];
+    while (fgets(buf, sizeof buf, f)) {
+        if (lines < 2) snprintf(line[lines], sizeof line[lines], "%s", buf);
+        lines++;
+    }
+    fclose(f);
+    unlink(path);
+    cr_assert_eq(lines, 2, "%d lines in the trace, expected 2: %s%s", lines, line[0], line[1]);
+    cr_assert(strncmp(line[0], "launch krt_after device ", strlen("launch krt_after device ")) == 0, "first line: %s", line[0]);
+    cr_assert(strstr(line[0], "range 1000,1,1 immediate: 0x0 "), "first line: %s", line[0]);
+    cr_assert(strncmp(line[1], "launch krt_wild_write device ", strlen("launch krt_wild_write device ")) == 0, "second line: %s", line[1]);
+    char want[64];
+    snprintf(want, sizeof want, "immediate: 0x%x ", (unsigned)ZE_RESULT_ERROR_DEVICE_LOST);
+    cr_assert(strstr(line[1], want), "the faulting launch's line does not say %s: %s", want, line[1]);
 }
