@@ -547,15 +547,17 @@ static const char usage[] =
     "usage: polybench [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H] [--out DIR]\n"
     "       polybench --check [--only NAME,...]\n"
     "       polybench --way OpenMP|host|ze_pocl [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H]\n"
+    "                 [--checks] [--device SEL]\n"
     "Runs each benchmark as OpenMP C, on the host device and on ze_pocl (docs/performance.md, \"Launch-bound\n"
     "benchmarks against OpenMP\"); --check runs small sizes once each way and only compares the results;\n"
     "--way runs one way alone (to profile it) and prints its medians, nothing compared; --group2d gives every\n"
     "2-D launch a static group of W x H (at most the range) instead of krt's choice; --checks makes the ze_pocl\n"
-    "way's launches checked (KRT_CHECK_BOUNDS), to measure their cost against a run without it.\n"
+    "way's launches checked (KRT_CHECK_BOUNDS), to measure their cost against a run without it; --device SEL\n"
+    "puts another device (krt's selector: gpu) in the ze_pocl way's place, with --way ze_pocl or --check.\n"
     "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_BENCH_KERNELS (build/bench/kernels),\n"
     "OMP_WAIT_POLICY (left to libgomp's default unless set).\n";
 static const char *const known_opts[] = {"samples", "only", "settle-ms", "out", "check", "way", "group2d", "checks",
-                                         NULL};
+                                         "device", NULL};
 
 /* Whether --only (a comma-separated list of names, or NULL for every benchmark) selects b. */
 static int selected(const char *only, const pb_bench *b)
@@ -635,8 +637,9 @@ static int way_main(const char *only, int way, int samples, long settle_ms, pb_d
         run_once(&s, way, settle_ms);
         for (int k = 0; k < samples; k++)
             v[k] = run_once(&s, way, settle_ms);
-        printf("polybench: %-14s %s alone: %.3f ms (median of %d), %ld launches\n", b->name, way_names[way],
-               bench_median(v, (size_t)samples), samples, s.launches);
+        printf("polybench: %-14s %s alone: %.3f ms (median of %d), %ld launches (%s)\n", b->name, way_names[way],
+               bench_median(v, (size_t)samples), samples, s.launches,
+               way == 0 ? "OpenMP" : devs[way - 1].info.name);
         state_close(&s);
     }
     return 0;
@@ -673,8 +676,13 @@ int main(int argc, char **argv)
 
     pb_dev devs[2];
     dev_open(&devs[0], "host", KRT_CHECK_NONE);
-    dev_open(&devs[1], "cpu", bench_opt_flag(argc, argv, "checks") ? KRT_CHECK_BOUNDS : KRT_CHECK_NONE);
-    if (strcmp(devs[1].info.driver_name, "ze_pocl") != 0)
+    /* --device SEL: another device in the ze_pocl way's place (--way ze_pocl, --check): a GPU, to measure checked
+     * launches there. */
+    const char *sel = bench_opt_str(argc, argv, "device", "cpu");
+    if (strcmp(sel, "cpu") != 0 && !check && !bench_opt_str(argc, argv, "way", NULL))
+        bench_die("--device is for --way ze_pocl or --check");
+    dev_open(&devs[1], sel, bench_opt_flag(argc, argv, "checks") ? KRT_CHECK_BOUNDS : KRT_CHECK_NONE);
+    if (strcmp(sel, "cpu") == 0 && strcmp(devs[1].info.driver_name, "ze_pocl") != 0)
         bench_die("the CPU device is %s's %s, not ze_pocl's: point ZE_ENABLE_ALT_DRIVERS at build/lib/libze_pocl.so",
                   devs[1].info.driver_name, devs[1].info.name);
     /* As many OpenMP threads as the host device's pool (its compute units: one thread per CPU this process may
