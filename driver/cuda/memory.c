@@ -3,7 +3,9 @@
  * code allocated (a PyTorch tensor, a CuPy array), recognised by its attributes. */
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuda_be.h"
@@ -38,7 +40,7 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
  * bandwidth. So a freed block of device memory of at least ZC_CACHE_MIN bytes is kept, with an event recorded at
  * the free on every live queue of the device, and an allocation of the same size takes it once those events are
  * done: the work given to the device before the free no longer touches it, which is what cuMemFree's wait made
- * sure of. Sizes are rounded to 2 MiB, CUDA's own granularity for such blocks, so no memory is spent. The cache
+ * sure of (or waits for the oldest, ZC_CACHE_DEPTH, cache_take). Sizes are rounded to 2 MiB, CUDA's own granularity for such blocks, so no memory is spent. The cache
  * holds at most cache_limit bytes (an eighth of the device's memory, at most 4 GiB; ZE_CUDA_MEMORY_CACHE=MiB sets
  * it, 0 turns the cache off), the oldest blocks freed past it; an allocation CUDA refuses frees every cached block
  * and tries again. A reset of the device (zc_device_recover, a new epoch) drops the cache: its blocks died with the
@@ -47,6 +49,8 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
  * not to free memory in use. */
 #define ZC_CACHE_MIN ((size_t)1 << 20)
 #define ZC_CACHE_ROUND ((size_t)2 << 20)
+#define ZC_CACHE_DEPTH 4u
+#define ZC_CACHE_WAIT_NS ((int64_t)100 * 1000000)
 
 struct zc_cached {
     struct zc_cached *next;
@@ -111,25 +115,76 @@ static bool cache_flush(struct zp_bdev *d) {
     return any;
 }
 
-/* A block of exactly bytes whose events are all done, taken out of the cache; 0 when there is none. */
+static bool cached_done(const struct zc_cached *c) {
+    for (uint32_t i = 0; i < c->num_events; i++)
+        if (zc_cu.cuEventQuery(c->events[i]) != CUDA_SUCCESS) return false;
+    return true;
+}
+
+/* Waits up to ZC_CACHE_WAIT_NS for a block's events; whether they are done. Polled rather than cuEventSynchronize, so
+ * that work that never ends (a host task waiting for this very thread) costs a fresh allocation, not a deadlock. */
+static bool cached_wait(const struct zc_cached *c) {
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (unsigned spins = 0;; spins++) {
+        if (cached_done(c)) return true;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t ns = (int64_t)(now.tv_sec - start.tv_sec) * 1000000000 + (now.tv_nsec - start.tv_nsec);
+        if (ns > ZC_CACHE_WAIT_NS) return false;
+        if (spins < 64) {
+            sched_yield();
+        } else {
+            struct timespec nap = {0, 20000};
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+/* A block of exactly bytes whose events are all done, taken out of the cache; 0 when there is none. When none is done
+ * but ZC_CACHE_DEPTH blocks of the size wait for the device, the oldest of them is waited for (up to ZC_CACHE_WAIT_NS)
+ * instead of allocating: a loop that makes a new result each time (dpnp.tensor's add) then runs at most that many
+ * results ahead of the device on the same blocks, where a fresh cuMemAlloc a call would grow the cache to its limit
+ * and then free past it, each cuMemFree a wait for the whole device. */
 static CUdeviceptr cache_take(struct zp_bdev *d, size_t bytes) {
     if (bytes < ZC_CACHE_MIN) return 0;
     pthread_mutex_lock(&d->cache_lock);
     cache_check_locked(d);
-    struct zc_cached *found = NULL;
+    struct zc_cached *found = NULL, **oldest = NULL;
+    unsigned pending = 0;
     for (struct zc_cached **p = &d->cache; *p; p = &(*p)->next) {
         struct zc_cached *c = *p;
         if (c->bytes != bytes) continue;
-        bool done = true;
-        for (uint32_t i = 0; done && i < c->num_events; i++) done = zc_cu.cuEventQuery(c->events[i]) == CUDA_SUCCESS;
-        if (!done) continue;
+        if (!cached_done(c)) {
+            pending++;
+            oldest = p; /* the list is newest first */
+            continue;
+        }
         *p = c->next;
         d->cached_bytes -= c->bytes;
         found = c;
         break;
     }
+    bool wait = !found && pending >= ZC_CACHE_DEPTH;
+    if (wait) {
+        found = *oldest;
+        *oldest = found->next;
+        d->cached_bytes -= found->bytes;
+    }
     pthread_mutex_unlock(&d->cache_lock);
     if (!found) return 0;
+    if (wait && !cached_wait(found)) {
+        /* Still in use after the wait: back into the cache (newest first), and the caller allocates. */
+        pthread_mutex_lock(&d->cache_lock);
+        if (d->cache_epoch == atomic_load_explicit(&d->epoch, memory_order_acquire)) {
+            found->next = d->cache;
+            d->cache = found;
+            d->cached_bytes += found->bytes;
+            found = NULL;
+        }
+        pthread_mutex_unlock(&d->cache_lock);
+        if (found) free(found); /* a reset of the device took its memory meanwhile */
+        return 0;
+    }
     CUdeviceptr base = found->base;
     cached_free(found, false);
     return base;
