@@ -584,6 +584,45 @@ T(two_local_arguments)
     zt_fini(&env);
 }
 
+/* Reads past the end of a __local argument, within the group's first KiB of local memory, as dpnp.tensor's masked
+ * extraction makes them (docs/driver.md, ze_cuda "Memory, queues and events"): they do not fault, on a GPU either,
+ * and the values used are right. Groups of 64 and 128 items over n of 1 to the group size (the reads reach at most
+ * 4 * 129 bytes). */
+T(reads_past_a_local_argument_within_a_kib_do_not_fault)
+{
+    zt_env env;
+    zt_init(&env);
+    ze_module_handle_t m = zt_module_load(&env, "ze_args");
+    ze_kernel_handle_t k = zt_kernel_create(m, "reads_past_local");
+    ze_command_list_handle_t l = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    enum { MAX = 257 };
+    int *counts = zt_alloc_shared(&env, MAX * sizeof(int));
+    int *out = zt_alloc_shared(&env, MAX * sizeof(int));
+    for (int i = 0; i < MAX; i++) counts[i] = i * (i + 1) / 2; /* counts[i + 1] - counts[i] = i + 1 */
+    const uint32_t groups[] = {64, 128};
+    const uint32_t ns[] = {1, 2, 20, 63, 64, 100, 128};
+    for (size_t g = 0; g < 2; g++)
+        for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+            uint32_t gs = groups[g], n = ns[t];
+            if (n > gs) continue;
+            memset(out, 0xff, MAX * sizeof(int));
+            ZT_OK(zeKernelSetArgumentValue(k, 0, sizeof counts, &counts));
+            ZT_OK(zeKernelSetArgumentValue(k, 1, sizeof out, &out));
+            ZT_OK(zeKernelSetArgumentValue(k, 2, sizeof n, &n));
+            ZT_OK(zeKernelSetArgumentValue(k, 3, (n + 1) * sizeof(int), NULL));
+            zt_launch_sync(&env, l, k, gs, 1, 1, 1, 1, 1);
+            for (uint32_t i = 0; i < n; i++)
+                cr_assert_eq(out[i], (int)i + 1, "group %u, n %u: out[%u] = %d", gs, n, i, out[i]);
+            cr_assert_eq(out[n], -1, "group %u, n %u: out[%u] written", gs, n, n);
+        }
+    ZT_OK(zeMemFree(env.context, counts));
+    ZT_OK(zeMemFree(env.context, out));
+    ZT_OK(zeCommandListDestroy(l));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    zt_fini(&env);
+}
+
 /* Pointers into the middle of allocations, and device memory, are valid kernel arguments. */
 T(interior_and_device_pointer_arguments)
 {

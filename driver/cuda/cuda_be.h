@@ -127,6 +127,7 @@ struct zp_bkern {
     bool has_local;
     uint32_t static_shared;
     uint32_t dyn_limit;  /* dynamic shared bytes the function is currently allowed */
+    uint32_t shared_max; /* the device's shared memory per block (opt-in), static and dynamic together */
     uint64_t hidden_exact[8]; /* the exact-range descriptor (zp_exact_desc) */
     uint32_t hidden_dim;
     uint64_t hidden_off[3];

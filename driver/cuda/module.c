@@ -253,6 +253,9 @@ ze_result_t zc_kernel_create(zp_bmod *m, const char *name, zp_bkern **out, zp_ke
     v = 0;
     zc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k->fn);
     k->dyn_limit = (uint32_t)v;
+    v = 0;
+    zc_cu.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, m->dev->dev);
+    k->shared_max = (uint32_t)v;
     *out = k;
     return ZE_RESULT_SUCCESS;
 }

@@ -84,6 +84,8 @@ static ze_result_t finish(zp_bqueue *q, CUresult r, zp_btoken *t, zp_btoken **do
     return ZE_RESULT_SUCCESS;
 }
 
+#define ZC_SHARED_GRANULE 1024u
+
 ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range, uint32_t nw,
                       zp_btoken *const *waits, zp_btoken **done) {
     zp_btoken *t;
@@ -101,6 +103,14 @@ ze_result_t zc_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *range, uint32
             off += k->local_sz[a];
         }
         if (off > UINT32_MAX) return finish(q, CUDA_ERROR_INVALID_VALUE, t, done);
+        /* The group's window of shared memory (static and dynamic) is rounded up to ZC_SHARED_GRANULE, as Intel GPUs
+         * allocate their shared local memory in such steps: real SPIR-V reads past the end of a __local argument
+         * where that is harmless there (dpnp.tensor's masked extraction reads lacc[lid + 1] of every work-item of a
+         * group of 64 from an accessor of n + 1 elements when n < 64, and ignores the value), and CUDA faults on any
+         * access past the window (CUDA_ERROR_ILLEGAL_ADDRESS, the context lost). Not past the device's limit. */
+        uint64_t window = ((uint64_t)k->static_shared + off + ZC_SHARED_GRANULE - 1) / ZC_SHARED_GRANULE *
+                          ZC_SHARED_GRANULE;
+        if (window <= k->shared_max && window - k->static_shared > off) off = window - k->static_shared;
         shared = (uint32_t)off;
         if (shared > k->dyn_limit) {
             CUresult r = zc_cu.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);

@@ -46,6 +46,20 @@ kernel void two_locals(global int *out, local int *a, local float *b)
     out[get_global_id(0)] = a[n - 1 - lid] * 10 + (int)(b[n - 1 - lid] * 2.0f);
 }
 
+// dpnp.tensor's masked extraction: a __local argument of min(n, group size) + 1 elements, read at lid + 1 and lid by
+// every work-item of the group, even those past n, whose values are not used. Such a read past the argument's end
+// is harmless on Intel GPUs, whose shared local memory comes in steps of 1 KiB or more; a driver must not fault on it.
+// out[i] = counts[i + 1] - counts[i] for i < n.
+kernel void reads_past_local(global const int *counts, global int *out, uint n, local int *lacc)
+{
+    size_t lid = get_local_id(0);
+    for (size_t i = lid; i < min((size_t)n, get_local_size(0)) + 1; i += get_local_size(0))
+        lacc[i] = counts[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int next = lacc[lid + 1], here = lacc[lid];
+    if (lid < n) out[lid] = next - here;
+}
+
 // Pointers stored in memory rather than passed as arguments: the kernel reaches allocations it was not
 // given directly, which zeKernelSetIndirectAccess declares.
 // OpenCL C forbids pointer-to-pointer parameters, so the addresses travel as integers.
