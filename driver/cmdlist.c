@@ -222,7 +222,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
     ZP_CHECK_PTR(gc);
     ze_kernel_handle_t k = hKernel;
-    const uint64_t t0 = k->trace ? zp_trace_clock() : 0; /* KRT_ZE_TRACE (fault.c) */
+    const uint64_t t0 = k->trace ? zp_trace_clock() : 0; /* KRT_ZE_TRACE (trace.c) */
     if (numWaitEvents && !phWaitEvents) return ZE_RESULT_ERROR_INVALID_SIZE;
     /* A launch with arguments never set would run the kernel on garbage. */
     if (k->args_set != k->meta->num_args) return ZE_RESULT_ERROR_INVALID_ARGUMENT;

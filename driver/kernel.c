@@ -82,7 +82,7 @@ ze_result_t zp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t
     k->module = hModule;
     k->meta = meta;
     k->fault = zp_fault_wanted(meta->name); /* the test knob KRT_ZE_FAULT (fault.c) */
-    k->trace = zp_trace_wanted();           /* the debugging knob KRT_ZE_TRACE (fault.c) */
+    k->trace = zp_trace_wanted();           /* the debugging knob KRT_ZE_TRACE (trace.c) */
     /* A group shares its private memory limit only where the items' variables live across a barrier. */
     if (!meta->whole_groups) k->limits.private_per_group = false;
     atomic_fetch_add(&hModule->live_kernels, 1);

@@ -162,7 +162,7 @@ struct _ze_kernel_handle_t {
     atomic_uint indirect;  /* flags as zeKernelSetIndirectAccess last set them (0 at creation); atomic because
                             * zeKernelGetIndirectAccess may run on any thread at the same time */
     bool fault;            /* KRT_ZE_FAULT names it: each launch loses its device at completion (fault.c) */
-    bool trace;            /* KRT_ZE_TRACE is set: each append writes a line (fault.c) */
+    bool trace;            /* KRT_ZE_TRACE is set: each append writes a line (trace.c) */
 };
 
 struct zp_signal;
@@ -457,9 +457,13 @@ ZP_HIDDEN bool zp_fault_wanted(const char *kernel_name);
 /* After a faulting kernel's launch on bq: a host step in stream order that marks the kernel's device lost; *done
  * (when asked for) is that step's token, so that whatever waits for the launch sees the device lost. */
 ZP_HIDDEN ze_result_t zp_fault_after(zp_bqueue *bq, ze_kernel_handle_t k, zp_btoken **done);
-/* Debugging knobs (fault.c): KRT_ZE_SYNC (every list and queue synchronous) and KRT_ZE_TRACE (a line per launch). */
+/* Debugging knobs (trace.c): KRT_ZE_SYNC (every list and queue synchronous) and KRT_ZE_TRACE (a line per launch). */
 ZP_HIDDEN bool zp_debug_sync(void);
-ZP_HIDDEN bool zp_trace_wanted(void);
+/* Inline, so that kernel.c reads the knob without calling trace.c, which reads the allocation table. */
+static inline bool zp_trace_wanted(void) {
+    const char *v = getenv("KRT_ZE_TRACE");
+    return v && v[0];
+}
 ZP_HIDDEN uint64_t zp_trace_clock(void);
 ZP_HIDDEN void zp_trace_launch(ze_kernel_handle_t k, const zp_ndrange *r, const uint32_t groups[3], bool immediate,
                                ze_result_t res, uint64_t start_ns);
