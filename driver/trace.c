@@ -1,5 +1,5 @@
 /* Debugging knobs (docs/driver.md, "Faults", "Debugging knobs"): KRT_ZE_SYNC and KRT_ZE_TRACE. A leaf beside the
- * object model: reads the allocation table (memory.c) to say where a pointer argument points, and nothing calls back. */
+ * object model: reads the allocation table (memory.c) to say where a pointer argument points; nothing calls back. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
