@@ -106,3 +106,37 @@ ze_result_t zp_fault_after(zp_bqueue *bq, ze_kernel_handle_t k, zp_btoken **done
     return zp_be->host_task(bq, fault_fire, data, 0, NULL, done);
 }
 
+/* The live streams. A lost device answers every wait at once, and refuses the barrier a client would append to wait
+ * (cmdlist.c, refuse_lost, runs out only the list it refuses), so a client that frees memory after learning of the
+ * loss could free what a command on another queue, already handed to a CPU backend, still writes. zeMemFree on a
+ * context that used a lost device therefore first lets every queue of a lost device run out (zp_fault_run_out). The
+ * lock is taken when a stream is made or destroyed, never on the launch path. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static zp_stream *live_streams;
+
+void zp_fault_track(zp_stream *st) {
+    pthread_mutex_lock(&live_lock);
+    st->live_prev = NULL;
+    st->live_next = live_streams;
+    if (live_streams) live_streams->live_prev = st;
+    live_streams = st;
+    pthread_mutex_unlock(&live_lock);
+}
+
+void zp_fault_untrack(zp_stream *st) {
+    pthread_mutex_lock(&live_lock);
+    if (st->live_prev) st->live_prev->live_next = st->live_next;
+    else if (live_streams == st) live_streams = st->live_next;
+    if (st->live_next) st->live_next->live_prev = st->live_prev;
+    st->live_prev = st->live_next = NULL;
+    pthread_mutex_unlock(&live_lock);
+}
+
+/* What was handed to the backend queues of lost devices has run out when this returns (a CPU backend runs it; ze_cuda's
+ * fail at once). Commands held back behind events are not waited for. */
+void zp_fault_run_out(void) {
+    pthread_mutex_lock(&live_lock);
+    for (zp_stream *st = live_streams; st; st = st->live_next)
+        if (zp_device_lost(st->dev)) zp_be->queue_finish(st->bq);
+    pthread_mutex_unlock(&live_lock);
+}

@@ -178,6 +178,8 @@ ze_result_t zp_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_me
 ze_result_t zp_zeMemFree(ze_context_handle_t hContext, void *ptr) {
     ZP_CHECK_HANDLE(hContext, ZP_MAGIC_CONTEXT);
     ZP_CHECK_PTR(ptr);
+    /* On a lost device no wait waited for the work a CPU backend still runs (fault.c): let it run out first. */
+    if (zp_context_status(hContext) == ZE_RESULT_ERROR_DEVICE_LOST) zp_fault_run_out();
     pthread_rwlock_wrlock(&table_lock);
     size_t i = find_floor(ptr);
     if (i == SIZE_MAX || table[i].base != ptr || table[i].ctx != hContext) {

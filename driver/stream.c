@@ -38,10 +38,12 @@ ze_result_t zp_stream_init(zp_stream *st, ze_device_handle_t dev) {
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&st->drained, &ca);
     pthread_condattr_destroy(&ca);
+    zp_fault_track(st);
     return ZE_RESULT_SUCCESS;
 }
 
 void zp_stream_fini(zp_stream *st) {
+    zp_fault_untrack(st);
     indirect_forget(st);
     pthread_mutex_lock(&st->lock);
     if (st->blocked_on) zp_signal_remove_waiter(st->blocked_on, &st->waiter);

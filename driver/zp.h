@@ -280,6 +280,7 @@ typedef struct zp_stream {
     atomic_uint_fast64_t submitted; /* commands submitted so far, marks aside (zp_stream_count) */
     uint64_t covered;         /* under mark_lock: of those, how many last_mark or a finished queue covers */
     pthread_mutex_t mark_lock; /* one mark at a time for zp_stream_sync_submitted, and covered */
+    struct zp_stream *live_prev, *live_next; /* every live stream (fault.c, zp_fault_run_out) */
 } zp_stream;
 
 struct _ze_command_queue_handle_t {
@@ -457,6 +458,11 @@ ZP_HIDDEN bool zp_fault_wanted(const char *kernel_name);
 /* After a faulting kernel's launch on bq: a host step in stream order that marks the kernel's device lost; *done
  * (when asked for) is that step's token, so that whatever waits for the launch sees the device lost. */
 ZP_HIDDEN ze_result_t zp_fault_after(zp_bqueue *bq, ze_kernel_handle_t k, zp_btoken **done);
+/* Every live stream, so that the memory of a context on a lost device is freed only once what its streams handed to a
+ * CPU backend has run out (zp_fault_run_out, at zeMemFree): on a lost device every wait answers at once. */
+ZP_HIDDEN void zp_fault_track(zp_stream *st);
+ZP_HIDDEN void zp_fault_untrack(zp_stream *st);
+ZP_HIDDEN void zp_fault_run_out(void);
 /* Debugging knobs (trace.c): KRT_ZE_SYNC (every list and queue synchronous) and KRT_ZE_TRACE (a line per launch). */
 ZP_HIDDEN bool zp_debug_sync(void);
 /* Inline, so that kernel.c reads the knob without calling trace.c, which reads the allocation table. */
