@@ -184,18 +184,9 @@ ze_result_t zp_zeCommandListReset(ze_command_list_handle_t hList) {
 
 /* Runs a command on an immediate list or records it on a regular one. The recorded copy owns its
  * wait list and a snapshot of the kernel's arguments. */
-/* An append refused because the device is lost (fault.c). On an immediate list, what the list already handed to the
- * backend runs out first (a CPU backend runs it; ze_cuda's fails at once): the client learns of the loss here and may
- * free what those commands use, and a wait of its own could not be appended any more (libkrt's waits are barriers).
- * Commands held back behind an event are not waited for (a host task that signals the event may be the caller). */
-static ze_result_t refuse_lost(ze_command_list_handle_t l) {
-    if (l->immediate) zp_be->queue_finish(l->st.bq);
-    return ZE_RESULT_ERROR_DEVICE_LOST;
-}
-
 static ze_result_t submit(ze_command_list_handle_t l, const zp_cmd *c) {
     /* A lost device takes no new work (fault.c); checked once per append, never half-way through one. */
-    if (zp_device_lost(l->dev)) return refuse_lost(l);
+    if (zp_device_lost(l->dev)) return ZE_RESULT_ERROR_DEVICE_LOST;
     if (l->immediate) {
         ze_result_t r = zp_stream_submit(&l->st, c);
         if (r == ZE_RESULT_SUCCESS && l->synchronous) r = zp_stream_sync(&l->st, UINT64_MAX);
@@ -265,7 +256,7 @@ ze_result_t zp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hList, z
     /* The common case: an immediate list, no events, arguments already in the backend kernel. */
     if (hList->immediate && !hSignalEvent && numWaitEvents == 0 && r->global[0] && r->global[1] && r->global[2] &&
         !atomic_load_explicit(&hList->st.has_pending, memory_order_acquire)) {
-        if (zp_device_lost(hList->dev)) return refuse_lost(hList);
+        if (zp_device_lost(hList->dev)) return ZE_RESULT_ERROR_DEVICE_LOST;
         pthread_mutex_lock(&k->lock);
         if (k->backend_stale) {
             res = zp_kernel_apply_args(k, k->arg_data);

@@ -57,10 +57,7 @@ ze_result_t zp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hQueu
     }
     /* A lost device takes no new work (fault.c). Checked once: an execute refused half-way would leave the events of
      * its later commands unarmed, and whatever waits on them waiting forever. */
-    if (zp_device_lost(hQueue->dev)) {
-        zp_be->queue_finish(hQueue->st.bq); /* what was executed before runs out first (cmdlist.c, refuse_lost) */
-        return ZE_RESULT_ERROR_DEVICE_LOST;
-    }
+    if (zp_device_lost(hQueue->dev)) return ZE_RESULT_ERROR_DEVICE_LOST;
     ze_result_t r = ZE_RESULT_SUCCESS;
     pthread_mutex_lock(&hQueue->lock);
     for (uint32_t i = 0; i < numLists && r == ZE_RESULT_SUCCESS; i++) {

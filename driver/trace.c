@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "zp.h"
+
 /* As CUDA_LAUNCH_BLOCKING is for CUDA: what a client that is not krt (a SYCL runtime, a Level Zero test suite) needs
  * to find the kernel that faults or computes wrong.
  * KRT_ZE_SYNC=1: every immediate list and every queue is synchronous (an append or an execute returns once its work

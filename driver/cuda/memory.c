@@ -40,9 +40,10 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
  * bandwidth. So a freed block of device memory of at least ZC_CACHE_MIN bytes is kept, with an event recorded at
  * the free on every live queue of the device, and an allocation of the same size takes it once those events are
  * done: the work given to the device before the free no longer touches it, which is what cuMemFree's wait made
- * sure of (or waits for the oldest, ZC_CACHE_DEPTH, cache_take). Sizes are rounded to 2 MiB, CUDA's own granularity for such blocks, so no memory is spent. The cache
- * holds at most cache_limit bytes (an eighth of the device's memory, at most 4 GiB; ZE_CUDA_MEMORY_CACHE=MiB sets
- * it, 0 turns the cache off), the oldest blocks freed past it; an allocation CUDA refuses frees every cached block
+ * sure of (or waits for the oldest, ZC_CACHE_DEPTH, cache_take). Sizes are rounded to 2 MiB, CUDA's own
+ * granularity for such blocks, so no memory is spent. The cache holds at most cache_limit bytes (an eighth of the
+ * device's memory, at most 4 GiB; ZE_CUDA_MEMORY_CACHE=MiB sets it, 0 turns the cache off), the oldest blocks freed
+ * past it; an allocation CUDA refuses frees every cached block
  * and tries again. A reset of the device (zc_device_recover, a new epoch) drops the cache: its blocks died with the
  * context.
  * Memory freed while the program's own CUDA streams still use it is not waited for: Level Zero asks the caller
