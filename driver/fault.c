@@ -108,8 +108,9 @@ ze_result_t zp_fault_after(zp_bqueue *bq, ze_kernel_handle_t k, zp_btoken **done
 
 /* The live streams. A lost device answers every wait at once, and refuses the barrier a client would append to wait
  * with, so a client that frees memory after learning of the loss could free what a command already handed to a CPU
- * backend still writes. zeMemFree on a
- * context that used a lost device therefore first lets every queue of a lost device run out (zp_fault_run_out). The
+ * backend still writes. zeMemFree, zeVirtualMemUnmap and zeVirtualMemFree on a context that used a lost device
+ * therefore first let every queue of a lost device run out (zp_fault_run_out); physical memory can be destroyed only
+ * once unmapped. The
  * lock is taken when a stream is made or destroyed, never on the launch path. */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static zp_stream *live_streams;

@@ -172,6 +172,8 @@ ze_result_t zp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, s
     size_t page;
     ze_result_t checked = check_range(ptr, size, &page);
     if (checked != ZE_RESULT_SUCCESS) return checked;
+    /* As zeMemFree: on a lost device, the work a CPU backend still runs may write these pages (fault.c). */
+    if (zp_context_status(hContext) == ZE_RESULT_ERROR_DEVICE_LOST) zp_fault_run_out();
     pthread_mutex_lock(&vm_lock);
     size_t i = 0;
     while (i < num_res && !(res[i].ctx == hContext && res[i].base == (uintptr_t)ptr && res[i].size == size)) i++;
@@ -283,6 +285,7 @@ ze_result_t zp_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, 
     size_t page = 0;
     ze_result_t r = check_range(ptr, size, &page);
     if (r != ZE_RESULT_SUCCESS) return r;
+    if (zp_context_status(hContext) == ZE_RESULT_ERROR_DEVICE_LOST) zp_fault_run_out(); /* as zeVirtualMemFree */
     uintptr_t p = (uintptr_t)ptr;
     pthread_mutex_lock(&vm_lock);
     if (!reservation_of(hContext, p, size)) r = ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -306,6 +309,7 @@ ze_result_t zp_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, cons
     size_t page = 0;
     ze_result_t r = check_range(ptr, size, &page);
     if (r != ZE_RESULT_SUCCESS) return r;
+    if (zp_context_status(hContext) == ZE_RESULT_ERROR_DEVICE_LOST) zp_fault_run_out(); /* as zeVirtualMemFree */
     uintptr_t p = (uintptr_t)ptr;
     pthread_mutex_lock(&vm_lock);
     if (!reservation_of(hContext, p, size)) r = ZE_RESULT_ERROR_INVALID_ARGUMENT;

@@ -459,7 +459,8 @@ ZP_HIDDEN bool zp_fault_wanted(const char *kernel_name);
  * (when asked for) is that step's token, so that whatever waits for the launch sees the device lost. */
 ZP_HIDDEN ze_result_t zp_fault_after(zp_bqueue *bq, ze_kernel_handle_t k, zp_btoken **done);
 /* Every live stream, so that the memory of a context on a lost device is freed only once what its streams handed to a
- * CPU backend has run out (zp_fault_run_out, at zeMemFree): on a lost device every wait answers at once. */
+ * CPU backend has run out (zp_fault_run_out, at zeMemFree, zeVirtualMemUnmap and zeVirtualMemFree): on a lost device
+ * every wait answers at once. */
 ZP_HIDDEN void zp_fault_track(zp_stream *st);
 ZP_HIDDEN void zp_fault_untrack(zp_stream *st);
 ZP_HIDDEN void zp_fault_run_out(void);

@@ -241,3 +241,57 @@ Test(ze_fault, a_fault_on_one_of_two_devices_leaves_the_other_working, .timeout 
     expect_after_works(&one);
     zt_fini(&env);
 }
+
+/* Virtual memory on a lost device: a kernel queued behind the faulting one writes through a mapping; the wait for the
+ * faulting kernel answers at once, and unmapping then lets what a CPU backend still runs finish before the pages go
+ * (without that, the kernel wrote unmapped pages: a segfault). The faulting kernel waits for a host event, so that
+ * both are handed over before the device is lost. */
+Test(ze_fault, unmapping_virtual_memory_after_the_fault_waits_for_what_still_runs, .timeout = ZT_TEST_TIMEOUT)
+{
+    knob();
+    zt_env env;
+    zt_init(&env);
+    size_t page = 0;
+    ZT_OK(zeVirtualMemQueryPageSize(env.context, env.device, 1, &page));
+    const uint32_t n = 1u << 24; /* 64 MiB of uint: long enough to be running when the wait returns */
+    size_t size = ((size_t)n * sizeof(uint32_t) + page - 1) / page * page;
+    void *va = NULL;
+    ZT_OK(zeVirtualMemReserve(env.context, NULL, size, &va));
+    ze_physical_mem_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, .size = size};
+    ze_physical_mem_handle_t phys = NULL;
+    ZT_OK(zePhysicalMemCreate(env.context, env.device, &pd, &phys));
+    ZT_OK(zeVirtualMemMap(env.context, va, size, phys, 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE));
+
+    ze_command_list_handle_t list = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    float *x = zt_alloc_device(&env, N * sizeof *x);
+    ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
+    ze_event_handle_t gate = zt_event_create(pool, 0), ev = zt_event_create(pool, 1);
+    ze_module_handle_t m = zt_module_load(&env, "krt_fault");
+    ze_kernel_handle_t k = zt_kernel_create(m, "krt_wild_write");
+    uint64_t off = 0;
+    zt_set_args(k, 2, sizeof x, &x, sizeof off, &off);
+    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_group_count_t gc = {N / 64, 1, 1};
+    ZT_OK(zeCommandListAppendLaunchKernel(list, k, &gc, ev, 1, &gate));
+    ze_kernel_handle_t after = zt_kernel_create(m, "krt_after");
+    uint32_t base = 5;
+    zt_set_args(after, 3, sizeof va, &va, sizeof n, &n, sizeof base, &base);
+    ZT_OK(zeKernelSetGroupSize(after, 256, 1, 1));
+    ze_group_count_t ga = {n / 256, 1, 1};
+    ZT_OK(zeCommandListAppendLaunchKernel(list, after, &ga, NULL, 0, NULL));
+    ZT_OK(zeEventHostSignal(gate));
+    ZT_EXPECT(zeEventHostSynchronize(ev, ZT_TIMEOUT_NS), ZE_RESULT_ERROR_DEVICE_LOST);
+
+    ZT_OK(zeVirtualMemUnmap(env.context, va, size));
+    ZT_OK(zePhysicalMemDestroy(env.context, phys));
+    ZT_OK(zeVirtualMemFree(env.context, va, size));
+    ZT_OK(zeKernelDestroy(after));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    ZT_OK(zeEventDestroy(ev));
+    ZT_OK(zeEventDestroy(gate));
+    ZT_OK(zeEventPoolDestroy(pool));
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeCommandListDestroy(list));
+    zt_fini(&env);
+}

@@ -1092,43 +1092,174 @@ T(dpcpp_forms) {
     fixture_fini(&f);
 }
 
-/* Work-group collectives in both arms of an if: ze_cuda runs them, ze_pocl refuses the kernel by name (PoCL 3.1
- * runs barriers in both arms of a branch wrongly: docs/driver.md). */
-T(collectives_in_both_arms_run_or_are_refused) {
+/* ---- Barriers and collectives in the arms of branches (ze_collectives_branch.cl) ---- */
+
+/* One group's collectives of in[0..n), as the work-group functions give them. */
+typedef struct {
+    int n, sum, min, max;
+    int incl_add[64], excl_add[64], incl_max[64], excl_min[64];
+} group_ref;
+
+static void group_ref_of(const int *v, int n, group_ref *r) {
+    r->n = n;
+    r->sum = 0, r->min = INT32_MAX, r->max = INT32_MIN;
+    int mx = INT32_MIN, mn = INT32_MAX, add = 0;
+    for (int j = 0; j < n; j++) {
+        r->excl_add[j] = add, r->excl_min[j] = mn;
+        add += v[j], mx = v[j] > mx ? v[j] : mx, mn = v[j] < mn ? v[j] : mn;
+        r->incl_add[j] = add, r->incl_max[j] = mx;
+    }
+    r->sum = add, r->min = mn, r->max = mx;
+}
+
+/* What kernel `name` of ze_collectives_branch.cl writes for work-item j of a group (ref), pick and arg. */
+static int arms_expected(const char *name, const group_ref *r, const int *v, int j, int pick, int arg) {
+    if (!strcmp(name, "chain_arms"))
+        return pick == 0 ? r->sum : pick == 1 ? r->max + r->incl_add[j] : r->excl_min[j];
+    if (!strcmp(name, "nested_arms"))
+        return (pick & 1) ? ((pick & 2) ? r->sum : r->min) : r->incl_add[j] - r->max;
+    if (!strcmp(name, "arms_in_loop")) {
+        int s = 0;
+        for (int k = 0; k < arg; k++) s += ((k + pick) & 1) ? r->sum + r->n * k : -(r->max - k);
+        return s;
+    }
+    if (!strcmp(name, "arms_with_local")) return pick ? v[r->n - 1 - j] : 2 * v[(j + 1) % r->n];
+    return (j & 1) ? 3 * v[j] : 5 * v[j]; /* divergent_arms */
+}
+
+/* Every kernel of ze_collectives_branch.cl, each arm of each, in groups of 64 over 209 work-items (a partial last
+ * group): ze_cuda runs them as they are, ze_pocl after making each if-else two ifs in sequence. */
+T(collectives_in_arms_run_right) {
+    fixture f;
+    fixture_init(&f);
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_collectives_branch");
+    enum { N = 209, G = 64 };
+    shape s = {1, {N, 1, 1}, {G, 1, 1}};
+    int *in = zt_alloc_shared(&f.env, N * sizeof(int)), *out = zt_alloc_shared(&f.env, 2 * N * sizeof(int));
+    for (int i = 0; i < N; i++) in[i] = value_of((size_t)i);
+    /* collectives_branch: an if-else, two collectives in each arm, two results a work-item. */
+    ze_kernel_handle_t k = zt_kernel_create(m, "collectives_branch");
+    for (int pick = 0; pick < 2; pick++) {
+        memset(out, 0x5a, 2 * N * sizeof(int));
+        zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof pick, &pick);
+        launch(&f, k, &s);
+        for (int g = 0; g * G < N; g++) {
+            group_ref r;
+            group_ref_of(in + g * G, N - g * G < G ? N - g * G : G, &r);
+            for (int j = 0; j < r.n; j++) {
+                int i = g * G + j, want0 = pick ? r.sum : r.min, want1 = pick ? r.incl_max[j] : r.excl_add[j];
+                cr_assert_eq(out[i * 2], want0, "pick %d, work-item %d: %d, expected %d", pick, i, out[i * 2], want0);
+                cr_assert_eq(out[i * 2 + 1], want1, "pick %d, work-item %d: %d, expected %d", pick, i,
+                             out[i * 2 + 1], want1);
+            }
+        }
+    }
+    ZT_OK(zeKernelDestroy(k));
+    static const struct {
+        const char *name;
+        int picks, arg; /* arg: a fourth argument when not 0 (-1: 0) */
+    } cases[] = {{"chain_arms", 3, 0}, {"nested_arms", 4, 0}, {"arms_in_loop", 2, 5}, {"arms_with_local", 2, 1},
+                 {"divergent_arms", 1, -1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        k = zt_kernel_create(m, cases[c].name);
+        int arg = cases[c].arg < 0 ? 0 : cases[c].arg;
+        for (int pick = 0; pick < cases[c].picks; pick++) {
+            memset(out, 0x5a, N * sizeof(int));
+            if (!strcmp(cases[c].name, "divergent_arms"))
+                zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof arg, &arg);
+            else if (cases[c].arg)
+                zt_set_args(k, 4, sizeof in, &in, sizeof out, &out, sizeof pick, &pick, sizeof arg, &arg);
+            else
+                zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof pick, &pick);
+            launch(&f, k, &s);
+            for (int g = 0; g * G < N; g++) {
+                group_ref r;
+                group_ref_of(in + g * G, N - g * G < G ? N - g * G : G, &r);
+                for (int j = 0; j < r.n; j++) {
+                    int want = arms_expected(cases[c].name, &r, in + g * G, j, pick, arg);
+                    cr_assert_eq(out[g * G + j], want, "%s, pick %d, work-item %d: %d, expected %d", cases[c].name,
+                                 pick, g * G + j, out[g * G + j], want);
+                }
+            }
+        }
+        ZT_OK(zeKernelDestroy(k));
+    }
+    ZT_OK(zeMemFree(f.env.context, in));
+    ZT_OK(zeMemFree(f.env.context, out));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
+
+/* Barriers in both arms of a branch that nothing shows the whole group reaches: ze_cuda runs the kernel (no
+ * work-item reaches a barrier as launched); ze_pocl refuses it by name rather than add a barrier some work-items
+ * might not reach. */
+T(arms_the_group_need_not_reach_run_or_are_refused) {
     fixture f;
     fixture_init(&f);
     if (zt_driver_is(f.env.driver, "ze_pocl")) {
         char *log;
-        ze_result_t r = build_refused(&f, "ze_collectives_branch", &log);
+        ze_result_t r = build_refused(&f, "ze_arms_unproven", &log);
         cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
-        cr_assert(strstr(log, "collectives_branch") != NULL && strstr(log, "two arms") != NULL,
+        cr_assert(strstr(log, "arms_unproven") != NULL && strstr(log, "two arms") != NULL,
                   "the log does not name the kernel and why: %s", log);
         free(log);
         fixture_fini(&f);
         return;
     }
-    ze_module_handle_t m = zt_module_load(&f.env, "ze_collectives_branch");
-    ze_kernel_handle_t k = zt_kernel_create(m, "collectives_branch");
-    shape s = {1, {209, 1, 1}, {64, 1, 1}};
-    int *in = zt_alloc_shared(&f.env, 209 * sizeof(int)), *out = zt_alloc_shared(&f.env, 418 * sizeof(int));
-    for (int i = 0; i < 209; i++) in[i] = value_of((size_t)i);
-    for (int pick = 0; pick < 2; pick++) {
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_arms_unproven");
+    ze_kernel_handle_t k = zt_kernel_create(m, "arms_unproven");
+    enum { N = 209, G = 64 };
+    shape s = {1, {N, 1, 1}, {G, 1, 1}};
+    int *in = zt_alloc_shared(&f.env, N * sizeof(int)), *out = zt_alloc_shared(&f.env, N * sizeof(int));
+    for (int i = 0; i < N; i++) in[i] = value_of((size_t)i);
+    int sync = 0;
+    zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof sync, &sync);
+    launch(&f, k, &s);
+    for (int i = 0; i < N; i++) {
+        int want = ((i % G) & 1) ? 3 * in[i] : 5 * in[i];
+        cr_assert_eq(out[i], want, "work-item %d: %d, expected %d", i, out[i], want);
+    }
+    ZT_OK(zeMemFree(f.env.context, in));
+    ZT_OK(zeMemFree(f.env.context, out));
+    ZT_OK(zeKernelDestroy(k));
+    ZT_OK(zeModuleDestroy(m));
+    fixture_fini(&f);
+}
+
+/* Collectives in the cases of a switch: ze_cuda runs them; ze_pocl cannot make a switch ifs in sequence and
+ * refuses the kernel by name rather than run it wrongly. */
+T(collectives_in_switch_cases_run_or_are_refused) {
+    fixture f;
+    fixture_init(&f);
+    if (zt_driver_is(f.env.driver, "ze_pocl")) {
+        char *log;
+        ze_result_t r = build_refused(&f, "ze_collectives_switch", &log);
+        cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+        cr_assert(strstr(log, "collectives_switch") != NULL && strstr(log, "two arms") != NULL,
+                  "the log does not name the kernel and why: %s", log);
+        free(log);
+        fixture_fini(&f);
+        return;
+    }
+    ze_module_handle_t m = zt_module_load(&f.env, "ze_collectives_switch");
+    ze_kernel_handle_t k = zt_kernel_create(m, "collectives_switch");
+    enum { N = 209, G = 64 };
+    shape s = {1, {N, 1, 1}, {G, 1, 1}};
+    int *in = zt_alloc_shared(&f.env, N * sizeof(int)), *out = zt_alloc_shared(&f.env, N * sizeof(int));
+    for (int i = 0; i < N; i++) in[i] = value_of((size_t)i);
+    static const int picks[] = {0, 1, 2, 5, 7};
+    for (size_t p = 0; p < sizeof picks / sizeof picks[0]; p++) {
+        int pick = picks[p];
         zt_set_args(k, 3, sizeof in, &in, sizeof out, &out, sizeof pick, &pick);
         launch(&f, k, &s);
-        for (int g = 0; g * 64 < 209; g++) {
-            int n = 209 - g * 64 < 64 ? 209 - g * 64 : 64, sum = 0, mn = INT32_MAX, mx = INT32_MIN, ex = 0;
-            for (int j = 0; j < n; j++) {
-                sum += in[g * 64 + j];
-                mn = in[g * 64 + j] < mn ? in[g * 64 + j] : mn;
-            }
-            for (int j = 0; j < n; j++) {
-                int i = g * 64 + j;
-                mx = in[i] > mx ? in[i] : mx;
-                int want0 = pick ? sum : mn, want1 = pick ? mx : ex;
-                cr_assert_eq(out[i * 2], want0, "pick %d, work-item %d: %d, expected %d", pick, i, out[i * 2], want0);
-                cr_assert_eq(out[i * 2 + 1], want1, "pick %d, work-item %d: %d, expected %d", pick, i, out[i * 2 + 1],
-                             want1);
-                ex += in[i];
+        for (int g = 0; g * G < N; g++) {
+            group_ref r;
+            group_ref_of(in + g * G, N - g * G < G ? N - g * G : G, &r);
+            for (int j = 0; j < r.n; j++) {
+                int want = pick == 0 ? r.sum : pick == 1 ? r.max : pick == 2 ? r.min : pick == 5 ? r.incl_add[j]
+                                                                                                 : r.excl_add[j];
+                cr_assert_eq(out[g * G + j], want, "pick %d, work-item %d: %d, expected %d", pick, g * G + j,
+                             out[g * G + j], want);
             }
         }
     }

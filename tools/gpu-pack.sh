@@ -101,7 +101,7 @@ if [ -n "${SYCL_WHEELS:-}" ]; then
     L=${ZE_LOADER_DIR:-../shared/level-zero-loader}
     mkdir -p "$D/sycl/wheels" "$D/sycl/loader"
     cp "$W"/*.whl "$D/sycl/wheels/"
-    cp test/sycl/*.py test/sycl/sycl-check.sh "$D/sycl/"
+    cp test/sycl/*.py test/sycl/sycl-check.sh test/sycl/pytest-files.sh "$D/sycl/"
     if [ -f "$L/libze_loader.so.1" ]; then cp "$L/libze_loader.so.1" "$D/sycl/loader/"; else echo "gpu-pack: no Level Zero loader in $L: the SYCL step will skip"; fi
 fi
 # SYCL_ONLY=1: a pack for the SYCL step alone (gpu-test.sh with ONLY=sycl): lib/, clc/, sycl/ and gpu-test.sh, about

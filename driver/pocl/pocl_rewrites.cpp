@@ -12,6 +12,7 @@
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -22,6 +23,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -232,37 +234,155 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
 
 // PoCL 3.1 runs a kernel wrongly when both arms of a branch hold barriers, with a condition every work-item of the
 // group shares: with three barriers in each arm of an if, every work-item ran the else arm's code (measured, and
-// with the same kernel given to PoCL as OpenCL C source as well); with one or two in each it ran right. Which
-// counts go wrong depends on how PoCL's work-group compiler replicates the code after barriers, so the class is
-// refused: two barriers in different arms of one branch, that is, their blocks' nearest common dominator branches
-// to two different blocks that dominate one each, and that branch is not a loop's test of whether to run its body
-// again. Barriers in sequence, in loops, or in an if without an else before another stay ordered. A work-group
-// collective is barriers too (spirv/groups.cpp). Returns the first refused kernel's name, or "".
-std::string branched_barriers_kernel(llvm::Module &mod) {
+// with the same kernel given to PoCL as OpenCL C source as well); with one or two in each it ran right. Two ifs in
+// sequence, each with barriers, ran wrongly too, and so did an if-else followed by a barrier; two ifs with a
+// barrier between them ran right, as does one if before a barrier. So the class refused is a pair of barriers
+// whose blocks' nearest common dominator branches to two different blocks that dominate one each (not a loop's
+// test of whether to run its body again), unless a barrier between them post-dominates the first and dominates
+// the second. A work-group collective is barriers too (spirv/groups.cpp). Returns the branch of the first such
+// pair of f, or null.
+llvm::BasicBlock *branched_barriers_branch(llvm::Function &f) {
+    llvm::DominatorTree dt(f);
+    llvm::PostDominatorTree pdt(f);
+    std::vector<llvm::BasicBlock *> blocks; // of the barriers that can run, each once
+    for (llvm::BasicBlock &bb : f)
+        if (calls_barrier_in(bb) && dt.isReachableFromEntry(&bb)) blocks.push_back(&bb);
+    if (blocks.size() < 2) return nullptr;
+    llvm::LoopInfo li(dt);
+    // The successor of d that dominates b, if one does.
+    auto arm = [&](llvm::BasicBlock *d, llvm::BasicBlock *b) -> llvm::BasicBlock * {
+        for (llvm::BasicBlock *s : llvm::successors(d))
+            if (s != d && dt.dominates(s, b)) return s;
+        return nullptr;
+    };
+    // A barrier that every path from a to b passes, where every path from a goes on through it.
+    auto separated = [&](llvm::BasicBlock *a, llvm::BasicBlock *b) {
+        for (llvm::BasicBlock *c : blocks)
+            if ((pdt.dominates(c, a) && dt.dominates(c, b)) || (pdt.dominates(c, b) && dt.dominates(c, a)))
+                return true;
+        return false;
+    };
+    for (size_t a = 0; a < blocks.size(); a++)
+        for (size_t b = a + 1; b < blocks.size(); b++) {
+            llvm::BasicBlock *d = dt.findNearestCommonDominator(blocks[a], blocks[b]);
+            if (!d || d == blocks[a] || d == blocks[b]) continue;
+            llvm::BasicBlock *sa = arm(d, blocks[a]), *sb = arm(d, blocks[b]);
+            if (!sa || !sb || sa == sb) continue;
+            llvm::Loop *loop = li.getLoopFor(d);
+            if (loop && loop->getHeader() == d && (loop->contains(sa) || loop->contains(sb))) continue;
+            if (separated(blocks[a], blocks[b])) continue;
+            return d;
+        }
+    return nullptr;
+}
+
+// A call of OpenCL C's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE) before `before`.
+void insert_barrier(llvm::Instruction *before) {
+    llvm::Module &mod = *before->getModule();
+    llvm::LLVMContext &ctx = mod.getContext();
+    llvm::FunctionCallee fn = mod.getOrInsertFunction(
+        "_Z7barrierj", llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {llvm::Type::getInt32Ty(ctx)}, false));
+    if (auto *decl = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+        decl->addFnAttr(llvm::Attribute::Convergent);
+        decl->addFnAttr(llvm::Attribute::NoUnwind);
+    }
+    llvm::CallInst *call = llvm::CallInst::Create(fn, {llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 3)}, "",
+                                                  before);
+    call->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    call->addFnAttr(llvm::Attribute::Convergent);
+}
+
+// The way around it: d's two arms, each entered from d alone and both ending at d's immediate post-dominator m
+// (no return, no other way out), become two ifs in sequence with a barrier between and one at m:
+//     if (c) A; else B;  m        becomes        if (c) A;  barrier;  if (!c) B;  m: barrier
+// m's phis take A's values through a phi at the new block. The added barriers are legal only if every work-item of
+// the group runs d whenever one does, so that is required, in one of two ways the kernel's own barriers prove:
+// - every path through each arm passes a barrier: a work-item that runs d then runs a barrier of an arm, which
+//   OpenCL C requires of the whole group, so the whole group ran d and takes the same arm (c is the group's);
+// - d is control-equivalent to a block with a barrier (one dominates the other, the other post-dominates it, in
+//   the same loop): the group runs that barrier, and so d, together. c may then differ between work-items (legal
+//   when none reaches a barrier in the arms): the rewrite runs the same work in a legal order, each added barrier
+//   passed once by every work-item.
+// Returns false, changing nothing, for any other shape or where neither holds.
+bool split_arms(llvm::BasicBlock *d) {
+    auto *br = llvm::dyn_cast<llvm::BranchInst>(d->getTerminator());
+    if (!br || !br->isConditional()) return false;
+    llvm::BasicBlock *s1 = br->getSuccessor(0), *s2 = br->getSuccessor(1);
+    if (s1 == s2 || s1->getSinglePredecessor() != d || s2->getSinglePredecessor() != d) return false;
+    llvm::Function &f = *d->getParent();
+    llvm::DominatorTree dt(f);
+    llvm::PostDominatorTree pdt(f);
+    llvm::DomTreeNode *pn = pdt.getNode(d);
+    llvm::BasicBlock *m = pn && pn->getIDom() ? pn->getIDom()->getBlock() : nullptr;
+    if (!m || m == s1 || m == s2 || dt.dominates(s1, m) || dt.dominates(s2, m)) return false;
+    std::vector<llvm::BasicBlock *> arm_a;
+    for (llvm::BasicBlock &bb : f) {
+        bool in_a = dt.dominates(s1, &bb), in_b = dt.dominates(s2, &bb);
+        if (!in_a && !in_b) continue;
+        if (llvm::succ_empty(&bb)) return false; // a return or unreachable inside an arm
+        for (llvm::BasicBlock *s : llvm::successors(&bb))
+            if (s != m && !(in_a ? dt.dominates(s1, s) : dt.dominates(s2, s))) return false;
+        if (in_a) arm_a.push_back(&bb);
+    }
+    // Every path from s to m passes a block with a barrier.
+    auto passes_barrier = [&](llvm::BasicBlock *s) {
+        std::set<llvm::BasicBlock *> seen{s};
+        std::vector<llvm::BasicBlock *> work{s};
+        while (!work.empty()) {
+            llvm::BasicBlock *b = work.back();
+            work.pop_back();
+            if (calls_barrier_in(*b)) continue;
+            for (llvm::BasicBlock *n : llvm::successors(b)) {
+                if (n == m) return false;
+                if (seen.insert(n).second) work.push_back(n);
+            }
+        }
+        return true;
+    };
+    bool whole_group = passes_barrier(s1) && passes_barrier(s2);
+    if (!whole_group) {
+        llvm::LoopInfo li(dt);
+        for (llvm::BasicBlock &c : f)
+            if (calls_barrier_in(c) && li.getLoopFor(&c) == li.getLoopFor(d) &&
+                ((dt.dominates(&c, d) && pdt.dominates(d, &c)) || (dt.dominates(d, &c) && pdt.dominates(&c, d))))
+                whole_group = true;
+    }
+    if (!whole_group) return false;
+    std::set<llvm::BasicBlock *> in_a(arm_a.begin(), arm_a.end());
+    llvm::LLVMContext &ctx = f.getContext();
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx, "zp.arms.join", &f, s2);
+    // m's phis: the entries from A move to a phi in join, whose entry from d is never used.
+    for (llvm::PHINode &phi : m->phis()) {
+        llvm::PHINode *q = llvm::PHINode::Create(phi.getType(), phi.getNumIncomingValues(), "", join);
+        for (unsigned k = phi.getNumIncomingValues(); k-- > 0;)
+            if (in_a.count(phi.getIncomingBlock(k))) {
+                q->addIncoming(phi.getIncomingValue(k), phi.getIncomingBlock(k));
+                phi.removeIncomingValue(k, false);
+            }
+        q->addIncoming(llvm::PoisonValue::get(phi.getType()), d);
+        phi.addIncoming(q, join);
+    }
+    for (llvm::BasicBlock *bb : arm_a) bb->getTerminator()->replaceSuccessorWith(m, join);
+    br->setSuccessor(1, join);
+    s2->replacePhiUsesWith(d, join);
+    llvm::BranchInst *next = llvm::BranchInst::Create(m, s2, br->getCondition(), join);
+    insert_barrier(next);
+    insert_barrier(&*m->getFirstInsertionPt());
+    return true;
+}
+
+// Every barrier kernel of mod made free of the branches branched_barriers_branch finds, where split_arms can;
+// returns the first kernel it could not make so, or "".
+std::string split_branched_barriers(llvm::Module &mod) {
     for (llvm::Function &f : mod) {
         if (!is_barrier_kernel(f)) continue;
-        llvm::DominatorTree dt(f);
-        std::vector<llvm::BasicBlock *> blocks; // of the barriers that can run, each once
-        for (llvm::BasicBlock &bb : f)
-            if (calls_barrier_in(bb) && dt.isReachableFromEntry(&bb)) blocks.push_back(&bb);
-        if (blocks.size() < 2) continue;
-        llvm::LoopInfo li(dt);
-        // The successor of d that dominates b, if one does.
-        auto arm = [&](llvm::BasicBlock *d, llvm::BasicBlock *b) -> llvm::BasicBlock * {
-            for (llvm::BasicBlock *s : llvm::successors(d))
-                if (s != d && dt.dominates(s, b)) return s;
-            return nullptr;
-        };
-        for (size_t a = 0; a < blocks.size(); a++)
-            for (size_t b = a + 1; b < blocks.size(); b++) {
-                llvm::BasicBlock *d = dt.findNearestCommonDominator(blocks[a], blocks[b]);
-                if (!d || d == blocks[a] || d == blocks[b]) continue;
-                llvm::BasicBlock *sa = arm(d, blocks[a]), *sb = arm(d, blocks[b]);
-                if (!sa || !sb || sa == sb) continue;
-                llvm::Loop *loop = li.getLoopFor(d);
-                if (loop && loop->getHeader() == d && (loop->contains(sa) || loop->contains(sb))) continue;
-                return f.getName().str();
-            }
+        for (unsigned round = 0;; round++) {
+            llvm::BasicBlock *d = branched_barriers_branch(f);
+            if (!d) break;
+            if (round == 64 || !split_arms(d)) return f.getName().str();
+            // A rewrite LLVM would not accept is refused here rather than handed to PoCL.
+            if (llvm::verifyFunction(f)) return f.getName().str();
+        }
     }
     return "";
 }
@@ -279,11 +399,12 @@ class PoclPasses : public zp::SpirvPasses {
     std::string inlined(llvm::Module &m) override {
         if (!(flags_ & ZP_POCL_REGIONS)) return "";
         assume_sizes_nonzero(m);
-        std::string branched = branched_barriers_kernel(m);
+        std::string branched = split_branched_barriers(m);
         if (!branched.empty())
-            return "kernel " + branched + " has barriers (or work-group collectives) in two arms of a branch, which "
-                   "PoCL 3.1's work-group compiler runs wrongly (the work-items took the other arm); put them where "
-                   "every work-item passes them in one order";
+            return "kernel " + branched + " has barriers (or work-group collectives) in two arms of a branch that "
+                   "ze_pocl cannot make two ifs in sequence (a switch, an arm that returns or leaves the branch other "
+                   "than at its end, or a branch the whole group need not reach), which PoCL 3.1's work-group "
+                   "compiler runs wrongly; put them where every work-item passes them in one order";
         std::string endless = endless_loop_kernel(m);
         if (endless.empty()) return "";
         return "kernel " + endless + " has a barrier and a loop that, once entered, can never exit as LLVM "

@@ -9,7 +9,8 @@
 #   5. dpnp's own tests of dpnp.tensor that ship in its wheel (dpnp/tests/tensor), the files in PYTEST_FILES.
 # usage: bash test/sycl/sycl-check.sh --wheels DIR --driver LIB [--loader DIR] [--max N] [--site DIR] [--out DIR]
 #        [--bench] [--no-pytest]
-# Env: PYTHON (default /usr/bin/python3; it must be the Python the wheels were made for), PYTEST_FILES.
+# Env: PYTHON (default /usr/bin/python3; it must be the Python the wheels were made for), PYTEST_FILES (names under
+# dpnp/tests/tensor, or all), PYTEST_JOBS (files at a time, default 1), PYTEST_TIMEOUT (seconds a file, default 2400).
 # A missing piece (no wheels, no loader, a Python the wheels do not fit) is a skip: "sycl-check: skipped: REASON"
 # and exit status 0. Otherwise the exit status is the number of failed steps; OUT/summary.txt has one line per step.
 set -u
@@ -92,19 +93,13 @@ step "dpnp.tensor against NumPy (max $MAX)" 3000 "$PY" "$HERE/check_tensor.py" -
 if [ "$PYTEST" = 1 ]; then
     T=$SITE/dpnp/tests/tensor
     if [ -d "$T" ] && "$PY" -c 'import pytest' 2>/dev/null; then
-        files=
         # Each test builds its kernels afresh (hundreds of modules a file), so the default is one file: on ze_pocl,
         # test_tensor_sum.py, test_usm_ndarray_sorting.py, test_usm_ndarray_linalg.py and test_tensor_asarray.py
-        # together took 13 minutes (docs/sycl.md).
-        for f in ${PYTEST_FILES:-test_tensor_sum.py}; do
-            files="$files $T/$f"
-        done
-        # --confcutdir: only the tests' own conftest (dpnp/tests/conftest.py imports all of dpnp, which needs oneMKL).
-        # No plugins of the Python's own site (the GPU image's pytest-timeout does not load under the pytest packed
-        # with the wheels): only the one named.
+        # together took 13 minutes (docs/sycl.md). PYTEST_FILES=all takes every file; each runs in a process of its
+        # own (test/sycl/pytest-files.sh), PYTEST_JOBS at a time, for at most PYTEST_TIMEOUT seconds.
         # shellcheck disable=SC2086
-        step "dpnp's tests of dpnp.tensor (subset)" 3000 env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$PY" -m pytest -q -rfE -p no:cacheprovider -p dpnp_tests_plugin \
-            --confcutdir="$T" -o addopts= $files
+        step "dpnp's tests of dpnp.tensor" 3000 env PYTHON="$PY" bash "$HERE/pytest-files.sh" "$T" "$OUT/pytest" \
+            "${PYTEST_JOBS:-1}" "${PYTEST_TIMEOUT:-2400}" ${PYTEST_FILES:-test_tensor_sum.py}
     else
         printf '%-44s skipped: %s\n' "dpnp's tests of dpnp.tensor" "no dpnp/tests/tensor in the wheel, or no pytest for $PY" |
             tee -a "$SUM"
