@@ -256,7 +256,9 @@ Test(ze_fault, unmapping_virtual_memory_after_the_fault_waits_for_what_still_run
     const uint32_t n = 1u << 24; /* 64 MiB of uint: long enough to be running when the wait returns */
     size_t size = ((size_t)n * sizeof(uint32_t) + page - 1) / page * page;
     void *va = NULL;
-    ZT_OK(zeVirtualMemReserve(env.context, NULL, size, &va));
+    /* The validation layer wants a start hint, and any hint will do (test_ze_conform.c does the same). */
+    const void *hint = zt_validation_layer() ? (const void *)(uintptr_t)0x100000000000ull : NULL;
+    ZT_OK(zeVirtualMemReserve(env.context, hint, size, &va));
     ze_physical_mem_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, .size = size};
     ze_physical_mem_handle_t phys = NULL;
     ZT_OK(zePhysicalMemCreate(env.context, env.device, &pd, &phys));
