@@ -891,6 +891,17 @@ T(float_atomics_add_min_max) {
 
 /* ---- Half precision: run where the device reports it, refused by name where it does not ---- */
 
+/* C's nextafter on half bits, for finite x and y (the values the test uses). */
+static uint16_t half_nextafter(uint16_t x, uint16_t y) {
+    _Float16 hx, hy;
+    memcpy(&hx, &x, sizeof hx);
+    memcpy(&hy, &y, sizeof hy);
+    if (hx == hy) return y;
+    if ((x & 0x7fff) == 0) return (uint16_t)((y & 0x8000) | 1);
+    int up = (hx < hy) != ((x & 0x8000) != 0);
+    return (uint16_t)(up ? x + 1 : x - 1);
+}
+
 static uint16_t to_half(float v) { /* exact for the multiples of 1/4 used here */
     _Float16 h = (_Float16)v;
     uint16_t b;
@@ -935,6 +946,21 @@ T(fp16_runs_or_is_refused_by_name) {
                          sums[i], to_half(sum));
         }
     free_groups(g, ng);
+    ZT_OK(zeKernelDestroy(k));
+    /* nextafter on half, by bits (dpnp's test_nextafter_basic[f2] found it computed in float on ze_cuda). */
+    k = zt_kernel_create(m, "fp16_nextafter");
+    uint16_t *nx = zt_alloc_shared(&f.env, 5 * items * 2);
+    zt_set_args(k, 2, sizeof in, &in, sizeof nx, &nx);
+    launch(&f, k, &s);
+    const uint16_t pinf = 0x7c00, ninf = 0xfc00, zero = 0;
+    for (size_t i = 0; i < items; i++) {
+        uint16_t x = in[i], want[5] = {half_nextafter(x, pinf), half_nextafter(x, ninf), half_nextafter(x, zero),
+                                       half_nextafter(x, ninf), half_nextafter((uint16_t)(x ^ 0x8000), pinf)};
+        for (int o = 0; o < 5; o++)
+            cr_assert_eq(nx[5 * i + o], want[o], "work-item %zu, x = 0x%04x, result %d: 0x%04x, expected 0x%04x", i,
+                         x, o, nx[5 * i + o], want[o]);
+    }
+    ZT_OK(zeMemFree(f.env.context, nx));
     ZT_OK(zeMemFree(f.env.context, in));
     ZT_OK(zeMemFree(f.env.context, out));
     ZT_OK(zeMemFree(f.env.context, sums));

@@ -496,6 +496,27 @@ std::string lower_math(llvm::Module &m) {
 // libclc lacks becomes its float form, the half arguments widened (exactly) and a half result rounded back once,
 // within OpenCL's half-precision bounds. Builtins that take a pointer (fract(half, half *) would write a float
 // through it) are left, and named as missing after the link.
+// nextafter of half (or halfN), which libclc lacks, by its bits: computed in float it would step by a float's ulp
+// and round back to x (dpnp's test_nextafter_basic[f2] found it). NaN in, NaN out; x == y gives y; from zero the
+// smallest subnormal with y's sign; otherwise one step of x's magnitude, up when y lies farther from zero on x's side.
+void define_half_nextafter(llvm::Function *f) {
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(f->getContext(), "", f));
+    llvm::Value *x = f->getArg(0), *y = f->getArg(1);
+    llvm::Type *ht = x->getType(), *it = b.getInt16Ty();
+    if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(ht)) it = llvm::FixedVectorType::get(it, v->getNumElements());
+    auto c16 = [&](uint16_t k) { return llvm::ConstantInt::get(it, k); };
+    llvm::Value *ix = b.CreateBitCast(x, it), *iy = b.CreateBitCast(y, it);
+    llvm::Value *zero = b.CreateICmpEQ(b.CreateAnd(ix, c16(0x7fff)), c16(0));
+    llvm::Value *from_zero = b.CreateOr(b.CreateAnd(iy, c16(0x8000)), c16(1));
+    llvm::Value *up = b.CreateXor(b.CreateFCmpOLT(x, y), b.CreateICmpSLT(ix, c16(0)));
+    llvm::Value *step = b.CreateSelect(up, b.CreateAdd(ix, c16(1)), b.CreateSub(ix, c16(1)));
+    llvm::Value *r = b.CreateBitCast(b.CreateSelect(zero, from_zero, step), ht);
+    r = b.CreateSelect(b.CreateFCmpOEQ(x, y), y, r);
+    r = b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), r);
+    b.CreateRet(r);
+}
+
 void promote_half_builtins(llvm::Module &m, llvm::Module &clc) {
     std::vector<llvm::Function *> todo;
     for (llvm::Function &f : m)
@@ -516,6 +537,11 @@ void promote_half_builtins(llvm::Module &m, llvm::Module &clc) {
         if (len == 0 || p + len > n.size()) continue;
         std::string params = n.substr(p + len), fparams = params;
         if (params.find("Dh") == std::string::npos) continue;
+        if (n.substr(p, len) == "nextafter" && f->arg_size() == 2 && f->getReturnType()->getScalarType()->isHalfTy() &&
+            f->getArg(0)->getType() == f->getReturnType() && f->getArg(1)->getType() == f->getReturnType()) {
+            define_half_nextafter(f);
+            continue;
+        }
         for (size_t at; (at = fparams.find("Dh")) != std::string::npos;) fparams.replace(at, 2, "f");
         std::string fname = n.substr(0, p + len) + fparams;
         if (!clc.getFunction(fname)) continue;

@@ -103,8 +103,13 @@ typedef struct host_job {
     size_t num_groups[3];
     size_t total_groups;
     size_t group_items;
+    /* Groups are handed out one of two ways (host_run_job, pool.c). With units (at most 64), the groups are cut into
+     * that many runs of consecutive groups, units_per_thread of them first offered to each thread, and a thread
+     * claims a unit with one bit of claimed; otherwise chunk groups at a time from next. */
     atomic_size_t next;       /* the next group index to hand out */
-    size_t chunk;             /* groups handed out at a time (host_run_job) */
+    size_t chunk;             /* groups handed out at a time */
+    atomic_uint_least64_t claimed; /* the units taken */
+    uint32_t units, units_per_thread;
     /* Written under the pool's lock; read without it by the submitting thread while it spins (pool.c). */
     atomic_size_t finished;   /* groups done */
     atomic_int failed;        /* a thread could not get its buffers: the launch fails */

@@ -35,6 +35,9 @@ int host_spin_while(const atomic_uint *v, unsigned seen) {
 #endif
         }
         if (host_now_ns() >= until) return 0;
+        /* A thread woken onto the core of the one that woke it (Linux places a wakee there when it can) would
+         * otherwise spin while that one, ready to run, waits for the core: the spin lets it run. */
+        sched_yield();
     }
 }
 
@@ -260,26 +263,48 @@ static void run_group(worker *w, host_job *j, size_t g, size_t count) {
     host_fibers_run(w->fibers, n, item_body, resume_item, w);
 }
 
-/* Runs chunks of j on this thread until none is left. Returns the groups run; 0 with *ok = 0 when the thread's
- * buffers could not be had. */
-static size_t run_chunks(worker *w, host_job *j, int *ok) {
+/* Runs groups g .. end - 1 of j on this thread, row by row: a group runner takes each row's part in one call. */
+static size_t run_range(worker *w, host_job *j, size_t g, size_t end) {
+    size_t done = 0;
+    while (g < end) {
+        size_t row = j->num_groups[0] - g % j->num_groups[0];
+        size_t c = end - g < row ? end - g : row;
+        run_group(w, j, g, c);
+        done += c;
+        g += c;
+    }
+    return done;
+}
+
+/* Every unit of j taken. */
+static uint64_t units_mask(const host_job *j) { return j->units == 64 ? ~(uint64_t)0 : ((uint64_t)1 << j->units) - 1; }
+
+/* Runs groups of j on this thread, the pool's thread number self (0 for the submitting thread), until none is
+ * left. Returns the groups run; 0 with *ok = 0 when the thread's buffers could not be had.
+ * With units, a thread takes the units first offered to it, then any left: the same thread runs the same groups
+ * launch after launch while the pool keeps up, so a chain of kernels over the same arrays finds its part of them in
+ * its own core's cache, as OpenMP's static schedule does, and a thread that is late (asleep, or descheduled) costs
+ * only the units it has not taken. Otherwise chunks of j->chunk groups, one atomic operation each. */
+static size_t run_chunks(worker *w, host_job *j, uint32_t self, int *ok) {
     size_t done = 0;
     *ok = w && worker_reserve(w, j);
     if (!*ok) return 0;
     w->job = j;
     w->slot = j->kern->mod->slot();
-    /* Groups are handed out j->chunk at a time (one atomic operation per chunk), and a chunk is run row by row: a
-     * group runner takes each row's part of it in one call. */
-    for (;;) {
-        size_t g = atomic_fetch_add(&j->next, j->chunk);
-        if (g >= j->total_groups) break;
-        size_t end = g + j->chunk < j->total_groups ? g + j->chunk : j->total_groups;
-        while (g < end) {
-            size_t row = j->num_groups[0] - g % j->num_groups[0];
-            size_t c = end - g < row ? end - g : row;
-            run_group(w, j, g, c);
-            done += c;
-            g += c;
+    if (j->units) {
+        uint32_t first = self * j->units_per_thread;
+        for (uint32_t i = 0; i < j->units; i++) {
+            uint32_t u = (first + i) % j->units;
+            uint64_t bit = (uint64_t)1 << u;
+            if (atomic_load_explicit(&j->claimed, memory_order_relaxed) & bit) continue;
+            if (atomic_fetch_or(&j->claimed, bit) & bit) continue;
+            done += run_range(w, j, j->total_groups * u / j->units, j->total_groups * (u + 1) / j->units);
+        }
+    } else {
+        for (;;) {
+            size_t g = atomic_fetch_add(&j->next, j->chunk);
+            if (g >= j->total_groups) break;
+            done += run_range(w, j, g, g + j->chunk < j->total_groups ? g + j->chunk : j->total_groups);
         }
     }
     *w->slot = NULL;
@@ -287,28 +312,30 @@ static size_t run_chunks(worker *w, host_job *j, int *ok) {
     return done;
 }
 
-/* A thread's part of j is over: its count goes in, and a submitter waiting for the job is woken. Caller holds
- * pool_lock. */
-static void part_done(host_job *j, size_t done, int ok) {
+/* A thread's part of j is over: its count goes in. Returns whether a submitter sleeps on pool_done, which the caller
+ * wakes once it has let go of the lock. Caller holds pool_lock. */
+static int part_done(host_job *j, size_t done, int ok) {
     if (!ok) {
         /* Out of memory for this thread's buffers: no group is handed out any more and the launch fails. */
         atomic_store(&j->failed, 1);
         atomic_store(&j->next, j->total_groups);
+        atomic_fetch_or(&j->claimed, units_mask(j));
     }
     atomic_fetch_add(&j->finished, done);
     atomic_fetch_sub(&j->active, 1);
-    if (done_sleepers) pthread_cond_broadcast(&pool_done);
+    return done_sleepers != 0;
 }
 
 /* A job with groups left to hand out, or NULL. Caller holds pool_lock. */
 static host_job *job_with_work(void) {
     host_job *j = pool_jobs;
-    while (j && atomic_load(&j->next) >= j->total_groups) j = j->next_job;
+    while (j && (j->units ? atomic_load(&j->claimed) == units_mask(j) : atomic_load(&j->next) >= j->total_groups))
+        j = j->next_job;
     return j;
 }
 
 static void *pool_main(void *arg) {
-    (void)arg;
+    uint32_t self = (uint32_t)(uintptr_t)arg; /* 1, 2, ...: the submitting thread is 0 */
     worker *w = calloc(1, sizeof *w);
     pthread_mutex_lock(&pool_lock);
     for (;;) {
@@ -329,9 +356,13 @@ static void *pool_main(void *arg) {
         atomic_fetch_add(&j->active, 1);
         pthread_mutex_unlock(&pool_lock);
         int ok;
-        size_t done = run_chunks(w, j, &ok);
+        size_t done = run_chunks(w, j, self, &ok);
         pthread_mutex_lock(&pool_lock);
-        part_done(j, done, ok);
+        if (part_done(j, done, ok)) {
+            pthread_mutex_unlock(&pool_lock);
+            pthread_cond_broadcast(&pool_done);
+            pthread_mutex_lock(&pool_lock);
+        }
     }
     return NULL;
 }
@@ -344,7 +375,7 @@ static void pool_start(void) {
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     for (uint32_t i = 1; i < n; i++) {
         pthread_t t;
-        if (pthread_create(&t, &attr, pool_main, NULL) == 0) pool_helpers++;
+        if (pthread_create(&t, &attr, pool_main, (void *)(uintptr_t)(pool_helpers + 1)) == 0) pool_helpers++;
     }
     pthread_attr_destroy(&attr);
 }
@@ -382,12 +413,21 @@ ze_result_t host_run_job(host_job *j) {
      * work, enough chunks that threads finishing early take the rest (bench/host_device measured it). */
     size_t chunk = j->total_groups / ((size_t)host_pool_threads() * HOST_CHUNKS_PER_THREAD);
     j->chunk = chunk < 1 ? 1 : chunk > HOST_MAX_CHUNK ? HOST_MAX_CHUNK : chunk;
+    /* Units (run_chunks) where the pool has at most 64 threads: as many per thread as fit 64 bits, none smaller than
+     * a group. */
+    uint32_t threads = pool_helpers + 1;
+    j->units_per_thread = threads <= 64 ? 64 / threads : 0;
+    j->units = threads * j->units_per_thread;
+    if (j->units > j->total_groups) {
+        j->units_per_thread = (uint32_t)(j->total_groups / threads);
+        j->units = threads * j->units_per_thread;
+    }
     worker *w = self_worker();
     int ok;
     if (j->total_groups <= j->chunk || j->total_groups * j->group_items <= HOST_INLINE_ITEMS || pool_helpers == 0) {
         /* Too small to share (one chunk, or a few thousand work-items): no other thread is told of it. */
         atomic_store(&j->active, 1);
-        size_t done = run_chunks(w, j, &ok);
+        size_t done = run_chunks(w, j, 0, &ok);
         atomic_store(&j->finished, done);
         atomic_store(&j->active, 0);
         return ok && done == j->total_groups ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -397,20 +437,26 @@ ze_result_t host_run_job(host_job *j) {
     pool_jobs = j;
     atomic_fetch_add(&j->active, 1); /* this thread's part */
     atomic_fetch_add_explicit(&pool_posted, 1, memory_order_release);
-    if (pool_sleepers) pthread_cond_broadcast(&pool_work);
+    /* Woken after the lock is let go: a pool thread woken on this thread's core (as Linux places a wakee) would
+     * otherwise run only to block on the lock held here, and the two would take turns on one core, a pair of
+     * context switches per launch (perf's sched_switch, polybench's jacobi-2d after a pause). */
+    int wake = pool_sleepers != 0;
     pthread_mutex_unlock(&pool_lock);
+    if (wake) pthread_cond_broadcast(&pool_work);
 
-    size_t done = run_chunks(w, j, &ok);
+    size_t done = run_chunks(w, j, 0, &ok);
     pthread_mutex_lock(&pool_lock);
-    part_done(j, done, ok);
+    (void)part_done(j, done, ok); /* this thread waits for the job below: no other submitter waits for it */
     /* The others' parts: usually done, or nearly, when this thread's is; a short watch, then sleep. */
     if (atomic_load(&j->active) > 0) {
         pthread_mutex_unlock(&pool_lock);
         uint64_t until = host_now_ns() + HOST_SPIN_NS;
-        while (atomic_load_explicit(&j->active, memory_order_acquire) > 0 && host_now_ns() < until) {
+        for (unsigned spins = 0; atomic_load_explicit(&j->active, memory_order_acquire) > 0 && host_now_ns() < until;
+             spins++) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
+            if (spins % 64 == 63) sched_yield(); /* as in host_spin_while */
         }
         pthread_mutex_lock(&pool_lock);
         while (atomic_load(&j->active) > 0) {

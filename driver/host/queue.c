@@ -100,6 +100,7 @@ static ze_result_t run_graph(host_graph *g) {
         switch (c->type) {
         case CMD_LAUNCH:
             atomic_store(&c->launch.next, 0);
+            atomic_store(&c->launch.claimed, 0);
             atomic_store(&c->launch.finished, 0);
             atomic_store(&c->launch.failed, 0);
             atomic_store(&c->launch.active, 0);
@@ -337,6 +338,7 @@ ze_result_t host_launch(zp_bqueue *q, zp_bkern *k, const zp_ndrange *r, uint32_t
         c->launch.total_groups *= c->launch.num_groups[d];
     }
     atomic_init(&c->launch.next, 0);
+    atomic_init(&c->launch.claimed, 0);
     cmd_submit(q, c, done);
     return ZE_RESULT_SUCCESS;
 }

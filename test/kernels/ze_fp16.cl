@@ -12,3 +12,17 @@ kernel void fp16_ops(global const half *in, global half *out, global half *sums)
     out[i] = x * (half)1.5f + (half)0.25f;
     sums[i] = sub_group_reduce_add(x);
 }
+
+// nextafter of half, scalar and half2, toward +inf, -inf and 0 (test_ze_groups.c checks every bit): libclc has no
+// half nextafter, and computed in float it would step by a float's ulp and round back to x (ze_cuda defines it by
+// its bits: driver/cuda/ptx.cpp, define_half_nextafter).
+kernel void fp16_nextafter(global const half *in, global half *out) {
+    size_t i = get_global_linear_id();
+    half x = in[i];
+    out[5 * i] = nextafter(x, (half)INFINITY);
+    out[5 * i + 1] = nextafter(x, (half)-INFINITY);
+    out[5 * i + 2] = nextafter(x, (half)0.0f);
+    half2 v = nextafter((half2)(x, -x), (half2)((half)-INFINITY, (half)INFINITY));
+    out[5 * i + 3] = v.s0;
+    out[5 * i + 4] = v.s1;
+}
