@@ -317,6 +317,7 @@ bool split_arms(llvm::BasicBlock *d) {
     if (!m || m == s1 || m == s2 || dt.dominates(s1, m) || dt.dominates(s2, m)) return false;
     std::vector<llvm::BasicBlock *> arm_a;
     for (llvm::BasicBlock &bb : f) {
+        if (!dt.isReachableFromEntry(&bb)) continue; // LLVM counts an unreachable block as dominated by all
         bool in_a = dt.dominates(s1, &bb), in_b = dt.dominates(s2, &bb);
         if (!in_a && !in_b) continue;
         if (llvm::succ_empty(&bb)) return false; // a return or unreachable inside an arm
