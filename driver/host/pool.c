@@ -276,6 +276,13 @@ static size_t run_range(worker *w, host_job *j, size_t g, size_t end) {
     return done;
 }
 
+/* The first group of unit u of j (u = j->units: the end): the groups split as evenly as they go, with no product
+ * that could overflow. */
+static size_t unit_start(const host_job *j, uint32_t u) {
+    size_t base = j->total_groups / j->units, extra = j->total_groups % j->units;
+    return base * u + (u < extra ? u : extra);
+}
+
 /* Every unit of j taken. */
 static uint64_t units_mask(const host_job *j) { return j->units == 64 ? ~(uint64_t)0 : ((uint64_t)1 << j->units) - 1; }
 
@@ -298,7 +305,7 @@ static size_t run_chunks(worker *w, host_job *j, uint32_t self, int *ok) {
             uint64_t bit = (uint64_t)1 << u;
             if (atomic_load_explicit(&j->claimed, memory_order_relaxed) & bit) continue;
             if (atomic_fetch_or(&j->claimed, bit) & bit) continue;
-            done += run_range(w, j, j->total_groups * u / j->units, j->total_groups * (u + 1) / j->units);
+            done += run_range(w, j, unit_start(j, u), unit_start(j, u + 1));
         }
     } else {
         for (;;) {
