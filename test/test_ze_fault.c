@@ -23,8 +23,9 @@ typedef struct {
     ze_kernel_handle_t kernel;
 } wild;
 
-/* Appends krt_wild_write over N items of x (offset 0) to list, signalling ev. */
-static wild launch_wild(zt_env *env, ze_command_list_handle_t list, float *x, ze_event_handle_t ev)
+/* Appends krt_wild_write over N items of x (offset 0) to list, after gate when not NULL, signalling ev. */
+static wild launch_wild(zt_env *env, ze_command_list_handle_t list, float *x, ze_event_handle_t ev,
+                        ze_event_handle_t gate)
 {
     wild w;
     w.module = zt_module_load(env, "krt_fault");
@@ -33,7 +34,7 @@ static wild launch_wild(zt_env *env, ze_command_list_handle_t list, float *x, ze
     zt_set_args(w.kernel, 2, sizeof x, &x, sizeof off, &off);
     ZT_OK(zeKernelSetGroupSize(w.kernel, 64, 1, 1));
     ze_group_count_t gc = {N / 64, 1, 1};
-    ZT_OK(zeCommandListAppendLaunchKernel(list, w.kernel, &gc, ev, 0, NULL));
+    ZT_OK(zeCommandListAppendLaunchKernel(list, w.kernel, &gc, ev, gate ? 1 : 0, gate ? &gate : NULL));
     return w;
 }
 
@@ -71,13 +72,9 @@ Test(ze_fault, the_wait_reports_the_fault_and_every_later_call_the_same, .timeou
     float *x = zt_alloc_device(&env, N * sizeof *x);
     ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
     ze_event_handle_t ev = zt_event_create(pool, 0), after = zt_event_create(pool, 1);
-    ze_module_handle_t m = zt_module_load(&env, "krt_fault");
-    ze_kernel_handle_t k = zt_kernel_create(m, "krt_wild_write");
-    uint64_t off = 0;
-    zt_set_args(k, 2, sizeof x, &x, sizeof off, &off);
-    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    wild w = launch_wild(&env, list, x, ev, NULL);
+    ze_kernel_handle_t k = w.kernel;
     ze_group_count_t gc = {N / 64, 1, 1};
-    ZT_OK(zeCommandListAppendLaunchKernel(list, k, &gc, ev, 0, NULL));
 
     /* The wait for the faulting kernel is where the fault surfaces. */
     ZT_EXPECT(zeEventHostSynchronize(ev, ZT_TIMEOUT_NS), ZE_RESULT_ERROR_DEVICE_LOST);
@@ -108,8 +105,7 @@ Test(ze_fault, the_wait_reports_the_fault_and_every_later_call_the_same, .timeou
     ZT_OK(zeEventHostSynchronize(after, 0));
 
     /* Destroying works; with the last context that used the device gone, a new context works. */
-    ZT_OK(zeKernelDestroy(k));
-    ZT_OK(zeModuleDestroy(m));
+    wild_destroy(w);
     ZT_OK(zeEventDestroy(ev));
     ZT_OK(zeEventDestroy(after));
     ZT_OK(zeEventPoolDestroy(pool));
@@ -133,7 +129,7 @@ Test(ze_fault, a_command_queue_reports_the_fault_at_its_fence_and_synchronize, .
     ze_command_queue_handle_t cq = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     ze_command_list_handle_t list = zt_list_create(&env);
     float *x = zt_alloc_device(&env, N * sizeof *x);
-    wild w = launch_wild(&env, list, x, NULL);
+    wild w = launch_wild(&env, list, x, NULL, NULL);
     ZT_OK(zeCommandListClose(list));
     ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_FENCE_DESC};
     ze_fence_handle_t fence;
@@ -170,7 +166,7 @@ Test(ze_fault, the_device_stays_lost_while_another_context_that_used_it_lives, .
     float *x = zt_alloc_device(&a, N * sizeof *x);
     ze_event_pool_handle_t pool = zt_event_pool_create(&a, 1, false);
     ze_event_handle_t ev = zt_event_create(pool, 0);
-    wild w = launch_wild(&a, list, x, ev);
+    wild w = launch_wild(&a, list, x, ev, NULL);
     ZT_EXPECT(zeEventHostSynchronize(ev, ZT_TIMEOUT_NS), ZE_RESULT_ERROR_DEVICE_LOST);
     ZT_EXPECT(zeContextGetStatus(b.context), ZE_RESULT_ERROR_DEVICE_LOST);
     ZT_OK(zeContextGetStatus(idle.context));
@@ -222,7 +218,7 @@ Test(ze_fault, a_fault_on_one_of_two_devices_leaves_the_other_working, .timeout 
     float *x = zt_alloc_device(&two, N * sizeof *x);
     ze_event_pool_handle_t pool = zt_event_pool_create(&two, 1, false);
     ze_event_handle_t ev = zt_event_create(pool, 0);
-    wild w = launch_wild(&two, list, x, ev);
+    wild w = launch_wild(&two, list, x, ev, NULL);
     ZT_EXPECT(zeEventHostSynchronize(ev, ZT_TIMEOUT_NS), ZE_RESULT_ERROR_DEVICE_LOST);
     ZT_EXPECT(zeContextGetStatus(two.context), ZE_RESULT_ERROR_DEVICE_LOST);
     wild_destroy(w);
@@ -268,14 +264,8 @@ Test(ze_fault, unmapping_virtual_memory_after_the_fault_waits_for_what_still_run
     float *x = zt_alloc_device(&env, N * sizeof *x);
     ze_event_pool_handle_t pool = zt_event_pool_create(&env, 2, false);
     ze_event_handle_t gate = zt_event_create(pool, 0), ev = zt_event_create(pool, 1);
-    ze_module_handle_t m = zt_module_load(&env, "krt_fault");
-    ze_kernel_handle_t k = zt_kernel_create(m, "krt_wild_write");
-    uint64_t off = 0;
-    zt_set_args(k, 2, sizeof x, &x, sizeof off, &off);
-    ZT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
-    ze_group_count_t gc = {N / 64, 1, 1};
-    ZT_OK(zeCommandListAppendLaunchKernel(list, k, &gc, ev, 1, &gate));
-    ze_kernel_handle_t after = zt_kernel_create(m, "krt_after");
+    wild w = launch_wild(&env, list, x, ev, gate);
+    ze_kernel_handle_t after = zt_kernel_create(w.module, "krt_after");
     uint32_t base = 5;
     zt_set_args(after, 3, sizeof va, &va, sizeof n, &n, sizeof base, &base);
     ZT_OK(zeKernelSetGroupSize(after, 256, 1, 1));
@@ -288,8 +278,7 @@ Test(ze_fault, unmapping_virtual_memory_after_the_fault_waits_for_what_still_run
     ZT_OK(zePhysicalMemDestroy(env.context, phys));
     ZT_OK(zeVirtualMemFree(env.context, va, size));
     ZT_OK(zeKernelDestroy(after));
-    ZT_OK(zeKernelDestroy(k));
-    ZT_OK(zeModuleDestroy(m));
+    wild_destroy(w);
     ZT_OK(zeEventDestroy(ev));
     ZT_OK(zeEventDestroy(gate));
     ZT_OK(zeEventPoolDestroy(pool));

@@ -1120,13 +1120,29 @@ T(dpcpp_forms) {
 
 /* ---- Barriers and collectives in the arms of branches (ze_collectives_branch.cl) ---- */
 
-/* One group's collectives of in[0..n), as the work-group functions give them. */
+/* On ze_pocl, that module is refused, its log naming the kernel and the barriers in two arms: returns true; on
+ * another driver, false (the caller runs the kernel). */
+static bool refused_for_two_arms(fixture *f, const char *module, const char *kernel) {
+    if (!zt_driver_is(f->env.driver, "ze_pocl")) return false;
+    char *log;
+    ze_result_t r = build_refused(f, module, &log);
+    cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
+    cr_assert(strstr(log, kernel) != NULL && strstr(log, "two arms") != NULL,
+              "the log does not name the kernel and why: %s", log);
+    free(log);
+    return true;
+}
+
+/* One group's collectives of its values, as the work-group functions give them. */
 typedef struct {
     int n, sum, min, max;
     int incl_add[64], excl_add[64], incl_max[64], excl_min[64];
 } group_ref;
 
-static void group_ref_of(const int *v, int n, group_ref *r) {
+/* Group g's reference, for groups of size G (at most 64) over in[0..N): the last may be partial. */
+static void group_ref_of(const int *in, int N, int G, int g, group_ref *r) {
+    const int *v = in + g * G;
+    int n = N - g * G < G ? N - g * G : G;
     r->n = n;
     r->sum = 0, r->min = INT32_MAX, r->max = INT32_MIN;
     int mx = INT32_MIN, mn = INT32_MAX, add = 0;
@@ -1171,7 +1187,7 @@ T(collectives_in_arms_run_right) {
         launch(&f, k, &s);
         for (int g = 0; g * G < N; g++) {
             group_ref r;
-            group_ref_of(in + g * G, N - g * G < G ? N - g * G : G, &r);
+            group_ref_of(in, N, G, g, &r);
             for (int j = 0; j < r.n; j++) {
                 int i = g * G + j, want0 = pick ? r.sum : r.min, want1 = pick ? r.incl_max[j] : r.excl_add[j];
                 cr_assert_eq(out[i * 2], want0, "pick %d, work-item %d: %d, expected %d", pick, i, out[i * 2], want0);
@@ -1200,7 +1216,7 @@ T(collectives_in_arms_run_right) {
             launch(&f, k, &s);
             for (int g = 0; g * G < N; g++) {
                 group_ref r;
-                group_ref_of(in + g * G, N - g * G < G ? N - g * G : G, &r);
+                group_ref_of(in, N, G, g, &r);
                 for (int j = 0; j < r.n; j++) {
                     int want = arms_expected(cases[c].name, &r, in + g * G, j, pick, arg);
                     cr_assert_eq(out[g * G + j], want, "%s, pick %d, work-item %d: %d, expected %d", cases[c].name,
@@ -1222,13 +1238,7 @@ T(collectives_in_arms_run_right) {
 T(arms_the_group_need_not_reach_run_or_are_refused) {
     fixture f;
     fixture_init(&f);
-    if (zt_driver_is(f.env.driver, "ze_pocl")) {
-        char *log;
-        ze_result_t r = build_refused(&f, "ze_arms_unproven", &log);
-        cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
-        cr_assert(strstr(log, "arms_unproven") != NULL && strstr(log, "two arms") != NULL,
-                  "the log does not name the kernel and why: %s", log);
-        free(log);
+    if (refused_for_two_arms(&f, "ze_arms_unproven", "arms_unproven")) {
         fixture_fini(&f);
         return;
     }
@@ -1257,13 +1267,7 @@ T(arms_the_group_need_not_reach_run_or_are_refused) {
 T(collectives_in_switch_cases_run_or_are_refused) {
     fixture f;
     fixture_init(&f);
-    if (zt_driver_is(f.env.driver, "ze_pocl")) {
-        char *log;
-        ze_result_t r = build_refused(&f, "ze_collectives_switch", &log);
-        cr_assert_eq(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "zeModuleCreate returned 0x%x", (unsigned)r);
-        cr_assert(strstr(log, "collectives_switch") != NULL && strstr(log, "two arms") != NULL,
-                  "the log does not name the kernel and why: %s", log);
-        free(log);
+    if (refused_for_two_arms(&f, "ze_collectives_switch", "collectives_switch")) {
         fixture_fini(&f);
         return;
     }
@@ -1280,7 +1284,7 @@ T(collectives_in_switch_cases_run_or_are_refused) {
         launch(&f, k, &s);
         for (int g = 0; g * G < N; g++) {
             group_ref r;
-            group_ref_of(in + g * G, N - g * G < G ? N - g * G : G, &r);
+            group_ref_of(in, N, G, g, &r);
             for (int j = 0; j < r.n; j++) {
                 int want = pick == 0 ? r.sum : pick == 1 ? r.max : pick == 2 ? r.min : pick == 5 ? r.incl_add[j]
                                                                                                  : r.excl_add[j];

@@ -240,15 +240,13 @@ std::string endless_loop_kernel(const llvm::Module &mod) {
 // whose blocks' nearest common dominator branches to two different blocks that dominate one each (not a loop's
 // test of whether to run its body again), unless a barrier between them post-dominates the first and dominates
 // the second. A work-group collective is barriers too (spirv/groups.cpp). Returns the branch of the first such
-// pair of f, or null.
-llvm::BasicBlock *branched_barriers_branch(llvm::Function &f) {
-    llvm::DominatorTree dt(f);
-    llvm::PostDominatorTree pdt(f);
+// pair of f (whose trees dt, pdt and li are), or null.
+llvm::BasicBlock *branched_barriers_branch(llvm::Function &f, const llvm::DominatorTree &dt,
+                                           const llvm::PostDominatorTree &pdt, const llvm::LoopInfo &li) {
     std::vector<llvm::BasicBlock *> blocks; // of the barriers that can run, each once
     for (llvm::BasicBlock &bb : f)
         if (calls_barrier_in(bb) && dt.isReachableFromEntry(&bb)) blocks.push_back(&bb);
     if (blocks.size() < 2) return nullptr;
-    llvm::LoopInfo li(dt);
     // The successor of d that dominates b, if one does.
     auto arm = [&](llvm::BasicBlock *d, llvm::BasicBlock *b) -> llvm::BasicBlock * {
         for (llvm::BasicBlock *s : llvm::successors(d))
@@ -303,16 +301,16 @@ void insert_barrier(llvm::Instruction *before) {
 //   the same loop): the group runs that barrier, and so d, together. c may then differ between work-items (legal
 //   when none reaches a barrier in the arms): the rewrite runs the same work in a legal order, each added barrier
 //   passed once by every work-item.
-// Returns false, changing nothing, for any other shape or where neither holds.
-bool split_arms(llvm::BasicBlock *d) {
+// Returns false, changing nothing, for any other shape or where neither holds. dt, pdt and li are d's function's
+// trees, stale once it returns true.
+bool split_arms(llvm::BasicBlock *d, const llvm::DominatorTree &dt, const llvm::PostDominatorTree &pdt,
+                const llvm::LoopInfo &li) {
     auto *br = llvm::dyn_cast<llvm::BranchInst>(d->getTerminator());
     if (!br || !br->isConditional()) return false;
     llvm::BasicBlock *s1 = br->getSuccessor(0), *s2 = br->getSuccessor(1);
     if (s1 == s2 || s1->getSinglePredecessor() != d || s2->getSinglePredecessor() != d) return false;
     llvm::Function &f = *d->getParent();
-    llvm::DominatorTree dt(f);
-    llvm::PostDominatorTree pdt(f);
-    llvm::DomTreeNode *pn = pdt.getNode(d);
+    const llvm::DomTreeNode *pn = pdt.getNode(d);
     llvm::BasicBlock *m = pn && pn->getIDom() ? pn->getIDom()->getBlock() : nullptr;
     if (!m || m == s1 || m == s2 || dt.dominates(s1, m) || dt.dominates(s2, m)) return false;
     std::vector<llvm::BasicBlock *> arm_a;
@@ -342,7 +340,6 @@ bool split_arms(llvm::BasicBlock *d) {
     };
     bool whole_group = passes_barrier(s1) && passes_barrier(s2);
     if (!whole_group) {
-        llvm::LoopInfo li(dt);
         for (llvm::BasicBlock &c : f)
             if (calls_barrier_in(c) && li.getLoopFor(&c) == li.getLoopFor(d) &&
                 ((dt.dominates(&c, d) && pdt.dominates(d, &c)) || (dt.dominates(d, &c) && pdt.dominates(&c, d))))
@@ -378,9 +375,12 @@ std::string split_branched_barriers(llvm::Module &mod) {
     for (llvm::Function &f : mod) {
         if (!is_barrier_kernel(f)) continue;
         for (unsigned round = 0;; round++) {
-            llvm::BasicBlock *d = branched_barriers_branch(f);
+            llvm::DominatorTree dt(f); // again each round: a split changes the function
+            llvm::PostDominatorTree pdt(f);
+            llvm::LoopInfo li(dt);
+            llvm::BasicBlock *d = branched_barriers_branch(f, dt, pdt, li);
             if (!d) break;
-            if (round == 64 || !split_arms(d)) return f.getName().str();
+            if (round == 64 || !split_arms(d, dt, pdt, li)) return f.getName().str();
             // A rewrite LLVM would not accept is refused here rather than handed to PoCL.
             if (llvm::verifyFunction(f)) return f.getName().str();
         }
