@@ -285,6 +285,36 @@ Test(checks, in_bounds_results_are_unchanged)
     cr_assert_eq(memcmp(ga, gb, sizeof ga), 0);
 }
 
+/* One work-item refused five times in a loop: the record names its first refusal and counts the other four, on
+ * every driver (ze_cuda keeps a work-item's refusals in registers until its exit: spirv/bounds.cpp). */
+Test(checks, refusals_in_a_loop_are_named_first_and_counted)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "refuse_in_loop");
+    enum { N = 64, WHO = 37 };
+    int *a = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    uint32_t n = N, times = 5, who = WHO;
+    krt_arg args[] = { KRT_ARG(a), KRT_ARG(n), KRT_ARG(times), KRT_ARG(who) };
+    krt_launch_desc d = kt_desc1(N, args, 4);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel refuse_in_loop");
+    assert_message_has("work-item (37, 0, 0)");
+    assert_message_has("4-byte load");
+    assert_message_has("0 bytes past its end (at offset 256)");
+    assert_message_has("; 4 more accesses were refused too");
+    int host[N];
+    kt_copy_sync(ctx, host, a, sizeof host);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(host[i], i == WHO ? 7 : i, "a[%d] is %d", i, host[i]);
+    /* A launch that refuses nothing after it: the record was reset. */
+    times = 0;
+    KT_OK(krt_launch_sync(k, &d));
+    KT_OK(krt_free(ctx, a));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
 Test(checks, two_d_overrun_names_the_work_item)
 {
     krt_context *ctx = checked();

@@ -56,3 +56,18 @@ kernel void rows(global float *m, uint w)
     size_t x = get_global_id(0), y = get_global_id(1);
     m[y * w + x] = (float)(x + y);
 }
+
+// Work-item `who` sums a[n + t] for t < times, every one past an n-element buffer, then writes a[who] = sum + 7;
+// every other work-item writes a[i] = i. In a loop: a GPU kernel keeps its refusals until its exit (spirv/bounds.cpp).
+kernel void refuse_in_loop(global int *a, uint n, uint times, uint who)
+{
+    uint i = get_global_id(0);
+    if (i != who) {
+        a[i] = (int)i;
+        return;
+    }
+    int s = 0;
+    for (uint t = 0; t < times; t++)
+        s += a[n + t];
+    a[i] = s + 7;
+}
