@@ -35,7 +35,9 @@ for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "
 # krt-cc --host's work-item loops for barrier kernels, found in ../libexec/krt beside bin/krt-cc.
 mkdir -p "$D/libexec/krt" && cp "$B"/libexec/krt/krt_loops.py "$D/libexec/krt/"
 for f in "$B"/test/test_* "$B"/test/host_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
-for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy warp_reduce; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy warp_reduce polybench; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+# polybench's OpenMP twins link GCC's OpenMP runtime, which the GPU image lacks.
+cp "$(cc -print-file-name=libgomp.so.1)" "$D/lib/"
 # mpi_heat: its source and krt.h, which gpu-test.sh builds with the GPU machine's mpicc when it has one (the
 # packed bin/mpi_heat, built against Debian's Open MPI, runs there otherwise), and its figures' script.
 mkdir -p "$D/src" "$D/include"

@@ -9,7 +9,8 @@
 #   5. the figures: hand-written CUDA (raw cuLaunchKernel, vadd per block size, a 64 MiB copy, a CUDA graph of
 #      1,000 kernels against bench/replay's recorded launches), krt's vadd, launch_overhead's Level Zero and krt
 #      cases, the group-size benchmark, a Python call's cost against C, CuPy and torch, a spilling kernel's
-#      properties, and mpi_heat's halo exchange against its kernel on one rank and on two ranks sharing the GPU.
+#      properties, and mpi_heat's halo exchange against its kernel on one rank and on two ranks sharing the GPU;
+#      with or without them, the warp reduction against CUDA and polybench unchecked and checked on ze_cuda.
 #   6. when the pack has them (gpu-pack.sh SYCL_WHEELS=...), Intel's SYCL runtime, dpctl and dpnp.tensor on ze_cuda
 #      against NumPy up to 10^8 elements, and dpnp.tensor's add and sum against CuPy (test/sycl/sycl-check.sh);
 #      without them, or without the loader or a Python they fit, the step is skipped and says why.
@@ -215,6 +216,15 @@ fi
 # (bench/cuda/warp_reduce.cu): a figure, and a check (both sums against the host's), so it runs with FIGURES=0 too.
 [ -x "$D/bench/warp_reduce" ] && step "bench: warp_reduce (krt against CUDA)" 60 env -u ZE_ENABLE_ALT_DRIVERS \
     "$D/bench/warp_reduce"
+# Checked launches on ze_cuda (docs/performance.md, "Checked launches"), unchecked then checked in one call, the
+# benchmarks whose work-items loop over a row or a column and two launch-bound ones: a figure (goal 2x), so it runs
+# with FIGURES=0 too; polybench --way compares nothing, the checked results are test_checks' to judge.
+if [ -x "$D/bench/polybench" ]; then
+    for c in "" --checks; do
+        step "bench: polybench on ze_cuda${c:+, checked}" 90 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$D/bench/polybench" \
+            --way ze_pocl --device gpu $c --samples 3 --settle-ms 0 --only gemm,atax,mvt,gemver,jacobi-2d,lu
+    done
+fi
 # 6. SYCL: dpctl and dpnp.tensor through Unified Runtime's Level Zero adapter on ze_cuda (docs/sycl.md). The check
 # skips (exit 0, "sycl-check: skipped: why") where a piece is missing; its own summary goes under this step's line.
 if [ -d "$D/sycl/wheels" ]; then
