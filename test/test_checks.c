@@ -285,8 +285,7 @@ Test(checks, in_bounds_results_are_unchanged)
     cr_assert_eq(memcmp(ga, gb, sizeof ga), 0);
 }
 
-/* One work-item refused five times in a loop: the record names its first refusal and counts the other four, on
- * every driver (ze_cuda keeps a work-item's refusals in registers until its exit: spirv/bounds.cpp). */
+/* One work-item refused five times in a loop: the record names its first refusal and counts the other four. */
 Test(checks, refusals_in_a_loop_are_named_first_and_counted)
 {
     krt_context *ctx = checked();

@@ -58,7 +58,7 @@ kernel void rows(global float *m, uint w)
 }
 
 // Work-item `who` sums a[n + t] for t < times, every one past an n-element buffer, then writes a[who] = sum + 7;
-// every other work-item writes a[i] = i. In a loop: a GPU kernel keeps its refusals until its exit (spirv/bounds.cpp).
+// every other work-item writes a[i] = i: the refusals of one work-item, in a loop.
 kernel void refuse_in_loop(global int *a, uint n, uint times, uint who)
 {
     uint i = get_global_id(0);
