@@ -14,11 +14,13 @@
 // addr - lo <= span - size. When that fails the access is refused, even where it lands in another allocation of
 // the context (out of bounds of the array the kernel indexed, as a per-array bounds check says, and what a launch
 // reads there depends on where the allocator put the arrays): __zp_bounds_refuse (groups_lib.cl) records it, in a
-// block of its own that the branch weights mark cold. Accesses through pointers of other origin (loaded from memory,
-// chosen between arguments) call __zp_bounds_check, the binary search of the whole table, every time. A plain load or store is then made unconditionally
-// through select(ok, p, slot), the slot being the table's zero words for a load and its sink for a store; atomics,
-// memory intrinsics, builtins and larger accesses keep a branch around the access. The check is then linked and
-// inlined like the group library's other functions (translate.cpp).
+// block of its own that the branch weights mark cold; on the GPU that block only counts the refusal and keeps the
+// first, and the record is made once at the kernel's exit (Deferred, below). Accesses through pointers of other
+// origin (loaded from memory, chosen between arguments) call __zp_bounds_check, the binary search of the whole
+// table, every time. A plain load or store is then made unconditionally through select(ok, p, slot), the slot being
+// the table's zero words for a load and its sink for a store; atomics, memory intrinsics, builtins and larger
+// accesses keep a branch around the access. The check is then linked and inlined like the group library's other
+// functions (translate.cpp).
 #include "steps.h"
 #include "../driver/include/ze_krt_bounds.h"
 
@@ -234,6 +236,64 @@ llvm::Argument *only_argument(llvm::Value *p) {
     return llvm::dyn_cast<llvm::Argument>(const_cast<llvm::Value *>(objs[0]));
 }
 
+// The GPU's record of a kernel's refusals, kept by each work-item until the kernel's exit (one thread per
+// work-item, and its exit lies outside its loops): how many it refused, and the first one's address, size and kind,
+// in private variables that become registers. A refusal then costs a few selects in a cold block that holds no call
+// and no atomic, so that LLVM still unrolls the loop around a checked access and overlaps its loads; at each return
+// a work-item that refused anything calls __zp_bounds_record (groups_lib.cl) once. PoCL's work-item loops surround
+// the whole kernel, exit included, so the CPU records each refusal where it happens (docs/performance.md, "Checked
+// launches").
+struct Deferred {
+    llvm::AllocaInst *count = nullptr, *addr = nullptr, *size = nullptr, *kind = nullptr;
+
+    // A refused access of size bytes at addr: counted, and kept when it is the work-item's first. Gives true for
+    // an access of no bytes, which is made (it reaches nothing), as __zp_bounds_refuse does.
+    llvm::Value *refuse(llvm::IRBuilder<> &b, llvm::Value *at, llvm::Value *bytes, llvm::Value *what) {
+        llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
+        llvm::Value *empty = b.CreateICmpEQ(bytes, llvm::ConstantInt::get(i64, 0));
+        llvm::Value *n = b.CreateLoad(i32, count);
+        llvm::Value *first = b.CreateAnd(b.CreateNot(empty), b.CreateICmpEQ(n, llvm::ConstantInt::get(i32, 0)));
+        b.CreateStore(b.CreateAdd(n, b.CreateZExt(b.CreateNot(empty), i32)), count);
+        b.CreateStore(b.CreateSelect(first, at, b.CreateLoad(i64, addr)), addr);
+        b.CreateStore(b.CreateSelect(first, bytes, b.CreateLoad(i64, size)), size);
+        b.CreateStore(b.CreateSelect(first, what, b.CreateLoad(i32, kind)), kind);
+        return empty;
+    }
+
+    // Before each return of f: a work-item that refused anything records it.
+    void record_at_exits(llvm::Function &f, llvm::FunctionCallee record, llvm::Value *tab, llvm::Value *kernel) {
+        std::vector<llvm::ReturnInst *> rets;
+        for (llvm::BasicBlock &bb : f)
+            if (auto *r = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator())) rets.push_back(r);
+        llvm::MDNode *cold = llvm::MDBuilder(f.getContext()).createBranchWeights(1, 1u << 20);
+        for (llvm::ReturnInst *r : rets) {
+            llvm::IRBuilder<> b(r);
+            llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
+            llvm::Value *n = b.CreateLoad(i32, count);
+            llvm::Instruction *t =
+                llvm::SplitBlockAndInsertIfThen(b.CreateICmpNE(n, llvm::ConstantInt::get(i32, 0)), r, false, cold);
+            llvm::IRBuilder<> tb(t);
+            tb.CreateCall(record, {tab, tb.CreateLoad(i64, addr), tb.CreateLoad(i64, size), tb.CreateLoad(i32, kind),
+                                   kernel, n});
+        }
+    }
+};
+
+Deferred deferred(llvm::IRBuilder<> &b, const llvm::DataLayout &dl) {
+    Deferred d;
+    unsigned as = dl.getAllocaAddrSpace();
+    llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
+    d.count = b.CreateAlloca(i32, as);
+    d.addr = b.CreateAlloca(i64, as);
+    d.size = b.CreateAlloca(i64, as);
+    d.kind = b.CreateAlloca(i32, as);
+    b.CreateStore(llvm::ConstantInt::get(i32, 0), d.count);
+    b.CreateStore(llvm::ConstantInt::get(i64, 0), d.addr);
+    b.CreateStore(llvm::ConstantInt::get(i64, 0), d.size);
+    b.CreateStore(llvm::ConstantInt::get(i32, 0), d.kind);
+    return d;
+}
+
 } // namespace
 
 int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::string &why) {
@@ -242,7 +302,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
     const llvm::DataLayout &dl = m.getDataLayout();
     llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
     llvm::FunctionType *ft = llvm::FunctionType::get(i32, {i64, i64, i64, i32, i32}, false);
-    for (const char *name : {"__zp_bounds_check", "__zp_bounds_refuse", "__zp_bounds_arg"})
+    for (const char *name : {"__zp_bounds_check", "__zp_bounds_refuse", "__zp_bounds_arg", "__zp_bounds_record"})
         if (llvm::Function *old = m.getFunction(name); old && !old->isDeclaration()) {
             why = std::string("the module defines a function named ") + name + ", the name of a function of the "
                   "driver's bounds check";
@@ -250,10 +310,14 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
         }
     llvm::FunctionCallee check = m.getOrInsertFunction("__zp_bounds_check", ft);
     llvm::FunctionCallee refuse = m.getOrInsertFunction("__zp_bounds_refuse", ft);
-    llvm::FunctionCallee lookup;
-    if (!straight)
+    llvm::FunctionCallee lookup, record;
+    if (!straight) {
         lookup = m.getOrInsertFunction("__zp_bounds_arg",
                                        llvm::FunctionType::get(llvm::FixedVectorType::get(i64, 2), {i64, i64}, false));
+        record = m.getOrInsertFunction("__zp_bounds_record",
+                                       llvm::FunctionType::get(llvm::Type::getVoidTy(c), {i64, i64, i64, i32, i32, i32},
+                                                               false));
+    }
     // Private variables to registers first: a kernel built without optimization keeps its arguments in allocas,
     // and an access's pointer must reach back to the argument itself for the argument's range to apply.
     {
@@ -273,8 +337,10 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
             for (llvm::Instruction &i : bb) insts.push_back(&i);
         // The range of every global or constant pointer argument of a kernel, at its entry.
         std::map<llvm::Argument *, ArgRange> ranges;
+        Deferred later{};
         if (f->getCallingConv() == llvm::CallingConv::SPIR_KERNEL) {
             llvm::IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
+            if (!straight) later = deferred(b, dl);
             for (llvm::Argument &a : f->args()) {
                 auto *pt = llvm::dyn_cast<llvm::PointerType>(a.getType());
                 if (!pt || !checked_space(pt->getAddressSpace()) || a.use_empty()) continue;
@@ -314,8 +380,10 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
                     llvm::Instruction *slow_term =
                         llvm::SplitBlockAndInsertIfThen(b.CreateNot(fast), i, false, cold);
                     llvm::IRBuilder<> sb(slow_term);
-                    llvm::Value *slow = sb.CreateICmpNE(sb.CreateCall(refuse, {tab, addr, a.size, kind, kernel}),
-                                                        llvm::ConstantInt::get(i32, 0));
+                    llvm::Value *slow = later.count ? later.refuse(sb, addr, a.size, kind)
+                                                    : sb.CreateICmpNE(sb.CreateCall(refuse, {tab, addr, a.size, kind,
+                                                                                             kernel}),
+                                                                      llvm::ConstantInt::get(i32, 0));
                     llvm::PHINode *phi = llvm::PHINode::Create(llvm::Type::getInt1Ty(c), 2, "", i);
                     phi->addIncoming(llvm::ConstantInt::getTrue(c), head);
                     phi->addIncoming(slow, slow_term->getParent());
@@ -353,6 +421,13 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
                 phi->addIncoming(llvm::Constant::getNullValue(i->getType()), else_term->getParent());
             }
         }
+        if (later.count) later.record_at_exits(*f, record, tab, kernel);
+    }
+    if (!straight) {
+        // The deferred records' variables to registers.
+        llvm::legacy::PassManager pm;
+        pm.add(llvm::createPromoteMemoryToRegisterPass());
+        pm.run(m);
     }
     return ZP_SPIRV_OK;
 }

@@ -392,6 +392,7 @@ u32 __zp_sg_find_msb(u32 bits) {
 u64 __attribute__((overloadable)) get_global_id(u32 d);
 u32 __attribute__((overloadable)) atomic_cmpxchg(volatile __global u32 *p, u32 cmp, u32 val);
 u32 __attribute__((overloadable)) atomic_inc(volatile __global u32 *p);
+u32 __attribute__((overloadable)) atomic_add(volatile __global u32 *p, u32 v);
 
 /* The bounds table's current ranges array. */
 static __global const u64 *ranges_of(u64 table) { return (__global const u64 *)((__global u64 *)table)[0]; }
@@ -441,4 +442,19 @@ int __zp_bounds_refuse(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
     }
     atomic_inc((volatile __global u32 *)(t + 8));
     return 0;
+}
+
+/* The GPU's deferred record (bounds.cpp): a work-item that refused count accesses, the first of them described by
+ * addr, size and kind, records them at its kernel's exit, as many calls of __zp_bounds_refuse would have. */
+void __zp_bounds_record(u64 table, u64 addr, u64 size, u32 kind, u32 kern, u32 count) {
+    __global u64 *t = (__global u64 *)table;
+    if (atomic_cmpxchg((volatile __global u32 *)(t + 1), 0u, 1u) == 0u) {
+        t[2] = addr;
+        t[3] = size;
+        t[4] = (u64)kind | (u64)kern << 32;
+        t[5] = get_global_id(0);
+        t[6] = get_global_id(1);
+        t[7] = get_global_id(2);
+    }
+    atomic_add((volatile __global u32 *)(t + 8), count);
 }

@@ -208,6 +208,41 @@ Test(cuda_ptx, rotates_by_a_register_amount_are_modular, .timeout = KT_TEST_TIME
     cr_assert(blocks > 0, "ze_atomics_c11's atomics_c11_64 has no 64-bit rotate by a register any more");
 }
 
+/* Checked launches on the GPU keep a work-item's refusals in registers and record them once, at the kernel's exit
+ * (spirv/bounds.cpp, "Deferred"): refuse_in_loop checks three accesses through its argument, one of them in a loop,
+ * and each of its entries (the kernel and its exact-range variant) holds one compare-and-swap, the record's. Checked
+ * where each access recorded its own refusal, it held one per access and the loop was not unrolled. On the GPU,
+ * test_checks' refusals_in_a_loop_are_named_first_and_counted checks what the record says. */
+Test(cuda_ptx, checked_refusals_are_recorded_once_at_the_exit, .timeout = KT_TEST_TIMEOUT) {
+    char out[] = "/tmp/krt_cuda_chk_XXXXXX", cmd[2048];
+    int fd = mkstemp(out);
+    cr_assert(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' --bounds-table 0x7f0012345000 '%s/krt_checks.spv' '%s'",
+             env_or("KRT_BUILD", "build"), env_or("KRT_TEST_KERNELS", "build/test-kernels"), out);
+    cr_assert_eq(run(cmd), 0, "ze_cuda_ptx failed on krt_checks.spv");
+    FILE *f = fopen(out, "r");
+    cr_assert_not_null(f);
+    static char ptx[1 << 20];
+    size_t n = fread(ptx, 1, sizeof ptx - 1, f);
+    ptx[n] = 0;
+    fclose(f);
+    unlink(out);
+    int entries = 0;
+    for (const char *e = strstr(ptx, ".entry "); e; e = strstr(e + 1, ".entry ")) {
+        const char *name_end = strchr(e, '(');
+        cr_assert_not_null(name_end);
+        if (!memmem(e, (size_t)(name_end - e), "refuse_in_loop", 14)) continue;
+        const char *end = strstr(e, "\n}\n");
+        cr_assert_not_null(end);
+        int cas = 0;
+        for (const char *a = strstr(e, "atom.global.cas"); a && a < end; a = strstr(a + 1, "atom.global.cas")) cas++;
+        cr_assert_eq(cas, 1, "%.*s holds %d compare-and-swaps, expected the record's one", (int)(name_end - e), e, cas);
+        entries++;
+    }
+    cr_assert(entries > 0, "krt_checks.spv's checked PTX has no entry named refuse_in_loop");
+}
+
 /* Garbage is refused as an invalid binary (exit 2 with a log), never a crash. */
 Test(cuda_ptx, garbage_refused) {
     char tmp[] = "/tmp/krt_cuda_bad_XXXXXX";
