@@ -64,6 +64,7 @@ mkdir -p "$D/test-kernels/abi2" && cp "$B"/test-kernels/abi2/*.so "$D/test-kerne
 # The AddressSanitizer build of offbyone (test_host_kernels runs it).
 if [ -d "$B/kernels-asan" ]; then mkdir -p "$D/kernels-asan" && cp -r "$B/kernels-asan/." "$D/kernels-asan/"; fi
 cp "$B"/bench/kernels/*.spv "$D/bench/kernels/"
+mkdir -p "$D/bench/kernels/host" && cp "$B"/bench/kernels/host/*.so "$D/bench/kernels/host/"  # polybench makes every way's module
 # The Python package as make builds it (krt/, the abi3 extension and its .py files: one build serves the GPU
 # image's Python 3.12), the example, the GPU interop check, the launch-cost benchmark and the tutorial's torch block.
 cp -r "$B/python/krt" "$D/python/"
