@@ -236,13 +236,13 @@ llvm::Argument *only_argument(llvm::Value *p) {
     return llvm::dyn_cast<llvm::Argument>(const_cast<llvm::Value *>(objs[0]));
 }
 
-// The GPU's record of a kernel's refusals, kept by each work-item until the kernel's exit (one thread per
-// work-item, and its exit lies outside its loops): how many it refused, and the first one's address, size and kind,
+// The GPU's record of a kernel's refusals (at_exit, ZP_SPIRV_BOUNDS_AT_EXIT), kept by each work-item until the
+// kernel's exit (one thread per work-item, and its exit lies outside its loops): how many it refused, and the first one's address, size and kind,
 // in private variables that become registers. A refusal then costs a few selects in a cold block that holds no call
 // and no atomic, so that LLVM still unrolls the loop around a checked access and overlaps its loads; at each return
 // a work-item that refused anything calls __zp_bounds_record (groups_lib.cl) once. PoCL's work-item loops surround
 // the whole kernel, exit included, so the CPU records each refusal where it happens (docs/performance.md, "Checked
-// launches").
+// launches"), but for ze_pocl's test knob KRT_ZE_POCL_BOUNDS_AT_EXIT, which runs this form there for the tests.
 struct Deferred {
     llvm::AllocaInst *count = nullptr, *addr = nullptr, *size = nullptr, *kind = nullptr;
 
@@ -296,7 +296,7 @@ Deferred deferred(llvm::IRBuilder<> &b, const llvm::DataLayout &dl) {
 
 } // namespace
 
-int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::string &why) {
+int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, bool at_exit, std::string &why) {
     if (!table) return ZP_SPIRV_OK;
     llvm::LLVMContext &c = m.getContext();
     const llvm::DataLayout &dl = m.getDataLayout();
@@ -311,13 +311,13 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
     llvm::FunctionCallee check = m.getOrInsertFunction("__zp_bounds_check", ft);
     llvm::FunctionCallee refuse = m.getOrInsertFunction("__zp_bounds_refuse", ft);
     llvm::FunctionCallee lookup, record;
-    if (!straight) {
+    if (!straight)
         lookup = m.getOrInsertFunction("__zp_bounds_arg",
                                        llvm::FunctionType::get(llvm::FixedVectorType::get(i64, 2), {i64, i64}, false));
+    if (at_exit)
         record = m.getOrInsertFunction("__zp_bounds_record",
                                        llvm::FunctionType::get(llvm::Type::getVoidTy(c), {i64, i64, i64, i32, i32, i32},
                                                                false));
-    }
     // Private variables to registers first: a kernel built without optimization keeps its arguments in allocas,
     // and an access's pointer must reach back to the argument itself for the argument's range to apply.
     {
@@ -340,7 +340,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
         Deferred later{};
         if (f->getCallingConv() == llvm::CallingConv::SPIR_KERNEL) {
             llvm::IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
-            if (!straight) later = deferred(b, dl);
+            if (at_exit) later = deferred(b, dl);
             for (llvm::Argument &a : f->args()) {
                 auto *pt = llvm::dyn_cast<llvm::PointerType>(a.getType());
                 if (!pt || !checked_space(pt->getAddressSpace()) || a.use_empty()) continue;
@@ -423,7 +423,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, std::strin
         }
         if (later.count) later.record_at_exits(*f, record, tab, kernel);
     }
-    if (!straight) {
+    if (at_exit) {
         // The deferred records' variables to registers.
         llvm::legacy::PassManager pm;
         pm.add(llvm::createPromoteMemoryToRegisterPass());

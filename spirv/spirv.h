@@ -53,6 +53,9 @@ enum zp_spirv_flags {
                                            * called on a generic pointer call the overload of the pointer's
                                            * space, or the private one through a private copy (spirv/spaces.cpp),
                                            * for a kernel library without generic overloads (PoCL 3.1) */
+    ZP_SPIRV_BOUNDS_AT_EXIT = 1u << 12,   /* checked modules: a work-item keeps its refusals and records them at
+                                           * its kernel's exit (spirv/bounds.cpp, Deferred): ze_cuda's way, and
+                                           * ze_pocl's under the test knob KRT_ZE_POCL_BOUNDS_AT_EXIT=1 */
 };
 
 /* Translates one SPIR-V module with what flags ask for (zp_spirv_flags; other bits are ignored). On success

@@ -69,9 +69,10 @@ void make_inlinable(llvm::Module &mod);
 
 // bounds.cpp: with a bounds table (zp_module_src.bounds_table, not 0), every global and constant memory access of
 // the inlined module made only when __zp_bounds_check (groups_lib.cl) finds it inside an allocation the table
-// lists; the check is linked in afterwards (link_groups) and inlined. Returns ZP_SPIRV_OK or ZP_SPIRV_BUILD_FAILURE
-// with why.
-int add_bounds_checks(llvm::Module &mod, uint64_t table, bool straight, std::string &why);
+// lists; the check is linked in afterwards (link_groups) and inlined. straight: each pointer argument's allocation
+// looked up by unrolled branch-free steps (the CPU); at_exit: a work-item's refusals recorded once at its kernel's
+// exit (the GPU). Returns ZP_SPIRV_OK or ZP_SPIRV_BUILD_FAILURE with why.
+int add_bounds_checks(llvm::Module &mod, uint64_t table, bool straight, bool at_exit, std::string &why);
 
 // meta.cpp: the per-kernel facts. Returns ZP_SPIRV_OK or ZP_SPIRV_OUT_OF_MEMORY.
 int extract_meta(llvm::Module &mod, zp_module_meta *meta);

@@ -123,7 +123,8 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
     if (src->bounds_table) {
         // Checked after inlining, where an access's underlying object is the kernel's own (bounds.cpp); the check
         // itself is then linked and inlined like the group library's other functions.
-        rc = add_bounds_checks(*mod, src->bounds_table, !(flags & ZP_SPIRV_WARP_SUBGROUPS), log);
+        rc = add_bounds_checks(*mod, src->bounds_table, !(flags & ZP_SPIRV_WARP_SUBGROUPS),
+                               (flags & ZP_SPIRV_BOUNDS_AT_EXIT) != 0, log);
         if (rc == ZP_SPIRV_OK) rc = link_groups(*mod, flags, log);
         if (rc != ZP_SPIRV_OK) return rc;
         make_inlinable(*mod);

@@ -57,7 +57,12 @@ test:
 
 test-only:
 	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" \
-	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS) $(HOST_TESTS) $(NEWER_LOADER_TESTS) $(STRUCTURE_TEST)
+	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS) $(HOST_TESTS) $(NEWER_LOADER_TESTS) $(STRUCTURE_TEST) \
+	    $(AT_EXIT_TEST)
+
+# Checked launches as ze_cuda builds them (a work-item's refusals recorded once at its kernel's exit), run on
+# ze_pocl through its test knob, so that every run of the suite checks that form without a GPU.
+AT_EXIT_TEST = 'KRT_ZE_POCL_BOUNDS_AT_EXIT=1 $(BUILD)/test/test_checks $(CRITERION_ARGS)'
 
 # Debian's loader (1.8.12, API 1.4) cannot reach the entry points of later API versions, so test_ze_api also runs
 # under the newer loader kept in shared/ (1.32.0, with its own validation layer), plain and with the layer, where

@@ -67,6 +67,14 @@ static ze_result_t check_local_memory(cl_program prog, cl_device_id d, const zp_
     return ZE_RESULT_SUCCESS;
 }
 
+/* The test knob KRT_ZE_POCL_BOUNDS_AT_EXIT=1: checked modules record a work-item's refusals at its kernel's exit,
+ * as ze_cuda's do (ZP_SPIRV_BOUNDS_AT_EXIT), so that the CPU's test runs check that way too; slower here (docs/
+ * driver.md, "Checked launches"). Read at each build. */
+static unsigned bounds_at_exit(void) {
+    const char *v = getenv("KRT_ZE_POCL_BOUNDS_AT_EXIT");
+    return v && v[0] == '1' && v[1] == 0 ? ZP_SPIRV_BOUNDS_AT_EXIT : 0;
+}
+
 ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint32_t route, unsigned rewrites,
                                   cl_program *out, zp_module_meta *meta, char **log) {
     void *bin = NULL;
@@ -79,7 +87,7 @@ ze_result_t zp_pocl_program_build(cl_device_id d, const zp_module_src *src, uint
      * (PoCL 3.1's) has no generic-pointer overloads of frexp, vstoreN, ...: ZP_SPIRV_GENERIC_BUILTINS. */
     unsigned flags = rewrites | ZP_POCL_REGIONS | ZP_SPIRV_EXACT_RANGE | ZP_SPIRV_GLOBALS_KERNEL |
                      ZP_SPIRV_SHORT_NAMES | (zp_caps.generic_as ? 0 : ZP_SPIRV_GENERIC_BUILTINS) |
-                     (route == ZP_ROUTE_IL ? ZP_SPIRV_EMIT_SPIRV : 0);
+                     (route == ZP_ROUTE_IL ? ZP_SPIRV_EMIT_SPIRV : 0) | bounds_at_exit();
     int rc = zp_pocl_translate(src, flags, &bin, &bin_size, meta, log);
     if (rc == ZP_SPIRV_INVALID_BINARY) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     if (rc == ZP_SPIRV_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
