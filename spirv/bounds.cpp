@@ -237,12 +237,13 @@ llvm::Argument *only_argument(llvm::Value *p) {
 }
 
 // The GPU's record of a kernel's refusals (at_exit, ZP_SPIRV_BOUNDS_AT_EXIT), kept by each work-item until the
-// kernel's exit (one thread per work-item, and its exit lies outside its loops): how many it refused, and the first one's address, size and kind,
-// in private variables that become registers. A refusal then costs a few selects in a cold block that holds no call
-// and no atomic, so that LLVM still unrolls the loop around a checked access and overlaps its loads; at each return
-// a work-item that refused anything calls __zp_bounds_record (groups_lib.cl) once. PoCL's work-item loops surround
-// the whole kernel, exit included, so the CPU records each refusal where it happens (docs/performance.md, "Checked
-// launches"), but for ze_pocl's test knob KRT_ZE_POCL_BOUNDS_AT_EXIT, which runs this form there for the tests.
+// kernel's exit (one thread per work-item, and its exit lies outside its loops): how many it refused, and the first
+// one's address, size and kind, in private variables that become registers. A refusal then costs a few selects in a
+// cold block that holds no call and no atomic, so that LLVM still unrolls the loop around a checked access and
+// overlaps its loads; at each return a work-item that refused anything calls __zp_bounds_record (groups_lib.cl)
+// once. PoCL's work-item loops surround the whole kernel, exit included, so the CPU records each refusal where it
+// happens (docs/performance.md, "Checked launches"), but for ze_pocl's test knob KRT_ZE_POCL_BOUNDS_AT_EXIT, which
+// runs this form there for the tests.
 struct Deferred {
     llvm::AllocaInst *count = nullptr, *addr = nullptr, *size = nullptr, *kind = nullptr;
 
