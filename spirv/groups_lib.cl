@@ -391,7 +391,6 @@ u32 __zp_sg_find_msb(u32 bits) {
  * never written while a launch runs, so they are read plainly. */
 u64 __attribute__((overloadable)) get_global_id(u32 d);
 u32 __attribute__((overloadable)) atomic_cmpxchg(volatile __global u32 *p, u32 cmp, u32 val);
-u32 __attribute__((overloadable)) atomic_inc(volatile __global u32 *p);
 u32 __attribute__((overloadable)) atomic_add(volatile __global u32 *p, u32 v);
 
 /* The bounds table's current ranges array. */
@@ -427,25 +426,9 @@ int __zp_bounds_check(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
     return __zp_bounds_refuse(table, addr, size, kind, kern);
 }
 
-/* A refused access recorded (the first of a launch in full, the others counted); 0, or 1 for an access of no
- * bytes. Called directly for an access through a kernel argument that leaves the argument's own allocation. */
-int __zp_bounds_refuse(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
-    __global u64 *t = (__global u64 *)table;
-    if (size == 0) return 1;
-    if (atomic_cmpxchg((volatile __global u32 *)(t + 1), 0u, 1u) == 0u) {
-        t[2] = addr;
-        t[3] = size;
-        t[4] = (u64)kind | (u64)kern << 32;
-        t[5] = get_global_id(0);
-        t[6] = get_global_id(1);
-        t[7] = get_global_id(2);
-    }
-    atomic_inc((volatile __global u32 *)(t + 8));
-    return 0;
-}
-
-/* The GPU's deferred record (bounds.cpp): a work-item that refused count accesses, the first of them described by
- * addr, size and kind, records them at its kernel's exit, as many calls of __zp_bounds_refuse would have. */
+/* count refused accesses of a work-item recorded, the first of them, described by addr, size and kind, in full
+ * when it is the first of the launch, all of them counted. Called at a kernel's exit by the GPU's deferred record
+ * (bounds.cpp), and by __zp_bounds_refuse for one access. */
 void __zp_bounds_record(u64 table, u64 addr, u64 size, u32 kind, u32 kern, u32 count) {
     __global u64 *t = (__global u64 *)table;
     if (atomic_cmpxchg((volatile __global u32 *)(t + 1), 0u, 1u) == 0u) {
@@ -457,4 +440,12 @@ void __zp_bounds_record(u64 table, u64 addr, u64 size, u32 kind, u32 kern, u32 c
         t[7] = get_global_id(2);
     }
     atomic_add((volatile __global u32 *)(t + 8), count);
+}
+
+/* A refused access recorded (the first of a launch in full, the others counted); 0, or 1 for an access of no
+ * bytes. Called directly for an access through a kernel argument that leaves the argument's own allocation. */
+int __zp_bounds_refuse(u64 table, u64 addr, u64 size, u32 kind, u32 kern) {
+    if (size == 0) return 1;
+    __zp_bounds_record(table, addr, size, kind, kern, 1);
+    return 0;
 }
