@@ -262,11 +262,11 @@ struct Deferred {
     }
 
     // Before each return of f: a work-item that refused anything records it.
-    void record_at_exits(llvm::Function &f, llvm::FunctionCallee record, llvm::Value *tab, llvm::Value *kernel) {
+    void record_at_exits(llvm::Function &f, llvm::FunctionCallee record, llvm::Value *tab, llvm::Value *kernel,
+                         llvm::MDNode *cold) {
         std::vector<llvm::ReturnInst *> rets;
         for (llvm::BasicBlock &bb : f)
             if (auto *r = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator())) rets.push_back(r);
-        llvm::MDNode *cold = llvm::MDBuilder(f.getContext()).createBranchWeights(1, 1u << 20);
         for (llvm::ReturnInst *r : rets) {
             llvm::IRBuilder<> b(r);
             llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
@@ -422,7 +422,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, bool at_ex
                 phi->addIncoming(llvm::Constant::getNullValue(i->getType()), else_term->getParent());
             }
         }
-        if (later.count) later.record_at_exits(*f, record, tab, kernel);
+        if (later.count) later.record_at_exits(*f, record, tab, kernel, cold);
     }
     if (at_exit) {
         // The deferred records' variables to registers.
