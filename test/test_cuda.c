@@ -171,18 +171,16 @@ Test(cuda_ptx, huge_by_value_argument_refused, .timeout = KT_TEST_TIMEOUT) {
     cr_assert_eq(run(cmd), 0, "ze_cuda_ptx did not refuse structdag.spv naming CUDA's parameter limit");
 }
 
-/* A 64-bit rotate by a register amount (OpenCL C's ~(1L << (i % 63)), which LLVM folds into a rotate of -2 by
- * i + i / 63) reduces its amount modulo 64 before NVPTX's shl/shr/add sequence, which is right only below 64: every
- * rotate block of the PTX shifts by the masked amount. On the GPU, test_ze_groups' 64-bit fetch_and checks the
- * result. */
-Test(cuda_ptx, rotates_by_a_register_amount_are_modular, .timeout = KT_TEST_TIMEOUT) {
-    char out[] = "/tmp/krt_cuda_rot_XXXXXX", cmd[2048];
+/* The PTX ze_cuda_ptx makes of test kernel spv with options (more arguments of the tool, "" for none), in a buffer
+ * of its own that the next call reuses; the test fails when the tool does. */
+static const char *ptx_of(const char *options, const char *spv) {
+    char out[] = "/tmp/krt_cuda_ptx_XXXXXX", cmd[2048];
     int fd = mkstemp(out);
     cr_assert(fd >= 0);
     close(fd);
-    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' '%s/ze_atomics_c11.spv' '%s'", env_or("KRT_BUILD", "build"),
-             env_or("KRT_TEST_KERNELS", "build/test-kernels"), out);
-    cr_assert_eq(run(cmd), 0, "ze_cuda_ptx failed on ze_atomics_c11.spv");
+    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' %s '%s/%s' '%s'", env_or("KRT_BUILD", "build"), options,
+             env_or("KRT_TEST_KERNELS", "build/test-kernels"), spv, out);
+    cr_assert_eq(run(cmd), 0, "ze_cuda_ptx %s failed on %s", options, spv);
     FILE *f = fopen(out, "r");
     cr_assert_not_null(f);
     static char ptx[1 << 20];
@@ -190,6 +188,15 @@ Test(cuda_ptx, rotates_by_a_register_amount_are_modular, .timeout = KT_TEST_TIME
     ptx[n] = 0;
     fclose(f);
     unlink(out);
+    return ptx;
+}
+
+/* A 64-bit rotate by a register amount (OpenCL C's ~(1L << (i % 63)), which LLVM folds into a rotate of -2 by
+ * i + i / 63) reduces its amount modulo 64 before NVPTX's shl/shr/add sequence, which is right only below 64: every
+ * rotate block of the PTX shifts by the masked amount. On the GPU, test_ze_groups' 64-bit fetch_and checks the
+ * result. */
+Test(cuda_ptx, rotates_by_a_register_amount_are_modular, .timeout = KT_TEST_TIMEOUT) {
+    const char *ptx = ptx_of("", "ze_atomics_c11.spv");
     int blocks = 0;
     for (const char *b = strstr(ptx, ".reg .u32 %amt2;"); b; b = strstr(b + 1, ".reg .u32 %amt2;")) {
         const char *end = strchr(b, '}');
@@ -214,20 +221,7 @@ Test(cuda_ptx, rotates_by_a_register_amount_are_modular, .timeout = KT_TEST_TIME
  * where each access recorded its own refusal, it held one per access and the loop was not unrolled. On the GPU,
  * test_checks' refusals_in_a_loop_are_named_first_and_counted checks what the record says. */
 Test(cuda_ptx, checked_refusals_are_recorded_once_at_the_exit, .timeout = KT_TEST_TIMEOUT) {
-    char out[] = "/tmp/krt_cuda_chk_XXXXXX", cmd[2048];
-    int fd = mkstemp(out);
-    cr_assert(fd >= 0);
-    close(fd);
-    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' --bounds-table 0x7f0012345000 '%s/krt_checks.spv' '%s'",
-             env_or("KRT_BUILD", "build"), env_or("KRT_TEST_KERNELS", "build/test-kernels"), out);
-    cr_assert_eq(run(cmd), 0, "ze_cuda_ptx failed on krt_checks.spv");
-    FILE *f = fopen(out, "r");
-    cr_assert_not_null(f);
-    static char ptx[1 << 20];
-    size_t n = fread(ptx, 1, sizeof ptx - 1, f);
-    ptx[n] = 0;
-    fclose(f);
-    unlink(out);
+    const char *ptx = ptx_of("--bounds-table 0x7f0012345000", "krt_checks.spv");
     int entries = 0;
     for (const char *e = strstr(ptx, ".entry "); e; e = strstr(e + 1, ".entry ")) {
         const char *name_end = strchr(e, '(');
