@@ -67,13 +67,18 @@ $(BENCH_BINS): $(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_u
 # and krt's launch sequences) is built like the programs above; omp.c, the OpenMP C twins, apart with
 # -O3 -fopenmp -march=native (after CFLAGS_C, so that its -O2 gives way and a sanitizer's OPT still reaches it), and
 # the program links libgomp. Unlike the other benchmarks it is part of `all`, with its kernels' native libraries:
-# `make test` runs `polybench --check` (small sizes, the three ways' results compared, nothing timed).
+# `make test` runs `polybench --check` (small sizes, the three ways' results compared, nothing timed), and again with
+# ze_pocl's launches checked, in both of the driver's forms (ze_cuda's under KRT_ZE_POCL_BOUNDS_AT_EXIT): every
+# kernel's checked build, its row and column loops tested once at their entry (spirv/bounds.cpp, version_loop),
+# must give OpenMP's results and refuse nothing.
 PB_BIN     := $(BENCH_OUT)/polybench
 PB_KERNELS := pb_stencils pb_linalg
 PB_KFILES  := $(foreach k,$(PB_KERNELS),$(BENCH_OUT)/kernels/$(k).spv $(BENCH_OUT)/kernels/host/$(k).so)
 all: $(PB_BIN) $(PB_KFILES)
 bench-build: $(PB_BIN)
-EXAMPLE_TESTS += 'KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) $(PB_BIN) --check'
+EXAMPLE_TESTS += 'KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) $(PB_BIN) --check' \
+    'KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) $(PB_BIN) --check --checks' \
+    'KRT_ZE_POCL_BOUNDS_AT_EXIT=1 KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) $(PB_BIN) --check --checks'
 
 $(BENCH_OUT)/polybench_omp.o: bench/polybench/omp.c bench/polybench/polybench.h
 	@mkdir -p $(dir $@)

@@ -15,7 +15,9 @@
 // the context (out of bounds of the array the kernel indexed, as a per-array bounds check says, and what a launch
 // reads there depends on where the allocator put the arrays): __zp_bounds_refuse (groups_lib.cl) records it, in a
 // block of its own that the branch weights mark cold; on the GPU that block only counts the refusal and keeps the
-// first, and the record is made once at the kernel's exit (Deferred, below). Accesses through pointers of other
+// first, and the record is made once at the kernel's exit (Deferred, below). In a loop, an access through an
+// argument whose address steps by a fixed amount is tested once, at the loop's entry, over all its iterations
+// (version_loop, below). Accesses through pointers of other
 // origin (loaded from memory, chosen between arguments) call __zp_bounds_check, the binary search of the whole
 // table, every time. A plain load or store is then made unconditionally through select(ok, p, slot), the slot being
 // the table's zero words for a load and its sink for a store; atomics, memory intrinsics, builtins and larger
@@ -26,23 +28,37 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/Triple.h>
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Transforms/Utils.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopSimplify.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
 
 namespace zp::spirv {
 namespace {
@@ -236,6 +252,181 @@ llvm::Argument *only_argument(llvm::Value *p) {
     return llvm::dyn_cast<llvm::Argument>(const_cast<llvm::Value *>(objs[0]));
 }
 
+// Loop versioning: a plain access in an innermost loop through a kernel argument, whose address steps through
+// memory by a fixed amount each iteration (an affine recurrence of ScalarEvolution, or an address the loop does not
+// change), is tested once at the loop's entry instead of at every iteration: its first and last addresses over
+// the loop's iterations are tested against the argument's allocation, with no wrap on the way. Where every such
+// test passes, the kernel runs the loop as it was, those accesses unchecked; otherwise a copy of the loop with every
+// access checked, which refuses exactly the accesses that fall outside. So a loop that walks a row or a column
+// costs one test per entry rather than one per access (docs/performance.md, "Checked launches"). A loop with a
+// barrier, a collective or any other convergent call is left as it is: its two copies could split a group.
+bool convergent_inside(const llvm::Loop *l) {
+    for (llvm::BasicBlock *bb : l->blocks())
+        for (llvm::Instruction &i : *bb) {
+            auto *cb = llvm::dyn_cast<llvm::CallBase>(&i);
+            if (!cb) continue;
+            llvm::Function *fn = cb->getCalledFunction();
+            if (cb->isConvergent() || cb->isInlineAsm() || !fn) return true;
+            if (fn->isIntrinsic()) continue;
+            llvm::StringRef n = fn->getName();
+            for (const char *s : {"arrier", "roup", "ence", "huffle", "allot"})
+                if (n.contains(s)) return true;
+        }
+    return false;
+}
+
+struct Affine {
+    llvm::Instruction *inst;
+    llvm::Argument *arg;
+    const llvm::SCEV *start, *step; // step null: the loop does not change the address
+    uint64_t size;
+    bool after_exit_test; // runs only in iterations that passed the loop's exit test: one time fewer than its header
+};
+
+// Versions loop l of kernel f where it holds at least one access as above. Returns the checked copy's header, or
+// null where l is left as it is; `proven` gets the accesses the original copy makes unchecked, `insts` the copy's
+// instructions that correspond to instructions of `insts` (the ones to instrument).
+llvm::BasicBlock *version_loop(llvm::Loop *l, llvm::DominatorTree &dt, llvm::LoopInfo &li, llvm::ScalarEvolution &se,
+                               llvm::AssumptionCache &ac, const llvm::DataLayout &dl,
+                               const std::map<llvm::Argument *, ArgRange> &ranges, std::vector<llvm::Instruction *> &insts,
+                               std::set<llvm::Instruction *> &proven, llvm::MDNode *likely) {
+    llvm::simplifyLoop(l, &dt, &li, &se, &ac, nullptr, false);
+    llvm::BasicBlock *ph = l->getLoopPreheader(), *exit = l->getExitBlock(), *ex = l->getExitingBlock();
+    if (!ph || !exit || !ex || !l->getLoopLatch() || convergent_inside(l)) return nullptr;
+    auto *br = llvm::dyn_cast<llvm::BranchInst>(ex->getTerminator());
+    if (!br || !br->isConditional()) return nullptr;
+    llvm::BasicBlock *stay = l->contains(br->getSuccessor(0)) ? br->getSuccessor(0) : br->getSuccessor(1);
+    const llvm::SCEV *ec = se.getExitCount(l, ex); // times the loop's back edge is taken
+    if (llvm::isa<llvm::SCEVCouldNotCompute>(ec) || !ec->getType()->isIntegerTy() ||
+        ec->getType()->getIntegerBitWidth() > 64)
+        return nullptr;
+    llvm::Instruction *at = ph->getTerminator();
+    llvm::SCEVExpander exp(se, dl, "zp.bounds");
+    if (!exp.isSafeToExpandAt(ec, at)) return nullptr;
+    std::vector<Affine> found;
+    for (llvm::BasicBlock *bb : l->blocks())
+        for (llvm::Instruction &i : *bb) {
+            if (!llvm::isa<llvm::LoadInst>(i) && !llvm::isa<llvm::StoreInst>(i) && !llvm::isa<llvm::AtomicRMWInst>(i) &&
+                !llvm::isa<llvm::AtomicCmpXchgInst>(i))
+                continue;
+            std::vector<Access> acc;
+            collect(i, dl, acc);
+            if (acc.size() != 1) continue;
+            llvm::Argument *arg = only_argument(acc[0].ptr);
+            if (!arg || !ranges.count(arg)) continue;
+            const llvm::SCEV *s = se.getSCEV(acc[0].ptr), *start = s, *step = nullptr;
+            if (auto *ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(s)) {
+                if (ar->getLoop() != l || !ar->isAffine()) continue;
+                start = ar->getStart();
+                step = ar->getStepRecurrence(se);
+            } else if (!se.isLoopInvariant(s, l)) {
+                continue;
+            }
+            if (!se.isLoopInvariant(start, l) || !exp.isSafeToExpandAt(start, at) ||
+                (step && (!se.isLoopInvariant(step, l) || !exp.isSafeToExpandAt(step, at) ||
+                          step->getType()->getIntegerBitWidth() > 64)))
+                continue;
+            bool after = stay != l->getHeader() && dt.dominates(llvm::BasicBlockEdge(ex, stay), bb);
+            found.push_back({&i, arg, start, step, llvm::cast<llvm::ConstantInt>(acc[0].size)->getZExtValue(), after});
+        }
+    if (found.empty()) return nullptr;
+    llvm::formLCSSA(*l, dt, &li, &se);
+
+    // The test, in the preheader: every access's first and last address inside its argument's allocation.
+    llvm::IRBuilder<> b(at);
+    llvm::Type *i64 = b.getInt64Ty();
+    llvm::Value *count = b.CreateZExtOrTrunc(exp.expandCodeFor(ec, ec->getType(), at), i64);
+    llvm::Value *zero = llvm::ConstantInt::get(i64, 0), *none = b.CreateICmpEQ(count, zero);
+    llvm::Function *umul = llvm::Intrinsic::getDeclaration(at->getModule(), llvm::Intrinsic::umul_with_overflow, {i64});
+    llvm::Function *uadd = llvm::Intrinsic::getDeclaration(at->getModule(), llvm::Intrinsic::uadd_with_overflow, {i64});
+    llvm::Function *usub = llvm::Intrinsic::getDeclaration(at->getModule(), llvm::Intrinsic::usub_with_overflow, {i64});
+    llvm::Value *all = b.getTrue();
+    for (const Affine &a : found) {
+        const ArgRange &r = ranges.at(a.arg);
+        llvm::Value *size = llvm::ConstantInt::get(i64, a.size);
+        llvm::Value *room = b.CreateSub(r.span, size), *fits = b.CreateICmpULE(size, r.span);
+        auto inside = [&](llvm::Value *p) {
+            return b.CreateAnd(fits, b.CreateICmpULE(b.CreateSub(p, r.lo), room));
+        };
+        llvm::Value *first = exp.expandCodeFor(a.start, a.start->getType(), at);
+        first = first->getType()->isPointerTy() ? b.CreatePtrToInt(first, i64) : b.CreateZExtOrTrunc(first, i64);
+        llvm::Value *ok = inside(first);
+        if (a.step) {
+            // The last iteration that runs the access: count - 1 after the exit test (none when count is 0), count
+            // before it. A step the recurrence gives as a negative constant goes down; any other is taken as
+            // unsigned, so that a negative one not known as such overflows and fails the test.
+            llvm::Value *last = a.after_exit_test ? b.CreateSub(count, llvm::ConstantInt::get(i64, 1)) : count;
+            bool down = false;
+            llvm::Value *step = exp.expandCodeFor(a.step, a.step->getType(), at);
+            if (auto *c = llvm::dyn_cast<llvm::SCEVConstant>(a.step); c && c->getAPInt().isNegative()) {
+                down = true;
+                step = b.CreateNeg(b.CreateSExtOrTrunc(step, i64));
+            } else {
+                step = b.CreateZExtOrTrunc(step, i64);
+            }
+            llvm::Value *m = b.CreateCall(umul, {last, step});
+            llvm::Value *e = b.CreateCall(down ? usub : uadd, {first, b.CreateExtractValue(m, 0)});
+            ok = b.CreateAnd(ok, b.CreateAnd(inside(b.CreateExtractValue(e, 0)),
+                                             b.CreateNot(b.CreateOr(b.CreateExtractValue(m, 1),
+                                                                    b.CreateExtractValue(e, 1)))));
+            if (a.after_exit_test) ok = b.CreateOr(ok, none);
+        }
+        all = b.CreateAnd(all, ok);
+    }
+
+    // The copy: the preheader splits into the test and the original loop's own preheader, and the copy of the loop
+    // (with a copy of that preheader) takes the test's other branch; both leave to the same exit block.
+    llvm::BasicBlock *fast = llvm::SplitBlock(ph, at, &dt, &li, nullptr, "zp.bounds.proven");
+    llvm::ValueToValueMapTy vmap;
+    llvm::SmallVector<llvm::BasicBlock *, 8> blocks;
+    llvm::Loop *copy = llvm::cloneLoopWithPreheader(fast, ph, l, vmap, ".zp.checked", &li, &dt, blocks);
+    llvm::remapInstructionsInBlocks(blocks, vmap);
+    llvm::Instruction *t = ph->getTerminator();
+    llvm::BranchInst *choose = llvm::BranchInst::Create(fast, llvm::cast<llvm::BasicBlock>(vmap[fast]), all, t);
+    choose->setMetadata(llvm::LLVMContext::MD_prof, likely);
+    t->eraseFromParent();
+    for (llvm::PHINode &phi : exit->phis()) {
+        std::vector<std::pair<llvm::Value *, llvm::BasicBlock *>> in;
+        for (unsigned k = 0; k < phi.getNumIncomingValues(); k++)
+            if (l->contains(phi.getIncomingBlock(k))) in.push_back({phi.getIncomingValue(k), phi.getIncomingBlock(k)});
+        for (auto &[v, from] : in) {
+            llvm::Value *nv = vmap.lookup(v);
+            phi.addIncoming(nv ? nv : v, llvm::cast<llvm::BasicBlock>(vmap[from]));
+        }
+    }
+    std::set<llvm::Instruction *> listed(insts.begin(), insts.end());
+    for (llvm::BasicBlock *bb : l->blocks())
+        for (llvm::Instruction &i : *bb)
+            if (listed.count(&i)) insts.push_back(llvm::cast<llvm::Instruction>(vmap[&i]));
+    for (const Affine &a : found) proven.insert(a.inst);
+    return copy->getHeader();
+}
+
+// Versions every innermost loop of kernel f that version_loop takes, one at a time, the analyses made afresh for
+// each.
+void version_loops(llvm::Function &f, const llvm::DataLayout &dl, const std::map<llvm::Argument *, ArgRange> &ranges,
+                   std::vector<llvm::Instruction *> &insts, std::set<llvm::Instruction *> &proven,
+                   llvm::MDNode *likely) {
+    llvm::TargetLibraryInfoImpl tlii(llvm::Triple(f.getParent()->getTargetTriple()));
+    llvm::TargetLibraryInfo tli(tlii);
+    std::set<llvm::BasicBlock *> done;
+    for (;;) {
+        llvm::DominatorTree dt(f);
+        llvm::LoopInfo li(dt);
+        llvm::AssumptionCache ac(f);
+        llvm::ScalarEvolution se(f, tli, ac, dt, li);
+        llvm::Loop *pick = nullptr;
+        for (llvm::Loop *l : li.getLoopsInPreorder())
+            if (l->isInnermost() && !done.count(l->getHeader())) {
+                pick = l;
+                break;
+            }
+        if (!pick) return;
+        done.insert(pick->getHeader());
+        if (llvm::BasicBlock *h = version_loop(pick, dt, li, se, ac, dl, ranges, insts, proven, likely)) done.insert(h);
+    }
+}
+
 // The GPU's record of a kernel's refusals (at_exit, ZP_SPIRV_BOUNDS_AT_EXIT), kept by each work-item until the
 // kernel's exit (one thread per work-item, and its exit lies outside its loops): how many it refused, and the first
 // one's address, size and kind, in private variables that become registers. A refusal then costs a few selects in a
@@ -328,6 +519,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, bool at_ex
     }
     llvm::Value *tab = llvm::ConstantInt::get(i64, table);
     llvm::MDNode *cold = llvm::MDBuilder(c).createBranchWeights(1, 1u << 20);
+    llvm::MDNode *likely = llvm::MDBuilder(c).createBranchWeights(1u << 20, 1);
     std::vector<llvm::Function *> fns;
     for (llvm::Function &f : m)
         if (!f.isDeclaration()) fns.push_back(&f);
@@ -338,6 +530,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, bool at_ex
             for (llvm::Instruction &i : bb) insts.push_back(&i);
         // The range of every global or constant pointer argument of a kernel, at its entry.
         std::map<llvm::Argument *, ArgRange> ranges;
+        std::set<llvm::Instruction *> proven; // tested once at their loop's entry (version_loop)
         Deferred later{};
         if (f->getCallingConv() == llvm::CallingConv::SPIR_KERNEL) {
             llvm::IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
@@ -354,8 +547,10 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, bool at_ex
                 if (&i == &*b.GetInsertPoint()) break;
                 if (!llvm::isa<llvm::AllocaInst>(&i)) i.setMetadata("zp.bounds.entry", mark);
             }
+            if (!ranges.empty()) version_loops(*f, dl, ranges, insts, proven, likely);
         }
         for (llvm::Instruction *i : insts) {
+            if (proven.count(i)) continue;
             std::vector<Access> acc;
             collect(*i, dl, acc);
             if (acc.empty()) continue;

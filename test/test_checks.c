@@ -314,6 +314,166 @@ Test(checks, refusals_in_a_loop_are_named_first_and_counted)
     krt_context_destroy(ctx);
 }
 
+/* Loops a checked module tests once at their entry (spirv/bounds.cpp, version_loop): rows, columns, a walk downwards
+ * and stores, each run once where every address is inside (the loop unchecked: exact results) and once where a
+ * walk runs out (the loop checked access by access: exactly the accesses outside are refused, named and counted). */
+enum { LW = 16, LH = 8 };
+
+static krt_result run_loop(krt_kernel *k, uint64_t n, krt_arg *args, uint32_t num_args)
+{
+    krt_launch_desc d = kt_desc1(n, args, num_args);
+    return krt_launch_sync(k, &d);
+}
+
+static void assert_message_lacks(const char *what)
+{
+    const char *m = krt_last_error_message();
+    cr_assert(strstr(m, what) == NULL, "the message names %s: %s", what, m);
+}
+
+Test(checks, loops_tested_at_their_entry_refuse_exactly_what_falls_outside)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    int host[LW * LH], out[LW + 1], want;
+    for (int i = 0; i < LW * LH; i++)
+        host[i] = (i * 37) % 101 - 50;
+    int *a = kt_alloc(ctx, sizeof host, KRT_MEMORY_DEVICE);
+    int *o = kt_alloc(ctx, sizeof out, KRT_MEMORY_DEVICE);
+    kt_copy_sync(ctx, a, host, sizeof host);
+
+    /* Rows: whole ones, then one element more, which the last row takes past the end. */
+    krt_kernel *rows = kt_kernel(m, "row_sum");
+    uint64_t w = LW, len = LW;
+    krt_arg rargs[] = { KRT_ARG(a), KRT_ARG(o), KRT_ARG(w), KRT_ARG(len) };
+    for (int pass = 0; pass < 2; pass++) {
+        len = LW + pass;
+        KT_EXPECT(run_loop(rows, LH, rargs, 4), pass ? KRT_ERROR_OUT_OF_BOUNDS : KRT_SUCCESS);
+        if (pass) {
+            assert_message_has("kernel row_sum");
+            assert_message_has("work-item (7, 0, 0)");
+            assert_message_has("4-byte load");
+            assert_message_lacks("more accesses");
+        }
+        kt_copy_sync(ctx, out, o, LH * sizeof(int));
+        for (int i = 0; i < LH; i++) {
+            want = 0;
+            for (int t = 0; t < (int)len; t++)
+                want += i * LW + t < LW * LH ? host[i * LW + t] : 0;
+            cr_assert_eq(out[i], want, "row %d, %d elements: %d, not %d", i, (int)len, out[i], want);
+        }
+    }
+    /* A loop that runs no iteration reaches nothing, wherever its first address would be. */
+    w = (uint64_t)1 << 40;
+    len = 0;
+    KT_OK(run_loop(rows, LH, rargs, 4));
+    kt_copy_sync(ctx, out, o, LH * sizeof(int));
+    for (int i = 0; i < LH; i++)
+        cr_assert_eq(out[i], 0);
+
+    /* Columns, by a stride the launch gives: one row more makes every column refuse once. */
+    krt_kernel *cols = kt_kernel(m, "col_sum");
+    uint64_t h = LH;
+    w = LW;
+    krt_arg cargs[] = { KRT_ARG(a), KRT_ARG(o), KRT_ARG(w), KRT_ARG(h) };
+    for (int pass = 0; pass < 2; pass++) {
+        h = LH + pass;
+        KT_EXPECT(run_loop(cols, LW, cargs, 4), pass ? KRT_ERROR_OUT_OF_BOUNDS : KRT_SUCCESS);
+        if (pass) {
+            assert_message_has("kernel col_sum");
+            assert_message_has("4-byte load");
+            assert_message_has("; 15 more accesses were refused too");
+        }
+        kt_copy_sync(ctx, out, o, LW * sizeof(int));
+        for (int j = 0; j < LW; j++) {
+            want = 0;
+            for (int r = 0; r < LH; r++)
+                want += host[r * LW + j];
+            cr_assert_eq(out[j], want, "column %d: %d, not %d", j, out[j], want);
+        }
+    }
+
+    /* Downwards: two elements each, which work-item 0 takes before the start. */
+    krt_kernel *down = kt_kernel(m, "down_sum");
+    int64_t n = 1;
+    krt_arg dargs[] = { KRT_ARG(a), KRT_ARG(o), KRT_ARG(n) };
+    for (n = 1; n <= 2; n++) {
+        KT_EXPECT(run_loop(down, LW, dargs, 3), n == 2 ? KRT_ERROR_OUT_OF_BOUNDS : KRT_SUCCESS);
+        if (n == 2) {
+            assert_message_has("kernel down_sum");
+            assert_message_has("work-item (0, 0, 0)");
+            assert_message_has("4-byte load");
+            assert_message_lacks("more accesses");
+        }
+        kt_copy_sync(ctx, out, o, LW * sizeof(int));
+        for (int i = 0; i < LW; i++) {
+            want = host[i] + (n == 2 && i > 0 ? host[i - 1] : 0);
+            cr_assert_eq(out[i], want, "down_sum %d of %d: %d, not %d", i, (int)n, out[i], want);
+        }
+    }
+
+    /* A loop tested at its end runs its first iteration whatever the count: one work-item more reads past the end
+     * once. */
+    krt_kernel *once = kt_kernel(m, "row_sum_at_least_once");
+    len = 1;
+    KT_EXPECT(run_loop(once, LH + 1, rargs, 4), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel row_sum_at_least_once");
+    assert_message_has("work-item (8, 0, 0)");
+    assert_message_lacks("more accesses");
+    kt_copy_sync(ctx, out, o, (LH + 1) * sizeof(int));
+    for (int i = 0; i <= LH; i++)
+        cr_assert_eq(out[i], i < LH ? host[i * LW] : 0, "row_sum_at_least_once %d: %d", i, out[i]);
+
+    /* A column whose stride, 2^63 bytes, wraps twice round the address space: its first and third addresses are
+     * a's, the second far outside. Only the second is refused. */
+    w = (uint64_t)1 << 61;
+    h = 3;
+    KT_EXPECT(run_loop(cols, 1, cargs, 4), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel col_sum");
+    assert_message_lacks("more accesses");
+    kt_copy_sync(ctx, out, o, sizeof(int));
+    cr_assert_eq(out[0], 2 * host[0], "col_sum over a wrapping stride: %d, not %d", out[0], 2 * host[0]);
+    w = LW;
+
+    /* An address the loop does not change: inside, then outside (refused at every iteration), then in a loop that
+     * runs no iteration. */
+    krt_kernel *same = kt_kernel(m, "same_sum");
+    uint64_t at = LW * LH - 1;
+    len = 3;
+    krt_arg qargs[] = { KRT_ARG(a), KRT_ARG(o), KRT_ARG(at), KRT_ARG(len) };
+    KT_OK(run_loop(same, 1, qargs, 4));
+    kt_copy_sync(ctx, out, o, sizeof(int));
+    cr_assert_eq(out[0], 3 * host[LW * LH - 1]);
+    at = LW * LH;
+    KT_EXPECT(run_loop(same, 1, qargs, 4), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("; 2 more accesses were refused too");
+    len = 0;
+    KT_OK(run_loop(same, 1, qargs, 4));
+
+    /* Stores: every row of a, then one work-item more, whose whole row lies past the end: none of its stores is
+     * made, and every other one is. */
+    krt_kernel *stamp = kt_kernel(m, "stamp");
+    len = LW;
+    krt_arg sargs[] = { KRT_ARG(a), KRT_ARG(w), KRT_ARG(len) };
+    for (int pass = 0; pass < 2; pass++) {
+        KT_EXPECT(run_loop(stamp, LH + pass, sargs, 3), pass ? KRT_ERROR_OUT_OF_BOUNDS : KRT_SUCCESS);
+        if (pass) {
+            assert_message_has("kernel stamp");
+            assert_message_has("work-item (8, 0, 0)");
+            assert_message_has("4-byte store");
+            assert_message_has("0 bytes past its end (at offset 512)");
+            assert_message_has("; 15 more accesses were refused too");
+        }
+        kt_copy_sync(ctx, host, a, sizeof host);
+        for (int i = 0; i < LW * LH; i++)
+            cr_assert_eq(host[i], (i / LW) * 1000 + i % LW, "m[%d] is %d", i, host[i]);
+    }
+    KT_OK(krt_free(ctx, a));
+    KT_OK(krt_free(ctx, o));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
 Test(checks, two_d_overrun_names_the_work_item)
 {
     krt_context *ctx = checked();

@@ -71,3 +71,66 @@ kernel void refuse_in_loop(global int *a, uint n, uint times, uint who)
         s += a[n + t];
     a[i] = s + 7;
 }
+
+// Loops whose accesses a checked module tests once at the loop's entry (spirv/bounds.cpp, version_loop): the loop
+// runs unchecked where every address it will reach is inside, and checked access by access where one is not.
+// Work-item i sums a[i * w + t] for t < len: a row; with len past w the last row runs off the end of a.
+kernel void row_sum(global const int *a, global int *out, ulong w, ulong len)
+{
+    size_t i = get_global_id(0);
+    int s = 0;
+    for (ulong t = 0; t < len; t++)
+        s += a[i * w + t];
+    out[i] = s;
+}
+
+// Work-item j sums the column a[r * w + j] for r < h: a stride the launch gives.
+kernel void col_sum(global const int *a, global int *out, ulong w, ulong h)
+{
+    size_t j = get_global_id(0);
+    int s = 0;
+    for (ulong r = 0; r < h; r++)
+        s += a[r * w + j];
+    out[j] = s;
+}
+
+// Work-item i sums a[i], a[i - 1], ..., len of them: downwards, before a's start where i < len - 1.
+kernel void down_sum(global const int *a, global int *out, long len)
+{
+    long i = get_global_id(0);
+    int s = 0;
+    for (long t = i; t > i - len; t--)
+        s += a[t];
+    out[i] = s;
+}
+
+// Work-item i writes m[i * w + t] = i * 1000 + t for t < len: stores in a loop.
+kernel void stamp(global int *m, ulong w, ulong len)
+{
+    size_t i = get_global_id(0);
+    for (ulong t = 0; t < len; t++)
+        m[i * w + t] = (int)(i * 1000 + t);
+}
+
+// Work-item i sums a[i * w + t] for t < len, at least once: a loop tested at its end, whose first iteration always
+// runs.
+kernel void row_sum_at_least_once(global const int *a, global int *out, ulong w, ulong len)
+{
+    size_t i = get_global_id(0);
+    int s = 0;
+    ulong t = 0;
+    do
+        s += a[i * w + t];
+    while (++t < len);
+    out[i] = s;
+}
+
+// Work-item i adds a[k] len times: an address the loop does not change.
+kernel void same_sum(global const int *a, global int *out, ulong k, ulong len)
+{
+    size_t i = get_global_id(0);
+    int s = 0;
+    for (ulong t = 0; t < len; t++)
+        s += a[k];
+    out[i] = s;
+}
