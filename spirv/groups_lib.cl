@@ -440,6 +440,8 @@ void __zp_bounds_record(u64 table, u64 addr, u64 size, u32 kind, u32 kern, u32 c
         t[7] = get_global_id(2);
     }
     atomic_add((volatile __global u32 *)(t + 8), count);
+    /* ZE_KRT_BOUNDS_NOTIFY: the host's word, set after the record. */
+    if (t[9]) *(volatile __global u32 *)t[9] = 1u;
 }
 
 /* A refused access recorded (the first of a launch in full, the others counted); 0, or 1 for an access of no

@@ -31,8 +31,9 @@ typedef struct ze_krt_bounds_check_desc {
 } ze_krt_bounds_check_desc_t;
 
 /* The table's words. After a fault, FLAG is non-zero and the first refused access is described by the words after
- * it; REFUSED counts every refused access (its low 32 bits). The host resets FLAG and REFUSED (and may leave the
- * rest) once it has read them, with no checked kernel running. */
+ * it; REFUSED counts every refused access (its low 32 bits), and the word NOTIFY points at (when it is not 0) is 1.
+ * The host resets FLAG and REFUSED (and may leave the rest) once it has read them, with no checked kernel
+ * running. */
 enum {
     ZE_KRT_BOUNDS_RANGES = 0,  /* the ranges array's device address */
     ZE_KRT_BOUNDS_FLAG = 1,    /* low 32 bits: 1 once an access was refused */
@@ -42,6 +43,10 @@ enum {
                                 * of the 64-bit FNV-1a hash of its kernel's name */
     ZE_KRT_BOUNDS_GLOBAL_ID = 5, /* 5, 6, 7: its work-item's global id */
     ZE_KRT_BOUNDS_REFUSED = 8, /* low 32 bits: accesses refused */
+    ZE_KRT_BOUNDS_NOTIFY = 9,  /* the address of a 32-bit word of host memory that every refusal sets to 1 after
+                                * recording itself, or 0 for none: a host that polls it reads nothing of the table
+                                * until a refusal, so that where the table is shared memory that moves to the device
+                                * (ze_cuda's managed memory) a wait does not move it back */
     ZE_KRT_BOUNDS_ZERO = 16,   /* 16 to 31: zero, never written; a refused load of at most ZE_KRT_BOUNDS_SLOT_BYTES
                                 * reads these words in place of the memory it was refused */
     ZE_KRT_BOUNDS_SINK = 32,   /* 32 to 47: written by refused stores of at most ZE_KRT_BOUNDS_SLOT_BYTES, never

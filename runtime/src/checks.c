@@ -4,8 +4,9 @@
  * allocations as [base, end) ranges, which the driver's instrumented kernels search before every global memory
  * access (spirv/bounds.cpp). Every krt_alloc and krt_free writes a new array and points the table at it; the old one
  * is retired and freed once no queue of the context can still be running a kernel that reads it. A refused access
- * is recorded in the table by the device; the next wait that covers it reads the record, names the kernel from a
- * ring of the context's recent checked launches, and returns KRT_ERROR_OUT_OF_BOUNDS.
+ * is recorded in the table by the device, which then sets a word of host memory (ZE_KRT_BOUNDS_NOTIFY); the next
+ * wait that covers it sees that word, reads the record, names the kernel from a ring of the context's recent checked
+ * launches, and returns KRT_ERROR_OUT_OF_BOUNDS. A wait with no refusal reads only that word.
  */
 #include "krt_internal.h"
 #include "../../common/fnv.h"
@@ -39,6 +40,7 @@ typedef struct retired {
 
 struct krt__checks {
     volatile uint64_t *table; /* ZE_KRT_BOUNDS_TABLE_WORDS words of shared memory */
+    volatile uint32_t *notify; /* host memory the device sets at a refusal (ZE_KRT_BOUNDS_NOTIFY) */
     uint64_t *ranges;         /* the array the table points at */
     retired *retired;         /* arrays a running kernel may still read */
     pthread_mutex_t lock;     /* the ring, and the fault record's read and reset */
@@ -62,7 +64,20 @@ static void *shared_alloc(krt_context *ctx, size_t size)
     return p;
 }
 
-static void shared_free(krt_context *ctx, void *p)
+/* The word a refusal sets (ZE_KRT_BOUNDS_NOTIFY): host memory, which the device writes in place and a wait reads
+ * without moving anything. The table itself is shared memory, which ze_cuda's managed memory keeps on the GPU while
+ * kernels read it; a wait that read the table's flag would move it to the host and the next kernel would fault it
+ * back, some 50 to 400 us a wait on an H100 (docs/performance.md, "Checked launches"). */
+static void *host_alloc(krt_context *ctx, size_t size)
+{
+    ze_host_mem_alloc_desc_t hd = { .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC };
+    void *p = NULL;
+    if (KRT__ZE(ctx->ddi, Mem, AllocHost)(ctx->ze, &hd, size, 64, &p) != ZE_RESULT_SUCCESS)
+        return NULL;
+    return p;
+}
+
+static void usm_free(krt_context *ctx, void *p)
 {
     if (p)
         KRT__ZE(ctx->ddi, Mem, Free)(ctx->ze, p);
@@ -101,9 +116,11 @@ krt_result krt__checks_init(krt_context *ctx)
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for a checked context");
     c->table = shared_alloc(ctx, ZE_KRT_BOUNDS_TABLE_WORDS * sizeof(uint64_t));
     c->ranges = shared_alloc(ctx, 4 * sizeof(uint64_t));
-    if (!c->table || !c->ranges) {
-        shared_free(ctx, (void *)c->table);
-        shared_free(ctx, c->ranges);
+    c->notify = host_alloc(ctx, 64);
+    if (!c->table || !c->ranges || !c->notify) {
+        usm_free(ctx, (void *)c->table);
+        usm_free(ctx, c->ranges);
+        usm_free(ctx, (void *)c->notify);
         free(c);
         return krt__fail(KRT_ERROR_OUT_OF_DEVICE_MEMORY, "krt_context_create: no shared memory for the bounds table "
                                                          "of a checked context");
@@ -111,6 +128,8 @@ krt_result krt__checks_init(krt_context *ctx)
     memset((void *)c->table, 0, ZE_KRT_BOUNDS_TABLE_WORDS * sizeof(uint64_t));
     memset(c->ranges, 0, 4 * sizeof(uint64_t));
     c->table[ZE_KRT_BOUNDS_RANGES] = (uint64_t)(uintptr_t)c->ranges;
+    *c->notify = 0;
+    c->table[ZE_KRT_BOUNDS_NOTIFY] = (uint64_t)(uintptr_t)c->notify;
     pthread_mutex_init(&c->lock, NULL);
     ctx->checks = c;
     return KRT_SUCCESS;
@@ -127,7 +146,7 @@ static void free_retired(krt_context *ctx, uint64_t before)
             continue;
         }
         *p = r->next;
-        shared_free(ctx, r->mem);
+        usm_free(ctx, r->mem);
         free(r);
     }
 }
@@ -138,8 +157,9 @@ void krt__checks_fini(krt_context *ctx)
     if (!c)
         return;
     free_retired(ctx, UINT64_MAX);
-    shared_free(ctx, c->ranges);
-    shared_free(ctx, (void *)c->table);
+    usm_free(ctx, c->ranges);
+    usm_free(ctx, (void *)c->table);
+    usm_free(ctx, (void *)c->notify);
     pthread_mutex_destroy(&c->lock);
     free(c);
     ctx->checks = NULL;
@@ -178,7 +198,7 @@ krt_result krt__checks_update_locked(krt_context *ctx, int idle)
     uint64_t *a = shared_alloc(ctx, (4 + 2 * ctx->num_ranges) * sizeof(uint64_t));
     retired *r = malloc(sizeof *r);
     if (!a || !r) {
-        shared_free(ctx, a);
+        usm_free(ctx, a);
         free(r);
         return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of memory for the bounds table of a checked context");
     }
@@ -300,10 +320,12 @@ krt_result krt__checks_report(krt_context *ctx)
     krt__checks *c = ctx->checks;
     if (!c)
         return KRT_SUCCESS;
-    volatile uint64_t *t = c->table;
-    if ((uint32_t)t[ZE_KRT_BOUNDS_FLAG] == 0)
+    /* Nothing of the table is read until the device says a refusal was recorded. */
+    if (*c->notify == 0)
         return KRT_SUCCESS;
+    volatile uint64_t *t = c->table;
     pthread_mutex_lock(&c->lock);
+    *c->notify = 0;
     if ((uint32_t)t[ZE_KRT_BOUNDS_FLAG] == 0) {
         pthread_mutex_unlock(&c->lock);
         return KRT_SUCCESS;
