@@ -216,11 +216,11 @@ fi
 # (bench/cuda/warp_reduce.cu): a figure, and a check (both sums against the host's), so it runs with FIGURES=0 too.
 [ -x "$D/bench/warp_reduce" ] && step "bench: warp_reduce (krt against CUDA)" 60 env -u ZE_ENABLE_ALT_DRIVERS \
     "$D/bench/warp_reduce"
-# Checked launches on ze_cuda (docs/performance.md, "Checked launches"), unchecked then checked in one call, every
-# benchmark: a figure (goal 2x), so it runs with FIGURES=0 too; polybench --way compares nothing, the checked
-# results are test_checks' to judge.
+# Checked launches on ze_cuda (docs/performance.md, "Checked launches"), unchecked and checked alternating, twice
+# each, every benchmark: a figure (goal 2x), so it runs with FIGURES=0 too; polybench --way compares nothing, the
+# checked results are test_checks' to judge.
 if [ -x "$D/bench/polybench" ]; then
-    for c in "" --checks; do
+    for c in "" --checks "" --checks; do
         step "bench: polybench on ze_cuda${c:+, checked}" 90 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$D/bench/polybench" \
             --way ze_pocl --device gpu $c --samples 3 --settle-ms 0
     done
