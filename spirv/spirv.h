@@ -56,6 +56,10 @@ enum zp_spirv_flags {
     ZP_SPIRV_BOUNDS_AT_EXIT = 1u << 12,   /* checked modules: a work-item keeps its refusals and records them at
                                            * its kernel's exit (spirv/bounds.cpp, Deferred): ze_cuda's way, and
                                            * ze_pocl's under the test knob KRT_ZE_POCL_BOUNDS_AT_EXIT=1 */
+    ZP_SPIRV_PTX_NAMES = 1u << 13,        /* a kernel whose name is not a PTX identifier (letters, digits, '_' and
+                                           * '$'; a SPIR-V name may hold any character) gets an internal one, kept
+                                           * in zp_kernel_meta.backend_name (spirv/names.cpp): NVPTX stops the
+                                           * process on any other ("Symbol name with unsupported characters") */
 };
 
 /* Translates one SPIR-V module with what flags ask for (zp_spirv_flags; other bits are ignored). On success

@@ -78,9 +78,10 @@ int add_bounds_checks(llvm::Module &mod, uint64_t table, bool straight, bool at_
 int extract_meta(llvm::Module &mod, zp_module_meta *meta);
 
 // names.cpp: with ZP_SPIRV_SHORT_NAMES, each kernel whose name is not plain renamed to a short internal name, kept
-// in its zp_kernel_meta.backend_name. After extract_meta and place_globals, before the exact-range variants.
-// Returns ZP_SPIRV_OK or ZP_SPIRV_OUT_OF_MEMORY.
-int shorten_kernel_names(llvm::Module &mod, zp_module_meta *meta);
+// in its zp_kernel_meta.backend_name; with ptx (ZP_SPIRV_PTX_NAMES), each whose name is not a PTX identifier.
+// After extract_meta and place_globals, before the exact-range variants. Returns ZP_SPIRV_OK or
+// ZP_SPIRV_OUT_OF_MEMORY.
+int shorten_kernel_names(llvm::Module &mod, zp_module_meta *meta, bool ptx);
 
 // globals.cpp: the program-scope variables the module exports, into meta->globals; then, where asked, the
 // variables moved into one storage that the kernels take as a hidden argument, and the kernel that initialises it

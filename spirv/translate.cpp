@@ -143,7 +143,9 @@ int translate(const zp_module_src *src, unsigned flags, SpirvPasses *passes, voi
     if (rc == ZP_SPIRV_OK) rc = extract_globals(*mod, meta);
     if (rc != ZP_SPIRV_OK) return rc;
     if ((flags & ZP_SPIRV_GLOBALS_KERNEL) && !place_globals(*mod, meta, log)) return ZP_SPIRV_BUILD_FAILURE;
-    if ((flags & ZP_SPIRV_SHORT_NAMES) && (rc = shorten_kernel_names(*mod, meta)) != ZP_SPIRV_OK) return rc;
+    if ((flags & (ZP_SPIRV_SHORT_NAMES | ZP_SPIRV_PTX_NAMES)) &&
+        (rc = shorten_kernel_names(*mod, meta, (flags & ZP_SPIRV_PTX_NAMES) != 0)) != ZP_SPIRV_OK)
+        return rc;
     std::string clash;
     if ((flags & ZP_SPIRV_EXACT_RANGE) && !add_exact_range(*mod, clash)) {
         log = "the module has a function named " + clash + ", the name the driver gives a kernel's exact-range "

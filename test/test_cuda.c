@@ -238,6 +238,26 @@ Test(cuda_ptx, checked_refusals_are_recorded_once_at_the_exit, .timeout = KT_TES
 }
 
 /* Garbage is refused as an invalid binary (exit 2 with a log), never a crash. */
+/* A kernel named with a character PTX does not allow ("va@dd"; SPIR-V allows any): NVPTX stopped the process
+ * ("LLVM ERROR: Symbol name with unsupported characters"). ze_cuda now gives the PTX an internal name
+ * (ZP_SPIRV_PTX_NAMES, spirv/names.cpp) and looks the kernel up by it; on the GPU, test_ze_robust's kernel_name
+ * tests run the kernel by its own name. */
+Test(cuda_ptx, kernel_names_ptx_cannot_hold_are_renamed, .timeout = KT_TEST_TIMEOUT) {
+    char out[] = "/tmp/krt_cuda_names_XXXXXX", cmd[2048];
+    cr_assert(mkdtemp(out) != NULL);
+    snprintf(cmd, sizeof cmd, "'%s/bin/ze_cuda_ptx' '%s/fuzz/vadd_name_with_at.spv' '%s/out.ptx' 2>'%s/log'",
+             env_or("KRT_BUILD", "build"), env_or("KRT_TEST_DATA", "test/data"), out, out);
+    cr_assert_eq(run(cmd), 0, "ze_cuda_ptx failed on a kernel named va@dd (%s/log)", out);
+    snprintf(cmd, sizeof cmd, "grep -q '^.visible .entry va_dd[$]zp[0-9a-f]*($' '%s/out.ptx'", out);
+    cr_assert_eq(run(cmd), 0, "the PTX has no entry va_dd$zp<hash> (%s/out.ptx)", out);
+    snprintf(cmd, sizeof cmd, "grep -q 'va@dd' '%s/out.ptx'", out);
+    cr_assert_neq(run(cmd), 0, "the name va@dd is left in the PTX");
+    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 '%s/out.ptx' -o /dev/null", ptxas(), out);
+    cr_assert_eq(run(cmd), 0, "ptxas refused the PTX of the renamed kernel");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
+    run(cmd);
+}
+
 Test(cuda_ptx, garbage_refused) {
     char tmp[] = "/tmp/krt_cuda_bad_XXXXXX";
     int fd = mkstemp(tmp);

@@ -124,7 +124,7 @@ ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **ou
             const zp_kernel_meta *km = &meta->kernels[i];
             struct zc_kinfo *ki = &m->kernels[i];
             m->count++;
-            ki->name = dup_str(km->name);
+            ki->name = dup_str(zp_kernel_backend_name(km)); /* the PTX's name (ZP_SPIRV_PTX_NAMES) */
             ki->private_size = km->private_size;
             ki->num_args = km->num_args;
             ki->kinds = calloc(km->num_args + 1, sizeof *ki->kinds);

@@ -876,7 +876,7 @@ extern "C" int zc_front(const zp_module_src *src, void **bitcode, size_t *size, 
     // form, the one libclc's NVPTX library defines; sub-groups are warps.
     int rc = zp_spirv_translate(src,
                                 ZP_SPIRV_FENCES_TO_LLVM | ZP_SPIRV_WAIT_PRIVATE | ZP_SPIRV_EXACT_RANGE |
-                                    ZP_SPIRV_WARP_SUBGROUPS | ZP_SPIRV_BOUNDS_AT_EXIT,
+                                    ZP_SPIRV_WARP_SUBGROUPS | ZP_SPIRV_BOUNDS_AT_EXIT | ZP_SPIRV_PTX_NAMES,
                                 bitcode, size, meta, log);
     if (rc != ZP_SPIRV_OK) return rc;
     std::string why;
