@@ -134,10 +134,18 @@ void zp_fault_untrack(zp_stream *st) {
 }
 
 /* What was handed to the backend queues of lost devices has run out when this returns (a CPU backend runs it; ze_cuda's
- * fail at once). Commands held back behind events are not waited for. */
+ * fail at once), and so has a stream's pass over its held-back commands that another thread may be making (a host
+ * task's completion runs the commands behind it on the thread that completed it; on a lost device the pass drops
+ * them, stream.c): taking the stream's lock waits for that pass. Commands still held back run no more. Called before
+ * what a command may use is freed or destroyed: memory, a kernel (zeKernelDestroy; a destroy of a kernel a pass was
+ * still launching raced with it under ThreadSanitizer). */
 void zp_fault_run_out(void) {
     pthread_mutex_lock(&live_lock);
     for (zp_stream *st = live_streams; st; st = st->live_next)
-        if (zp_device_lost(st->dev)) zp_be->queue_finish(st->bq);
+        if (zp_device_lost(st->dev)) {
+            pthread_mutex_lock(&st->lock);
+            pthread_mutex_unlock(&st->lock);
+            zp_be->queue_finish(st->bq);
+        }
     pthread_mutex_unlock(&live_lock);
 }

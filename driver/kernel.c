@@ -93,6 +93,8 @@ ze_result_t zp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t
 
 ze_result_t zp_zeKernelDestroy(ze_kernel_handle_t hKernel) {
     ZP_CHECK_HANDLE(hKernel, ZP_MAGIC_KERNEL);
+    /* After a loss no wait held its caller until the work behind it was done with the kernel (fault.c). */
+    if (zp_device_lost(hKernel->module->dev)) zp_fault_run_out();
     hKernel->magic = 0;
     atomic_fetch_sub(&hKernel->module->live_kernels, 1);
     zp_be->kernel_destroy(hKernel->bkern);

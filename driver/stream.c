@@ -282,7 +282,11 @@ static void pump(zp_stream *st) {
     while (st->len > 0) {
         zp_cmd *c = &st->pending[st->head];
         ze_event_handle_t blocked = NULL;
-        ze_result_t r = c->type == ZP_CMD_LAUNCH_INDIRECT ? indirect_step(st, c, &blocked) : exec_now(st, c, &blocked);
+        /* On a lost device a held-back command is dropped, not run: its client has been told of the loss and may be
+         * destroying what it uses (zp_fault_run_out). */
+        ze_result_t r = zp_device_lost(st->dev)             ? ZE_RESULT_ERROR_DEVICE_LOST
+                        : c->type == ZP_CMD_LAUNCH_INDIRECT ? indirect_step(st, c, &blocked)
+                                                            : exec_now(st, c, &blocked);
         if (r == ZE_RESULT_NOT_READY && !blocked) break; /* an indirect launch's gate: the helper pumps again */
         if (r == ZE_RESULT_NOT_READY && blocked) {
             if (zp_signal_add_waiter(&blocked->sig, &st->waiter)) {

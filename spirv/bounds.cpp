@@ -17,7 +17,8 @@
 // block of its own that the branch weights mark cold; on the GPU that block only counts the refusal and keeps the
 // first, and the record is made once at the kernel's exit (Deferred, below). In a loop, an access through an
 // argument whose address steps by a fixed amount is tested once, at the loop's entry, over all its iterations
-// (version_loop, below). Accesses through pointers of other
+// (version_loop, below); on the CPU, an access whose address is an affine function of the work-item's ids is tested
+// once per work-group (version_groups). Accesses through pointers of other
 // origin (loaded from memory, chosen between arguments) call __zp_bounds_check, the binary search of the whole
 // table, every time. A plain load or store is then made unconditionally through select(ok, p, slot), the slot being
 // the table's zero words for a load and its sink for a store; atomics, memory intrinsics, builtins and larger
@@ -39,6 +40,7 @@
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -427,6 +429,258 @@ void version_loops(llvm::Function &f, const llvm::DataLayout &dl, const std::map
     }
 }
 
+// An address as a linear function of the work-item's ids: rest + c[0] id0 + c[1] id1 + c[2] id2 (null: 0), found by
+// walking its SCEV; false where an id appears any other way.
+struct Linear {
+    const llvm::SCEV *rest = nullptr;
+    const llvm::SCEV *c[3] = {};
+};
+
+template <typename HasGid>
+bool linear(const llvm::SCEV *e, llvm::ScalarEvolution &se, const HasGid &has_gid,
+            const std::map<const llvm::Value *, unsigned> &gid, Linear &out) {
+    out = Linear{};
+    if (!has_gid(e, -1)) {
+        out.rest = e;
+        return true;
+    }
+    if (auto *u = llvm::dyn_cast<llvm::SCEVUnknown>(e)) {
+        out.rest = se.getZero(e->getType());
+        out.c[gid.at(u->getValue())] = se.getOne(e->getType());
+        return true;
+    }
+    if (auto *a = llvm::dyn_cast<llvm::SCEVAddExpr>(e)) {
+        out.rest = se.getZero(e->getType());
+        for (const llvm::SCEV *op : a->operands()) {
+            Linear l;
+            if (!linear(op, se, has_gid, gid, l)) return false;
+            out.rest = se.getAddExpr(out.rest, l.rest);
+            for (unsigned d = 0; d < 3; d++)
+                if (l.c[d]) out.c[d] = out.c[d] ? se.getAddExpr(out.c[d], l.c[d]) : l.c[d];
+        }
+        return true;
+    }
+    if (auto *m = llvm::dyn_cast<llvm::SCEVMulExpr>(e)) {
+        // One factor holds ids; the product of the others scales it.
+        const llvm::SCEV *other = se.getOne(e->getType());
+        const llvm::SCEV *with = nullptr;
+        for (const llvm::SCEV *op : m->operands()) {
+            if (has_gid(op, -1)) {
+                if (with) return false;
+                with = op;
+            } else {
+                other = se.getMulExpr(other, op);
+            }
+        }
+        Linear l;
+        if (!with || !linear(with, se, has_gid, gid, l)) return false;
+        out.rest = se.getMulExpr(l.rest, other);
+        for (unsigned d = 0; d < 3; d++)
+            if (l.c[d]) out.c[d] = se.getMulExpr(l.c[d], other);
+        return true;
+    }
+    return false;
+}
+
+// Group versioning (the CPU, straight): PoCL runs a work-group as a loop over its work-items around the whole
+// kernel, and LLVM's loop vectorizer takes no loop whose body can reach the refusal's call or atomic, so a checked
+// stencil runs scalar where the unchecked one runs 8 or 16 work-items an instruction. A plain access through an
+// argument whose address is an affine function of the work-item's global id (a stencil's a[i * n + j + 1]: no
+// loop recurrence in it) is tested once for the whole group at the kernel's entry: its address at the group's
+// first work-item, and at every corner of the group's box of ids (the first id plus, in each dimension, nothing or
+// the local size less one times the address's step in that dimension), in 64-bit arithmetic checked for overflow.
+// An affine function inside its allocation at every corner is inside it at every id in between. Where every such
+// test passes the kernel runs a copy of itself with those accesses unchecked; otherwise itself, checked access by
+// access. The test depends on the group alone (the group's id, size and offset, the arguments and the table), so
+// LLVM hoists it out of PoCL's work-item loop and unswitches the loop on it, and the unchecked copy vectorizes
+// (docs/performance.md, "Checked launches"). Not for a kernel with a convergent call (a barrier in each
+// copy would split the group) nor on the GPU, whose threads gain nothing from it.
+void version_groups(llvm::Function &f, const llvm::DataLayout &dl, const std::map<llvm::Argument *, ArgRange> &ranges,
+                    std::vector<llvm::Instruction *> &insts, std::set<llvm::Instruction *> &proven,
+                    llvm::MDNode *likely, llvm::MDNode *mark) {
+    for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &i : bb)
+            if (auto *cb = llvm::dyn_cast<llvm::CallBase>(&i)) {
+                llvm::Function *fn = cb->getCalledFunction();
+                if (cb->isConvergent() || cb->isInlineAsm() || !fn) return;
+                if (fn->isIntrinsic()) continue;
+                llvm::StringRef n = fn->getName();
+                for (const char *s : {"arrier", "roup", "ence", "huffle", "allot"})
+                    if (n.contains(s)) return;
+            }
+    // The work-item's global ids: calls of get_global_id with a constant dimension.
+    std::map<const llvm::Value *, unsigned> gid;
+    llvm::Function *gidfn = nullptr;
+    for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &i : bb)
+            if (auto *c = llvm::dyn_cast<llvm::CallInst>(&i))
+                if (llvm::Function *fn = c->getCalledFunction(); fn && fn->getName() == "_Z13get_global_idj")
+                    if (auto *d = llvm::dyn_cast<llvm::ConstantInt>(c->getArgOperand(0)); d && d->getZExtValue() < 3) {
+                        gid[c] = (unsigned)d->getZExtValue();
+                        gidfn = fn;
+                    }
+    if (!gidfn || !gidfn->getReturnType()->isIntegerTy(64)) return;
+    // The translator reads the id as a vector of the three calls and takes an element of it.
+    for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &i : bb)
+            if (auto *ee = llvm::dyn_cast<llvm::ExtractElementInst>(&i))
+                if (auto *ix = llvm::dyn_cast<llvm::ConstantInt>(ee->getIndexOperand()))
+                    if (llvm::Value *v = llvm::findScalarElement(ee->getVectorOperand(), (unsigned)ix->getZExtValue()))
+                        if (auto g = gid.find(v); g != gid.end()) gid[ee] = g->second;
+    // Where the test goes: after the entry's allocas and the arguments' lookups (marked), before the kernel's own code.
+    llvm::BasicBlock &entry = f.getEntryBlock();
+    llvm::Instruction *at = nullptr;
+    for (llvm::Instruction &i : entry)
+        if (!llvm::isa<llvm::AllocaInst>(i) && !i.getMetadata("zp.bounds.entry")) {
+            at = &i;
+            break;
+        }
+    if (!at || at->isTerminator()) return;
+    // The entry ends there, and the test goes at its end: the kernel's own code begins in body.
+    llvm::BasicBlock *body = llvm::SplitBlock(&entry, at);
+    at = entry.getTerminator();
+
+    llvm::TargetLibraryInfoImpl tlii(llvm::Triple(f.getParent()->getTargetTriple()));
+    llvm::TargetLibraryInfo tli(tlii);
+    llvm::DominatorTree dt(f);
+    llvm::LoopInfo li(dt);
+    llvm::AssumptionCache ac(f);
+    // A kernel with a loop of its own keeps PoCL's work-item loop scalar anyway (LLVM vectorizes no loop around
+    // another), and a copy of it only doubles the code: gemm's checked time went from 1.05 to 1.9 times the
+    // unchecked one with it. Its loops are version_loop's.
+    if (!li.empty()) return;
+    llvm::ScalarEvolution se(f, tli, ac, dt, li);
+    llvm::IRBuilder<> b(at);
+    llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
+    llvm::Module &m = *f.getParent();
+    auto builtin = [&](const char *name, unsigned d) {
+        llvm::FunctionCallee fc = m.getOrInsertFunction(name, llvm::FunctionType::get(i64, {i32}, false));
+        if (auto *fn = llvm::dyn_cast<llvm::Function>(fc.getCallee())) fn->setCallingConv(gidfn->getCallingConv());
+        llvm::CallInst *c = b.CreateCall(fc, {llvm::ConstantInt::get(i32, d)});
+        c->setCallingConv(gidfn->getCallingConv());
+        return c;
+    };
+    // The group's box of ids: from its first work-item's, get_group_id * get_enqueued_local_size +
+    // get_global_offset (as the exact-range variant answers them, also in a piece of a launch), over get_local_size
+    // (there the real size of a partial group, whose items past the range return before the kernel's code). Not
+    // get_global_id - get_local_id, which PoCL's work-item loop keeps per work-item: the test would not leave it.
+    llvm::Value *lo[3] = {}, *ext[3] = {};
+    for (unsigned d = 0; d < 3; d++) {
+        lo[d] = b.CreateAdd(b.CreateMul(builtin("_Z12get_group_idj", d), builtin("_Z23get_enqueued_local_sizej", d)),
+                            builtin("_Z17get_global_offsetj", d));
+        ext[d] = b.CreateSub(builtin("_Z14get_local_sizej", d), llvm::ConstantInt::get(i64, 1));
+    }
+    llvm::SCEVExpander exp(se, dl, "zp.group");
+    llvm::Function *smul = llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::smul_with_overflow, {i64});
+    llvm::Function *sadd = llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::sadd_with_overflow, {i64});
+    llvm::Value *all = b.getTrue();
+    std::vector<llvm::Instruction *> found;
+    for (llvm::Instruction *i : insts) {
+        if (proven.count(i) || i->getParent() == &entry) continue;
+        if (!llvm::isa<llvm::LoadInst>(i) && !llvm::isa<llvm::StoreInst>(i) && !llvm::isa<llvm::AtomicRMWInst>(i) &&
+            !llvm::isa<llvm::AtomicCmpXchgInst>(i))
+            continue;
+        std::vector<Access> acc;
+        collect(*i, dl, acc);
+        if (acc.size() != 1) continue;
+        llvm::Argument *arg = only_argument(acc[0].ptr);
+        auto r = arg ? ranges.find(arg) : ranges.end();
+        if (r == ranges.end()) continue;
+        const llvm::SCEV *s = se.getSCEV(acc[0].ptr);
+        if (!s->getType()->isPointerTy() ||
+            llvm::SCEVExprContains(s, [](const llvm::SCEV *e) { return llvm::isa<llvm::SCEVAddRecExpr>(e); }))
+            continue;
+        s = se.getPtrToIntExpr(s, i64);
+        if (llvm::isa<llvm::SCEVCouldNotCompute>(s)) continue;
+        auto has_gid = [&](const llvm::SCEV *e, int dim) {
+            return llvm::SCEVExprContains(e, [&](const llvm::SCEV *x) {
+                auto *u = llvm::dyn_cast<llvm::SCEVUnknown>(x);
+                if (!u) return false;
+                auto g = gid.find(u->getValue());
+                return g != gid.end() && (dim < 0 || (int)g->second == dim);
+            });
+        };
+        // The address as rest + step[0] * id0 + step[1] * id1 + step[2] * id2, the rest and steps free of ids;
+        // anything else (a product of two ids, an id under an extension or a division) is not taken.
+        Linear lin;
+        if (!linear(s, se, has_gid, gid, lin)) continue;
+        const llvm::SCEV *first = lin.rest;
+        for (unsigned d = 0; d < 3; d++)
+            if (lin.c[d]) first = se.getAddExpr(first, se.getMulExpr(lin.c[d], se.getSCEV(lo[d])));
+        const llvm::SCEV *const *step = lin.c;
+        bool affine = exp.isSafeToExpandAt(first, at);
+        for (unsigned d = 0; d < 3 && affine; d++) affine = !step[d] || exp.isSafeToExpandAt(step[d], at);
+        if (!affine) continue;
+        // The test: the first address inside, then every corner, each a sum checked for signed overflow.
+        const ArgRange &ar = r->second;
+        llvm::Value *size = acc[0].size;
+        llvm::Value *room = b.CreateSub(ar.span, size);
+        llvm::Value *ok = b.CreateAnd(b.CreateICmpULE(size, ar.span),
+                                      b.CreateICmpSGE(room, llvm::ConstantInt::get(i64, 0)));
+        llvm::Value *d0 = b.CreateSub(exp.expandCodeFor(first, i64, at), ar.lo);
+        ok = b.CreateAnd(ok, b.CreateICmpULE(d0, room));
+        llvm::Value *prod[3] = {}, *pov[3] = {};
+        for (unsigned d = 0; d < 3; d++)
+            if (step[d]) {
+                llvm::Value *mr = b.CreateCall(smul, {exp.expandCodeFor(step[d], i64, at), ext[d]});
+                prod[d] = b.CreateExtractValue(mr, 0);
+                pov[d] = b.CreateExtractValue(mr, 1);
+            }
+        for (unsigned corner = 1; corner < 8; corner++) {
+            llvm::Value *sum = d0, *ov = b.getFalse();
+            bool any = false, skip = false;
+            for (unsigned d = 0; d < 3; d++) {
+                if (!(corner & (1u << d))) continue;
+                if (!prod[d]) {
+                    skip = true;
+                    break;
+                }
+                llvm::Value *ar2 = b.CreateCall(sadd, {sum, prod[d]});
+                sum = b.CreateExtractValue(ar2, 0);
+                ov = b.CreateOr(ov, b.CreateOr(pov[d], b.CreateExtractValue(ar2, 1)));
+                any = true;
+            }
+            if (skip || !any) continue;
+            ok = b.CreateAnd(ok, b.CreateAnd(b.CreateNot(ov), b.CreateAnd(b.CreateICmpSGE(sum, llvm::ConstantInt::get(i64, 0)),
+                                                                       b.CreateICmpSLE(sum, room))));
+        }
+        all = b.CreateAnd(all, ok);
+        found.push_back(i);
+    }
+    // Everything the test made goes ahead of the exact-range variant's test of the id, as the lookups do.
+    for (llvm::Instruction &i : entry) {
+        if (&i == at) break;
+        if (!llvm::isa<llvm::AllocaInst>(&i)) i.setMetadata("zp.bounds.entry", mark);
+    }
+    if (found.empty()) return;
+
+    // The copy: every block after the test, cloned; the test chooses between the copy (those accesses unchecked)
+    // and the kernel as it is (checked).
+    std::vector<llvm::BasicBlock *> orig;
+    for (llvm::BasicBlock &bb : f)
+        if (&bb != &entry) orig.push_back(&bb);
+    llvm::ValueToValueMapTy vmap;
+    llvm::SmallVector<llvm::BasicBlock *, 16> copies;
+    for (llvm::BasicBlock *bb : orig) {
+        llvm::BasicBlock *c = llvm::CloneBasicBlock(bb, vmap, ".zp.group", &f);
+        vmap[bb] = c;
+        copies.push_back(c);
+    }
+    llvm::remapInstructionsInBlocks(copies, vmap);
+    llvm::Instruction *t = entry.getTerminator();
+    llvm::BranchInst *choose = llvm::BranchInst::Create(llvm::cast<llvm::BasicBlock>(vmap[body]), body, all, t);
+    choose->setMetadata(llvm::LLVMContext::MD_prof, likely);
+    t->eraseFromParent();
+    std::vector<llvm::Instruction *> copied;
+    for (llvm::Instruction *i : insts)
+        if (auto it = vmap.find(i); it != vmap.end()) copied.push_back(llvm::cast<llvm::Instruction>(it->second));
+    std::vector<llvm::Instruction *> was(proven.begin(), proven.end());
+    for (llvm::Instruction *p : was)
+        if (auto it = vmap.find(p); it != vmap.end()) proven.insert(llvm::cast<llvm::Instruction>(it->second));
+    for (llvm::Instruction *i : found) proven.insert(llvm::cast<llvm::Instruction>(vmap[i]));
+    insts.insert(insts.end(), copied.begin(), copied.end());
+}
+
 // The GPU's record of a kernel's refusals (at_exit, ZP_SPIRV_BOUNDS_AT_EXIT), kept by each work-item until the
 // kernel's exit (one thread per work-item, and its exit lies outside its loops): how many it refused, and the first
 // one's address, size and kind, in private variables that become registers. A refusal then costs a few selects in a
@@ -548,6 +802,7 @@ int add_bounds_checks(llvm::Module &m, uint64_t table, bool straight, bool at_ex
                 if (!llvm::isa<llvm::AllocaInst>(&i)) i.setMetadata("zp.bounds.entry", mark);
             }
             if (!ranges.empty()) version_loops(*f, dl, ranges, insts, proven, likely);
+            if (!ranges.empty() && straight) version_groups(*f, dl, ranges, insts, proven, likely, mark);
         }
         for (llvm::Instruction *i : insts) {
             if (proven.count(i)) continue;

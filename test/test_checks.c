@@ -3,6 +3,7 @@
  * work-item and the nearest argument; in-bounds kernels give the same results checked or not; program-scope
  * variables and __constant data are never refused; unchecked contexts are not instrumented. On ze_pocl (the CPU
  * runs kernels in this process, so an unchecked stray write lands in its memory); the host device refuses checks. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -470,6 +471,80 @@ Test(checks, loops_tested_at_their_entry_refuse_exactly_what_falls_outside)
     }
     KT_OK(krt_free(ctx, a));
     KT_OK(krt_free(ctx, o));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* Groups a checked module tests once at the kernel's entry (on the CPU, spirv/bounds.cpp, version_groups): a shifted
+ * read over a grid of groups, partial ones among them, in two and three dimensions. The groups whose reads are all
+ * inside run unchecked; exactly the reads outside are refused, wherever in its group's box the work-item is (its
+ * far corner included), and every other result is the read's. */
+static void shift_case(krt_context *ctx, krt_kernel *k, int *in, int *out, const int *host, uint32_t w, uint32_t h,
+                       uint32_t d, const uint32_t group[3], int dx, int dy, int dz, int refused, const char *who)
+{
+    enum { MAX = 32 * 16 * 3 };
+    int32_t sx = dx, sy = dy, sz = dz;
+    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(w), KRT_ARG(h), KRT_ARG(sx), KRT_ARG(sy), KRT_ARG(sz) };
+    krt_launch_desc desc = { .range = { d == 1 ? 2u : 3u, { w, h, d } }, .args = args, .num_args = 7 };
+    memcpy(desc.group, group, sizeof desc.group);
+    krt_result r = krt_launch_sync(k, &desc);
+    cr_assert_eq(r, refused ? KRT_ERROR_OUT_OF_BOUNDS : KRT_SUCCESS, "shift (%d, %d, %d) over %u x %u x %u: %s", dx, dy,
+                 dz, w, h, d, krt_result_string(r));
+    if (refused == 1)
+        assert_message_lacks("more accesses");
+    else if (refused > 1) {
+        char more[64];
+        snprintf(more, sizeof more, "; %d more accesses were refused too", refused - 1);
+        assert_message_has(more);
+    }
+    if (who)
+        assert_message_has(who);
+    int got[MAX];
+    kt_copy_sync(ctx, got, out, w * h * d * sizeof(int));
+    long n = (long)w * h * d;
+    for (long z = 0; z < d; z++)
+        for (long y = 0; y < h; y++)
+            for (long x = 0; x < w; x++) {
+                long at = ((z + dz) * h + y + dy) * w + x + dx;
+                int want = at >= 0 && at < n ? host[at] : 0;
+                cr_assert_eq(got[(z * h + y) * w + x], want, "shift (%d, %d, %d), item (%ld, %ld, %ld): %d, not %d", dx,
+                             dy, dz, x, y, z, got[(z * h + y) * w + x], want);
+            }
+}
+
+Test(checks, groups_tested_at_the_entry_refuse_exactly_what_falls_outside)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "shift3d");
+    enum { W = 32, H = 16, D = 3 };
+    int host[W * H * D];
+    for (int i = 0; i < W * H * D; i++)
+        host[i] = (i * 7919) % 1009 - 500;
+    const uint32_t g2[3] = { 8, 4, 1 }, g3[3] = { 8, 4, 2 };
+    /* Whole groups of 8 x 4 over 32 x 16, then partial ones over 30 x 14, then 3-D. */
+    for (int shape = 0; shape < 3; shape++) {
+        uint32_t w = shape == 1 ? 30 : W, h = shape == 1 ? 14 : H, d = shape == 2 ? D : 1;
+        const uint32_t *g = shape == 2 ? g3 : g2;
+        size_t bytes = (size_t)w * h * d * sizeof(int);
+        int *in = kt_alloc(ctx, bytes, KRT_MEMORY_DEVICE), *out = kt_alloc(ctx, bytes, KRT_MEMORY_DEVICE);
+        kt_copy_sync(ctx, in, host, bytes);
+        char last[64], first_row[32];
+        snprintf(last, sizeof last, "work-item (%u, %u, %u)", w - 1, h - 1, d - 1);
+        snprintf(first_row, sizeof first_row, ", 0, 0)");
+        shift_case(ctx, k, in, out, host, w, h, d, g, 0, 0, 0, 0, NULL);
+        shift_case(ctx, k, in, out, host, w, h, d, g, 1, 0, 0, 1, last);           /* the far corner only */
+        shift_case(ctx, k, in, out, host, w, h, d, g, -1, 0, 0, 1, "work-item (0, 0, 0)");
+        shift_case(ctx, k, in, out, host, w, h, d, g, 0, 1, 0, (int)w, NULL);     /* the last row */
+        shift_case(ctx, k, in, out, host, w, h, d, g, 0, -1, 0, (int)w, first_row);
+        shift_case(ctx, k, in, out, host, w, h, d, g, 3, 2, 0, (int)(2 * w + 3), NULL); /* two rows and 3 */
+        if (d > 1) {
+            shift_case(ctx, k, in, out, host, w, h, d, g, 0, 0, 1, (int)(w * h), NULL);      /* the last plane */
+            shift_case(ctx, k, in, out, host, w, h, d, g, 0, 1, -1, (int)(w * (h - 1)), NULL);
+        }
+        KT_OK(krt_free(ctx, in));
+        KT_OK(krt_free(ctx, out));
+    }
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }

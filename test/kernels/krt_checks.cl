@@ -134,3 +134,12 @@ kernel void same_sum(global const int *a, global int *out, ulong k, ulong len)
         s += a[k];
     out[i] = s;
 }
+
+// out[(z * h + y) * w + x] = in[((z + dz) * h + y + dy) * w + x + dx]: a stencil's shifted read, whose group a
+// checked module tests once at the kernel's entry on the CPU (spirv/bounds.cpp, version_groups): the groups whose
+// every read is inside run unchecked, the others checked read by read.
+kernel void shift3d(global const int *in, global int *out, uint w, uint h, int dx, int dy, int dz)
+{
+    size_t x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+    out[(z * h + y) * w + x] = in[((long)(z + dz) * h + (long)y + dy) * w + (long)x + dx];
+}
