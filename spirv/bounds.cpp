@@ -290,7 +290,8 @@ struct Affine {
 // instructions that correspond to instructions of `insts` (the ones to instrument).
 llvm::BasicBlock *version_loop(llvm::Loop *l, llvm::DominatorTree &dt, llvm::LoopInfo &li, llvm::ScalarEvolution &se,
                                llvm::AssumptionCache &ac, const llvm::DataLayout &dl,
-                               const std::map<llvm::Argument *, ArgRange> &ranges, std::vector<llvm::Instruction *> &insts,
+                               const std::map<llvm::Argument *, ArgRange> &ranges,
+                               std::vector<llvm::Instruction *> &insts,
                                std::set<llvm::Instruction *> &proven, llvm::MDNode *likely) {
     llvm::simplifyLoop(l, &dt, &li, &se, &ac, nullptr, false);
     llvm::BasicBlock *ph = l->getLoopPreheader(), *exit = l->getExitBlock(), *ex = l->getExitingBlock();
@@ -641,8 +642,9 @@ void version_groups(llvm::Function &f, const llvm::DataLayout &dl, const std::ma
                 any = true;
             }
             if (skip || !any) continue;
-            ok = b.CreateAnd(ok, b.CreateAnd(b.CreateNot(ov), b.CreateAnd(b.CreateICmpSGE(sum, llvm::ConstantInt::get(i64, 0)),
-                                                                       b.CreateICmpSLE(sum, room))));
+            llvm::Value *inside = b.CreateAnd(b.CreateICmpSGE(sum, llvm::ConstantInt::get(i64, 0)),
+                                              b.CreateICmpSLE(sum, room));
+            ok = b.CreateAnd(ok, b.CreateAnd(b.CreateNot(ov), inside));
         }
         all = b.CreateAnd(all, ok);
         found.push_back(i);
