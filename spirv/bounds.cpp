@@ -25,6 +25,7 @@
 // accesses keep a branch around the access. The check is then linked and inlined like the group library's other
 // functions (translate.cpp).
 #include "steps.h"
+#include "exact_range.h"
 #include "../driver/include/ze_krt_bounds.h"
 
 #include <cstdint>
@@ -254,6 +255,21 @@ llvm::Argument *only_argument(llvm::Value *p) {
     return llvm::dyn_cast<llvm::Argument>(const_cast<llvm::Value *>(objs[0]));
 }
 
+// A call that versioned code's two copies must not each hold (here and in version_groups): a convergent one (a
+// barrier, a collective, a warp operation), inline assembly, an indirect call, or a function whose name says it
+// synchronizes or works on a group.
+bool splits_group(const llvm::Instruction &i) {
+    auto *cb = llvm::dyn_cast<llvm::CallBase>(&i);
+    if (!cb) return false;
+    const llvm::Function *fn = cb->getCalledFunction();
+    if (cb->isConvergent() || cb->isInlineAsm() || !fn) return true;
+    if (fn->isIntrinsic()) return false;
+    llvm::StringRef n = fn->getName();
+    for (const char *s : {"arrier", "roup", "ence", "huffle", "allot"})
+        if (n.contains(s)) return true;
+    return false;
+}
+
 // Loop versioning: a plain access in an innermost loop through a kernel argument, whose address steps through
 // memory by a fixed amount each iteration (an affine recurrence of ScalarEvolution, or an address the loop does not
 // change), is tested once at the loop's entry instead of at every iteration: its first and last addresses over
@@ -264,18 +280,23 @@ llvm::Argument *only_argument(llvm::Value *p) {
 // barrier, a collective or any other convergent call is left as it is: its two copies could split a group.
 bool convergent_inside(const llvm::Loop *l) {
     for (llvm::BasicBlock *bb : l->blocks())
-        for (llvm::Instruction &i : *bb) {
-            auto *cb = llvm::dyn_cast<llvm::CallBase>(&i);
-            if (!cb) continue;
-            llvm::Function *fn = cb->getCalledFunction();
-            if (cb->isConvergent() || cb->isInlineAsm() || !fn) return true;
-            if (fn->isIntrinsic()) continue;
-            llvm::StringRef n = fn->getName();
-            for (const char *s : {"arrier", "roup", "ence", "huffle", "allot"})
-                if (n.contains(s)) return true;
-        }
+        for (llvm::Instruction &i : *bb)
+            if (splits_group(i)) return true;
     return false;
 }
+
+// The analyses a versioning step reads, made afresh for f as it now is.
+struct Analyses {
+    llvm::TargetLibraryInfoImpl tlii;
+    llvm::TargetLibraryInfo tli;
+    llvm::DominatorTree dt;
+    llvm::LoopInfo li;
+    llvm::AssumptionCache ac;
+    llvm::ScalarEvolution se;
+    explicit Analyses(llvm::Function &f)
+        : tlii(llvm::Triple(f.getParent()->getTargetTriple())), tli(tlii), dt(f), li(dt), ac(f),
+          se(f, tli, ac, dt, li) {}
+};
 
 struct Affine {
     llvm::Instruction *inst;
@@ -410,23 +431,19 @@ llvm::BasicBlock *version_loop(llvm::Loop *l, llvm::DominatorTree &dt, llvm::Loo
 void version_loops(llvm::Function &f, const llvm::DataLayout &dl, const std::map<llvm::Argument *, ArgRange> &ranges,
                    std::vector<llvm::Instruction *> &insts, std::set<llvm::Instruction *> &proven,
                    llvm::MDNode *likely) {
-    llvm::TargetLibraryInfoImpl tlii(llvm::Triple(f.getParent()->getTargetTriple()));
-    llvm::TargetLibraryInfo tli(tlii);
     std::set<llvm::BasicBlock *> done;
     for (;;) {
-        llvm::DominatorTree dt(f);
-        llvm::LoopInfo li(dt);
-        llvm::AssumptionCache ac(f);
-        llvm::ScalarEvolution se(f, tli, ac, dt, li);
+        Analyses an(f);
         llvm::Loop *pick = nullptr;
-        for (llvm::Loop *l : li.getLoopsInPreorder())
+        for (llvm::Loop *l : an.li.getLoopsInPreorder())
             if (l->isInnermost() && !done.count(l->getHeader())) {
                 pick = l;
                 break;
             }
         if (!pick) return;
         done.insert(pick->getHeader());
-        if (llvm::BasicBlock *h = version_loop(pick, dt, li, se, ac, dl, ranges, insts, proven, likely)) done.insert(h);
+        if (llvm::BasicBlock *h = version_loop(pick, an.dt, an.li, an.se, an.ac, dl, ranges, insts, proven, likely))
+            done.insert(h);
     }
 }
 
@@ -499,16 +516,12 @@ bool linear(const llvm::SCEV *e, llvm::ScalarEvolution &se, const HasGid &has_gi
 void version_groups(llvm::Function &f, const llvm::DataLayout &dl, const std::map<llvm::Argument *, ArgRange> &ranges,
                     std::vector<llvm::Instruction *> &insts, std::set<llvm::Instruction *> &proven,
                     llvm::MDNode *likely, llvm::MDNode *mark) {
+    // Not a kernel whose groups must run whole (exact_range.cpp: it reaches a collective, whose library code leaves
+    // no such name once inlined), nor one with a call splits_group names.
+    if (needs_whole_groups(f)) return;
     for (llvm::BasicBlock &bb : f)
         for (llvm::Instruction &i : bb)
-            if (auto *cb = llvm::dyn_cast<llvm::CallBase>(&i)) {
-                llvm::Function *fn = cb->getCalledFunction();
-                if (cb->isConvergent() || cb->isInlineAsm() || !fn) return;
-                if (fn->isIntrinsic()) continue;
-                llvm::StringRef n = fn->getName();
-                for (const char *s : {"arrier", "roup", "ence", "huffle", "allot"})
-                    if (n.contains(s)) return;
-            }
+            if (splits_group(i)) return;
     // The work-item's global ids: calls of get_global_id with a constant dimension.
     std::map<const llvm::Value *, unsigned> gid;
     llvm::Function *gidfn = nullptr;
@@ -541,16 +554,12 @@ void version_groups(llvm::Function &f, const llvm::DataLayout &dl, const std::ma
     llvm::BasicBlock *body = llvm::SplitBlock(&entry, at);
     at = entry.getTerminator();
 
-    llvm::TargetLibraryInfoImpl tlii(llvm::Triple(f.getParent()->getTargetTriple()));
-    llvm::TargetLibraryInfo tli(tlii);
-    llvm::DominatorTree dt(f);
-    llvm::LoopInfo li(dt);
-    llvm::AssumptionCache ac(f);
+    Analyses an(f);
     // A kernel with a loop of its own keeps PoCL's work-item loop scalar anyway (LLVM vectorizes no loop around
     // another), and a copy of it only doubles the code: gemm's checked time went from 1.05 to 1.9 times the
     // unchecked one with it. Its loops are version_loop's.
-    if (!li.empty()) return;
-    llvm::ScalarEvolution se(f, tli, ac, dt, li);
+    if (!an.li.empty()) return;
+    llvm::ScalarEvolution &se = an.se;
     llvm::IRBuilder<> b(at);
     llvm::Type *i32 = b.getInt32Ty(), *i64 = b.getInt64Ty();
     llvm::Module &m = *f.getParent();
