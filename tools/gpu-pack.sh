@@ -2,7 +2,7 @@
 # gpu-pack.sh: packs a build made on the build machine for tools/gpu-test.sh on an NVIDIA GPU machine: the
 # libraries, programs, tests and kernels in build/'s own layout, stripped; libclc's NVPTX library (xz); the
 # Python package with its GPU checks; and the GPU-only benchmark programs (bench/cuda/, built here: krt_vadd with cc, cuda_ref,
-# peer_copy and warp_reduce with the CUDA toolkit's nvcc). Run after `make` and `make bench-build`.
+# peer_copy, warp_reduce and group_sum with the CUDA toolkit's nvcc). Run after `make` and `make bench-build`.
 #   sh tools/gpu-pack.sh DEST        (DEST is emptied first)
 set -eu
 B=${BUILD:-build}
@@ -19,6 +19,10 @@ cc -std=c11 -Wall -Wextra -Werror -O2 -D_GNU_SOURCE -Iruntime/include bench/cuda
 "$NVCC" -O2 -arch=sm_90 -Iruntime/include -o "$B/bench/warp_reduce" bench/cuda/warp_reduce.cu -L"$B/lib" \
     -Xlinker -rpath,"$(cd "$B/lib" && pwd)" -lkrt
 "$B/bin/krt-cc" bench/cuda/warp_sum.cl -o "$B/bench/kernels/warp_sum.spv"
+# dpnp.tensor's sum shape (a group reduction per 1,024 elements, in levels) through krt against CUDA and CUB.
+"$NVCC" -O2 -arch=sm_90 -Iruntime/include -o "$B/bench/group_sum" bench/cuda/group_sum.cu -L"$B/lib" \
+    -Xlinker -rpath,"$(cd "$B/lib" && pwd)" -lkrt
+"$B/bin/krt-cc" bench/cuda/group_sum.cl -o "$B/bench/kernels/group_sum.spv"
 rm -rf "$D"
 mkdir -p "$D/lib" "$D/bin" "$D/test" "$D/kernels/host" "$D/test-kernels/o2" "$D/test-kernels/asm" "$D/test-kernels/ext" \
     "$D/test-kernels/host" "$D/bench/kernels" "$D/python" "$D/clc"
@@ -35,7 +39,7 @@ for f in "$B"/bin/*; do strip -o "$D/bin/${f##*/}" "$f" 2>/dev/null || cp "$f" "
 # krt-cc --host's work-item loops for barrier kernels, found in ../libexec/krt beside bin/krt-cc.
 mkdir -p "$D/libexec/krt" && cp "$B"/libexec/krt/krt_loops.py "$D/libexec/krt/"
 for f in "$B"/test/test_* "$B"/test/host_*; do [ -f "$f" ] && strip -o "$D/test/${f##*/}" "$f"; done
-for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy warp_reduce polybench; do strip -o "$D/bench/$f" "$B/bench/$f"; done
+for f in launch_overhead groupsize replay krt_vadd cuda_ref peer_copy warp_reduce group_sum polybench; do strip -o "$D/bench/$f" "$B/bench/$f"; done
 # polybench's OpenMP twins link GCC's OpenMP runtime, which the GPU image lacks.
 cp "$(cc -print-file-name=libgomp.so.1)" "$D/lib/"
 # mpi_heat: its source and krt.h, which gpu-test.sh builds with the GPU machine's mpicc when it has one (the

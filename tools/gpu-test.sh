@@ -221,6 +221,10 @@ fi
 # (bench/cuda/warp_reduce.cu): a figure, and a check (both sums against the host's), so it runs with FIGURES=0 too.
 [ -x "$D/bench/warp_reduce" ] && step "bench: warp_reduce (krt against CUDA)" 60 env -u ZE_ENABLE_ALT_DRIVERS \
     "$D/bench/warp_reduce"
+# dpnp.tensor's sum shape (groups of 128 reading 1,024 elements each, in levels) through krt against the same in CUDA
+# and against CUB's DeviceReduce::Sum (bench/cuda/group_sum.cu): a figure and a check (three sums against the host's).
+[ -x "$D/bench/group_sum" ] && step "bench: group_sum (dpctl's sum shape: krt, CUDA, CUB)" 60 \
+    env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/group_sum"
 # Checked launches on ze_cuda (docs/performance.md, "Checked launches"), unchecked and checked alternating, twice
 # each, every benchmark: a figure (goal 2x), so it runs with FIGURES=0 too; polybench --way compares nothing, the
 # checked results are test_checks' to judge.

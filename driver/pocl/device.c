@@ -7,6 +7,7 @@
 
 #include "pocl_be.h"
 #include "../../spirv/spirv.h"
+#include "pocl_rewrites.h"
 
 cl_context zp_cl_ctx;
 zp_pocl_caps zp_caps;
@@ -108,6 +109,7 @@ static void init_once_fn(void) {
     }
     num_devices = n;
     zp_spirv_warm_up();
+    zp_pocl_tune_llvm();
     read_caps(p, devices[0], &zp_caps);
     zp_caps.check = ZE_RESULT_SUCCESS;
     init_result = ZE_RESULT_SUCCESS;

@@ -25,6 +25,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 namespace {
@@ -424,4 +425,11 @@ extern "C" int zp_pocl_translate(const zp_module_src *src, unsigned flags, void 
                                  zp_module_meta *meta, char **log) {
     PoclPasses passes(flags);
     return zp::spirv_translate(src, flags & ~(unsigned)ZP_POCL_REWRITES, &passes, out, out_size, meta, log);
+}
+
+extern "C" void zp_pocl_tune_llvm(void) {
+    llvm::StringMap<llvm::cl::Option *> &opts = llvm::cl::getRegisteredOptions();
+    auto it = opts.find("unswitch-threshold");
+    if (it == opts.end() || it->second->getNumOccurrences() > 0) return;
+    it->second->addOccurrence(0, "unswitch-threshold", "2048");
 }

@@ -27,6 +27,14 @@ enum zp_pocl_rewrite_flags {
 __attribute__((visibility("hidden"))) int zp_pocl_translate(const zp_module_src *src, unsigned flags, void **out,
                                                              size_t *out_size, zp_module_meta *meta, char **log);
 
+/* Raises LLVM's unswitch-threshold (SimpleLoopUnswitch's size limit, 50 by default) to 2048 in the libLLVM this
+ * process shares with PoCL, unless it was set already: PoCL wraps a kernel in loops over its work-items, and a
+ * checked kernel's test of its whole group (spirv/bounds.cpp, version_groups) is a branch on a value invariant in
+ * those loops whose two arms are the kernel twice, over the limit, so the branch stayed inside the 2-D and 3-D loops
+ * and kept them scalar (docs/performance.md, "Checked launches"). Called once, before PoCL compiles a kernel; a
+ * PoCL linked to another libLLVM is left as it is. */
+__attribute__((visibility("hidden"))) void zp_pocl_tune_llvm(void);
+
 #ifdef __cplusplus
 }
 #endif
