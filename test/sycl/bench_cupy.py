@@ -2,7 +2,8 @@
 arrays of 2^24 float32 (12 bytes moved per element) and sum of 2^24 float32 (4 bytes per element), each with a new
 result array per call and into one allocated once (out=). Prints each
 one's time per call and bandwidth and the ratio dpnp.tensor / CuPy in time (above 1: slower than CuPy). Results are
-checked against NumPy first. Without CuPy it says so and exits 0 (a skip).
+checked against NumPy first. The host time per call (the loop of calls timed without its final wait) says whether a
+figure is the GPU's or the host's: where it is close to the time per call, the host's side bounds it. Without CuPy it says so and exits 0 (a skip).
 usage: bench_cupy.py [--log2n 24] [--reps 50]"""
 import argparse
 import sys
@@ -37,15 +38,18 @@ print("results agree with NumPy:", ok)
 
 
 def timed(f, sync):
+    """Best of 3 rounds: (time per call with the final wait, host time per call: the calls' return alone)."""
     f(); sync()
-    best = float("inf")
+    best, host = float("inf"), float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
         for _ in range(args.reps):
             f()
+        t1 = time.perf_counter()
         sync()
         best = min(best, (time.perf_counter() - t0) / args.reps)
-    return best
+        host = min(host, (t1 - t0) / args.reps)
+    return best, host
 
 
 # Each operation twice: as a program writes it (a new result array each call: dpnp.tensor's allocation goes to the
@@ -57,8 +61,9 @@ for name, bytes_per, fd, fc in (("add", 12, lambda: dpt.add(da, db), lambda: ca 
                                 ("add out=", 12, lambda: dpt.add(da, db, out=dc), lambda: cp.add(ca, cb, out=cc)),
                                 ("sum", 4, lambda: dpt.sum(da), lambda: cp.sum(ca)),
                                 ("sum out=", 4, lambda: dpt.sum(da, out=ds), lambda: cp.sum(ca, out=cs))):
-    td = timed(fd, q.wait)
-    tc = timed(fc, cp.cuda.Device().synchronize)
+    td, hd = timed(fd, q.wait)
+    tc, hc = timed(fc, cp.cuda.Device().synchronize)
     print(f"{name:8}: dpnp.tensor/ze_cuda {1e6 * td:9.1f} us {bytes_per * n / td / 1e9:7.1f} GB/s | "
-          f"CuPy {1e6 * tc:9.1f} us {bytes_per * n / tc / 1e9:7.1f} GB/s | ratio {td / tc:.2f}")
+          f"CuPy {1e6 * tc:9.1f} us {bytes_per * n / tc / 1e9:7.1f} GB/s | ratio {td / tc:.2f} | "
+          f"host time per call (the calls without the wait): {1e6 * hd:.1f} and {1e6 * hc:.1f} us")
 sys.exit(0 if ok else 1)
