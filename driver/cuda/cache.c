@@ -22,7 +22,8 @@
 /* Changes whenever the translation changes what it produces for the same input. */
 #define ZC_CACHE_VERSION "ze_cuda-1"
 
-void zc_cache_key(const void *bitcode, size_t size, const char *flags, const struct zp_bdev *dev, char out[33]) {
+void zc_cache_key(const void *bitcode, size_t size, const char *flags, const struct zp_bdev *dev,
+                  unsigned max_registers, char out[33]) {
     uint64_t h[2] = {KRT_FNV1A64_INIT, 0x84222325cbf29ce4ull};
     for (int i = 0; i < 2; i++) {
         h[i] = krt_fnv1a64(h[i], ZC_CACHE_VERSION ZC_PTX_ARCH ZC_PTX_FEATURES, sizeof ZC_CACHE_VERSION ZC_PTX_ARCH ZC_PTX_FEATURES);
@@ -32,6 +33,7 @@ void zc_cache_key(const void *bitcode, size_t size, const char *flags, const str
         h[i] = krt_fnv1a64(h[i], dev->name, strlen(dev->name));
         int ids[3] = {dev->cc_major, dev->cc_minor, dev->driver_version};
         h[i] = krt_fnv1a64(h[i], ids, sizeof ids);
+        if (max_registers) h[i] = krt_fnv1a64(h[i], &max_registers, sizeof max_registers);
         h[i] = krt_fnv1a64(h[i], &i, sizeof i);
     }
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);

@@ -32,12 +32,25 @@ static char *join_log(char *a, const char *b) {
     return p;
 }
 
+/* ZE_CUDA_MAX_REGISTERS=N (1 to 255): the JIT's limit of registers per thread (CU_JIT_MAX_REGISTERS, ptxas's
+ * -maxrregcount), a knob for measuring: unset, ptxas chooses, and for a kernel whose few threads each walk memory
+ * it may choose 32 registers for full occupancy and keep few loads in flight (docs/performance.md, "Checked
+ * launches"). Any other value is ignored. Part of the module cache's key. */
+static unsigned jit_max_registers(void) {
+    const char *v = getenv("ZE_CUDA_MAX_REGISTERS");
+    if (!v || !*v) return 0;
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    return *end == '\0' && n >= 1 && n <= 255 ? (unsigned)n : 0;
+}
+
 /* PTX -> CUDA binary with the driver's JIT (cuLink*, which hands the binary back so it can be cached). */
-static CUresult jit(const char *ptx, void **cubin, size_t *size, char *errlog, size_t errcap) {
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *vals[] = {errlog, (void *)(uintptr_t)errcap};
+static CUresult jit(const char *ptx, unsigned max_registers, void **cubin, size_t *size, char *errlog,
+                    size_t errcap) {
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_MAX_REGISTERS};
+    void *vals[] = {errlog, (void *)(uintptr_t)errcap, (void *)(uintptr_t)max_registers};
     CUlinkState st;
-    CUresult r = zc_cu.cuLinkCreate(2, opts, vals, &st);
+    CUresult r = zc_cu.cuLinkCreate(max_registers ? 3 : 2, opts, vals, &st);
     if (r != CUDA_SUCCESS) return r;
     r = zc_cu.cuLinkAddData(st, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, "module.ptx", 0, NULL, NULL);
     void *out = NULL;
@@ -71,7 +84,8 @@ ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **ou
     }
     zc_bind(dev);
     char key[33];
-    zc_cache_key(bc, bc_size, src->flags, dev, key);
+    unsigned max_registers = jit_max_registers();
+    zc_cache_key(bc, bc_size, src->flags, dev, max_registers, key);
     size_t bin_size = 0;
     void *bin = zc_cache_get(key, &bin_size);
     ze_result_t res = ZE_RESULT_SUCCESS;
@@ -84,7 +98,7 @@ ze_result_t zc_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **ou
             res = rc == ZC_OUT_OF_MEMORY ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY : ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
         } else {
             char errlog[8192] = "";
-            CUresult r = jit(ptx, &bin, &bin_size, errlog, sizeof errlog);
+            CUresult r = jit(ptx, max_registers, &bin, &bin_size, errlog, sizeof errlog);
             if (r != CUDA_SUCCESS) {
                 *log = join_log(*log, "CUDA's JIT refused the PTX:");
                 *log = join_log(*log, errlog);
