@@ -5,8 +5,9 @@
 // the partials until one is left (2^24 floats: 16,384 groups, then 16, then 1). krt runs group_sum8 on ze_cuda
 // (work_group_reduce_add); CUDA runs the same loop and a block reduction (warp shuffles, one shared word per warp).
 // krt also runs group_sum8_sg, the group reduction written out as the CUDA twin's (sub-group reductions, one
-// barrier), to show what work_group_reduce_add's lowering costs beyond it. Each figure is the best of 5 rounds of `reps` sums then one synchronize; GB/s = 4 n reps / wall. The first
-// level alone is timed too. All three sums are checked against the host's.
+// barrier), to show what work_group_reduce_add's lowering costs beyond it. Each figure is the best of 5 rounds of
+// `reps` sums then one synchronize; GB/s = 4 n reps / wall. The first level alone is timed too. Every sum (krt's
+// two, CUDA's, CUB's) is checked against the host's.
 // Usage: group_sum [--log2n N] [--reps R] [--spv PATH]   (default 2^24 floats, 50 sums a round,
 //        $KRT_BENCH_KERNELS/group_sum.spv)
 #include <cub/cub.cuh>
@@ -90,26 +91,10 @@ static float *cuda_sum(const levels &l, const float *x, float *tmp[2], int first
     return out;
 }
 
-static double sum_of(const float *p, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += p[i];
-    return s;
-}
-
 int main(int argc, char **argv) {
     int log2n = 24, reps = 50;
     char spv[1024];
-    const char *dir = getenv("KRT_BENCH_KERNELS");
-    snprintf(spv, sizeof spv, "%s/group_sum.spv", dir ? dir : "build/bench/kernels");
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--log2n")) log2n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--spv")) snprintf(spv, sizeof spv, "%s", argv[i + 1]);
-        else {
-            fprintf(stderr, "usage: group_sum [--log2n N] [--reps R] [--spv PATH]\n");
-            return 2;
-        }
-    }
+    reduce_args(argc, argv, "group_sum", "group_sum.spv", &log2n, &reps, spv, sizeof spv);
     size_t n = (size_t)1 << log2n;
     levels l = levels_for(n);
 

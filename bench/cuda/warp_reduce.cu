@@ -26,26 +26,10 @@ __global__ void warp_sum_cuda(const float *x, float *partial, unsigned n) {
     if ((threadIdx.x & 31) == 0) partial[id / 32] = acc;
 }
 
-static double sum_of(const float *p, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += p[i];
-    return s;
-}
-
 int main(int argc, char **argv) {
     int log2n = 26, reps = 50;
     char spv[1024];
-    const char *dir = getenv("KRT_BENCH_KERNELS");
-    snprintf(spv, sizeof spv, "%s/warp_sum.spv", dir ? dir : "build/bench/kernels");
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--log2n")) log2n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--spv")) snprintf(spv, sizeof spv, "%s", argv[i + 1]);
-        else {
-            fprintf(stderr, "usage: warp_reduce [--log2n N] [--reps R] [--spv PATH]\n");
-            return 2;
-        }
-    }
+    reduce_args(argc, argv, "warp_reduce", "warp_sum.spv", &log2n, &reps, spv, sizeof spv);
     unsigned n = 1u << log2n;
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

@@ -255,7 +255,8 @@ ZC_HIDDEN void zc_graph_destroy(void *graph);
 ZC_HIDDEN ze_result_t zc_host_task(zp_bqueue *q, void (*fn)(void *data), void *data, uint32_t nw,
                                    zp_btoken *const *waits, zp_btoken **done);
 
-/* The on-disk cache of compiled modules (cache.c); max_registers: the JIT's register limit (0: none), part of the key. */
+/* The on-disk cache of compiled modules (cache.c); max_registers: the JIT's register limit (0: none), part of the
+ * key. */
 ZC_HIDDEN void zc_cache_key(const void *bitcode, size_t size, const char *flags, const struct zp_bdev *dev,
                             unsigned max_registers, char out[33]);
 ZC_HIDDEN void *zc_cache_get(const char *key, size_t *size);

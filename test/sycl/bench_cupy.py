@@ -1,9 +1,9 @@
 """dpnp.tensor through Intel's SYCL runtime on krt's ze_cuda against CuPy, in one process on one GPU: add of two
 arrays of 2^24 float32 (12 bytes moved per element) and sum of 2^24 float32 (4 bytes per element), each with a new
-result array per call and into one allocated once (out=). Prints each
-one's time per call and bandwidth and the ratio dpnp.tensor / CuPy in time (above 1: slower than CuPy). Results are
-checked against NumPy first. The host time per call (the loop of calls timed without its final wait) says whether a
-figure is the GPU's or the host's: where it is close to the time per call, the host's side bounds it. Without CuPy it says so and exits 0 (a skip).
+result array per call and into one allocated once (out=). Prints each one's time per call and bandwidth and the
+ratio dpnp.tensor / CuPy in time (above 1: slower than CuPy). Results are checked against NumPy first. The host time
+per call (the loop of calls timed without its final wait) says whether a figure is the GPU's or the host's: where it
+is close to the time per call, the host's side bounds it. Without CuPy it says so and exits 0 (a skip).
 usage: bench_cupy.py [--log2n 24] [--reps 50]"""
 import argparse
 import sys
