@@ -22,6 +22,7 @@ static const ze_driver_extension_properties_t extensions[] = {
     {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_MAKE_VERSION(1, 0)}, /* only with devices that have them */
     {ZE_KRT_NATIVE_QUEUE_NAME, ZE_MAKE_VERSION(1, 0)},  /* only with a backend that has native queues */
     {ZE_KRT_BOUNDS_CHECK_NAME, ZE_MAKE_VERSION(1, 0)},  /* only with a backend that builds SPIR-V (not the host's) */
+    {ZP_EVENT_POOL_COUNTER_BASED_EXP_NAME, ZE_MAKE_VERSION(1, 0)},
 };
 
 /* Whether the driver lists extensions[i]: the optional ones by what the backend and its devices have. */

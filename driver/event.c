@@ -1,4 +1,15 @@
-/* Event pool and event entry points. Events are host objects (see signal.c). */
+/* Event pool and event entry points. Events are host objects (see signal.c).
+ *
+ * Counter-based events (1.8's ZE_experimental_event_pool_counter_based, asked for by a
+ * ze_event_pool_counter_based_exp_desc_t in the pool's pNext): such an event always reads as the completion of the
+ * last command given to signal it, and is never reset. So the command that signals it resets it when it is submitted
+ * (zp_stream_submit: an append on an immediate list, an execution of a regular one), which also detaches any earlier
+ * signalling still running (signal.c), and its completion sets it. Every list of these drivers runs in order, so
+ * every list may signal one. Until a command signals it, it reads as set, as it does once its last command is done.
+ * The host may not signal or reset it (zeEventHostSignal, zeEventHostReset, zeCommandListAppendEventReset):
+ * ZE_RESULT_ERROR_INVALID_ARGUMENT, as the extension forbids them. Unified Runtime's second Level Zero adapter makes
+ * all its events this way and relies on that meaning: taken for ordinary events, an event still set from its
+ * previous use read as done before its kernel had run (docs/driver.md, "Events"). */
 #include "zp.h"
 #include "api.h"
 
@@ -17,12 +28,20 @@ ze_result_t zp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_po
     const ze_event_pool_flags_t both = ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZP_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP;
     if ((desc->flags & both) == both) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     if (desc->count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    bool counter_based = false;
+    for (const ze_base_desc_t *e = desc->pNext; e; e = e->pNext)
+        if (e->stype == ZP_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC) {
+            if (((const zp_event_pool_counter_based_exp_desc_t *)e)->flags > 0x3)
+                return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+            counter_based = true;
+        }
     ze_event_pool_handle_t p = calloc(1, sizeof *p);
     if (!p) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     p->magic = ZP_MAGIC_POOL;
     p->ctx = hContext;
     p->count = desc->count;
     p->flags = desc->flags;
+    p->counter_based = counter_based;
     atomic_init(&p->live_events, 0);
     *phEventPool = p;
     return ZE_RESULT_SUCCESS;
@@ -52,6 +71,8 @@ ze_result_t zp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_d
     e->index = desc->index;
     e->signal_scope = desc->signal;
     e->wait_scope = desc->wait;
+    e->counter_based = hEventPool->counter_based;
+    if (e->counter_based) atomic_store(&e->sig.state, 1); /* no command has signalled it: nothing to wait for */
     atomic_fetch_add(&hEventPool->live_events, 1);
     *phEvent = e;
     return ZE_RESULT_SUCCESS;
@@ -67,6 +88,7 @@ ze_result_t zp_zeEventDestroy(ze_event_handle_t hEvent) {
 
 ze_result_t zp_zeEventHostSignal(ze_event_handle_t hEvent) {
     ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    if (hEvent->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     zp_signal_set(&hEvent->sig);
     return ZE_RESULT_SUCCESS;
 }
@@ -83,6 +105,7 @@ ze_result_t zp_zeEventQueryStatus(ze_event_handle_t hEvent) {
 
 ze_result_t zp_zeEventHostReset(ze_event_handle_t hEvent) {
     ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
+    if (hEvent->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     zp_signal_reset(&hEvent->sig);
     return ZE_RESULT_SUCCESS;
 }

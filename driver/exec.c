@@ -159,8 +159,8 @@ ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_
 
 ze_result_t zp_exec_launch(zp_bqueue *bq, ze_device_handle_t dev, ze_kernel_handle_t k, const zp_ndrange *range,
                            const uint8_t *args,
-                           ze_event_handle_t signal, uint32_t num_waits, ze_event_handle_t *waits,
-                           ze_event_handle_t *blocked) {
+                           ze_event_handle_t signal, uint64_t signal_gen, uint32_t num_waits,
+                           ze_event_handle_t *waits, ze_event_handle_t *blocked) {
     zp_btoken *buf[ZP_WAIT_BUF], **tokens, *done = NULL;
     uint32_t nt;
     ze_result_t r = zp_exec_waits(num_waits, waits, buf, ZP_WAIT_BUF, &tokens, &nt, blocked);
@@ -182,7 +182,7 @@ ze_result_t zp_exec_launch(zp_bqueue *bq, ze_device_handle_t dev, ze_kernel_hand
     if (r == ZE_RESULT_SUCCESS) r = zp_exec_launch_pieces(bq, k, range, nt, tokens, signal ? &done : NULL);
     pthread_mutex_unlock(&k->lock);
     zp_exec_release_waits(tokens, nt, buf);
-    if (r == ZE_RESULT_SUCCESS && signal) zp_signal_arm(&signal->sig, done, dev);
+    if (r == ZE_RESULT_SUCCESS && signal) zp_signal_arm_gen(&signal->sig, done, dev, signal_gen);
     return r;
 }
 
@@ -334,7 +334,8 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, ze_device_handle_t dev, const zp_cmd *c, 
     /* Indirect launches run only through a stream, which reads their group count (stream.c). */
     if (c->type == ZP_CMD_LAUNCH_INDIRECT) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (c->type == ZP_CMD_LAUNCH && (c->range.global[0] && c->range.global[1] && c->range.global[2]))
-        return zp_exec_launch(bq, dev, c->kernel, &c->range, c->args, c->signal, c->num_waits, c->waits, blocked);
+        return zp_exec_launch(bq, dev, c->kernel, &c->range, c->args, c->signal, c->signal_gen, c->num_waits, c->waits,
+                              blocked);
     if (c->type == ZP_CMD_RESET) {
         /* Resets happen when the command is reached on the host side of the stream. */
         zp_signal_reset(&c->signal->sig);
@@ -365,7 +366,7 @@ ze_result_t zp_exec_cmd(zp_bqueue *bq, ze_device_handle_t dev, const zp_cmd *c, 
     zp_exec_release_waits(tokens, nt, buf);
     if (r != ZE_RESULT_SUCCESS) return r;
     if (c->signal) {
-        zp_signal_arm(&c->signal->sig, done, dev);
+        zp_signal_arm_gen(&c->signal->sig, done, dev, c->signal_gen);
         return ZE_RESULT_SUCCESS;
     }
     /* A fence and a mark may share one barrier; each signal keeps its own reference to the token. */

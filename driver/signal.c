@@ -19,6 +19,7 @@ void zp_signal_init(zp_signal *s, void (*free_fn)(zp_signal *)) {
     atomic_init(&s->state, 0);
     s->token = NULL;
     s->dev = NULL;
+    s->gen = 0;
     s->waiters = NULL;
     s->num_waiters = s->cap_waiters = 0;
     s->free_fn = free_fn;
@@ -74,8 +75,7 @@ void zp_signal_set(zp_signal *s) { set_from(s, NULL); }
 
 void zp_signal_fail(zp_signal *s, ze_device_handle_t dev) { set_from(s, dev); }
 
-void zp_signal_reset(zp_signal *s) {
-    pthread_mutex_lock(&s->mu);
+static void reset_locked(zp_signal *s) {
     s->dev = NULL;
     atomic_store(&s->state, 0);
     /* Dropping the token detaches any command still running for the old signalling: its callback
@@ -84,6 +84,19 @@ void zp_signal_reset(zp_signal *s) {
         zp_be->token_release(s->token);
         s->token = NULL;
     }
+}
+
+uint64_t zp_signal_renew(zp_signal *s) {
+    pthread_mutex_lock(&s->mu);
+    reset_locked(s);
+    uint64_t gen = ++s->gen;
+    pthread_mutex_unlock(&s->mu);
+    return gen;
+}
+
+void zp_signal_reset(zp_signal *s) {
+    pthread_mutex_lock(&s->mu);
+    reset_locked(s);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -98,8 +111,16 @@ static void on_token_complete(zp_btoken *token, void *user) {
     zp_signal_unref(s);
 }
 
-void zp_signal_arm(zp_signal *s, zp_btoken *token, ze_device_handle_t dev) {
+void zp_signal_arm(zp_signal *s, zp_btoken *token, ze_device_handle_t dev) { zp_signal_arm_gen(s, token, dev, 0); }
+
+void zp_signal_arm_gen(zp_signal *s, zp_btoken *token, ze_device_handle_t dev, uint64_t gen) {
     pthread_mutex_lock(&s->mu);
+    if (gen && gen != s->gen) {
+        /* A later command took the event over while this one was held back: its completion means nothing now. */
+        pthread_mutex_unlock(&s->mu);
+        zp_be->token_release(token);
+        return;
+    }
     if (s->token) zp_be->token_release(s->token);
     s->token = token;
     s->dev = dev;

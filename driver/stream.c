@@ -368,6 +368,14 @@ void zp_stream_kick(zp_stream *st) {
 ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c) {
     /* Counted before the command goes anywhere, so a later zp_stream_sync_submitted marks after it. */
     if (!c->mark) atomic_fetch_add_explicit(&st->submitted, 1, memory_order_relaxed);
+    /* A counter-based event reads as this command from now on: not set until it completes, whatever an earlier
+     * signalling does meanwhile (event.c). */
+    zp_cmd renewed;
+    if (c->signal && !ZP_BAD_HANDLE(c->signal, ZP_MAGIC_EVENT) && c->signal->counter_based && c->type != ZP_CMD_RESET) {
+        renewed = *c;
+        renewed.signal_gen = zp_signal_renew(&c->signal->sig);
+        c = &renewed;
+    }
     /* An indirect launch always waits behind its gate, among the held-back commands. */
     if (!atomic_load(&st->has_pending) && c->type != ZP_CMD_LAUNCH_INDIRECT) {
         ze_event_handle_t blocked = NULL;

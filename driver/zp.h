@@ -45,6 +45,16 @@ typedef struct _ze_kernel_max_group_size_properties_ext_t {
 #define ZP_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION ((ze_memory_advice_t)9) /* 1.7, after SET (8) */
 #define ZP_COMMAND_LIST_FLAGS_1_9 0x1fu /* 1.7's IN_ORDER (bit 3), 1.9's EXP_CLONEABLE (bit 4) */
 #define ZP_INIT_DRIVER_TYPE_FLAG_GPU 1u  /* 1.10: ze_init_driver_type_flag_t */
+/* 1.8's ZE_experimental_event_pool_counter_based: a ze_event_pool_counter_based_exp_desc_t in the pool's pNext
+ * (stype, pNext, flags: 0 or ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE 1 | _NON_IMMEDIATE 2) makes its events
+ * counter-based (event.c). */
+#define ZP_EVENT_POOL_COUNTER_BASED_EXP_NAME "ZE_experimental_event_pool_counter_based"
+#define ZP_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC ((ze_structure_type_t)0x00020014)
+typedef struct zp_event_pool_counter_based_exp_desc {
+    ze_structure_type_t stype;
+    const void *pNext;
+    uint32_t flags;
+} zp_event_pool_counter_based_exp_desc_t;
 typedef struct zp_init_driver_type_desc { /* 1.10: ze_init_driver_type_desc_t */
     ze_structure_type_t stype;
     const void *pNext;
@@ -186,6 +196,7 @@ typedef struct zp_signal {
     zp_btoken *token;       /* the last command that signals it, retained (timestamps come from it) */
     ze_device_handle_t dev; /* that command's device (under mu), NULL when the host set it or nothing armed it:
                              * a wait or query answers ZE_RESULT_ERROR_DEVICE_LOST once that device is lost */
+    uint64_t gen;           /* counter-based events: the number of the last signalling submitted (under mu) */
     zp_signal_waiter **waiters; /* streams whose next command waits for this signal to be armed or set */
     uint32_t num_waiters, cap_waiters;
     void (*free_fn)(struct zp_signal *s);
@@ -196,6 +207,7 @@ struct _ze_event_pool_handle_t {
     ze_context_handle_t ctx;
     uint32_t count;
     ze_event_pool_flags_t flags;
+    bool counter_based;     /* ZE_experimental_event_pool_counter_based */
     atomic_int live_events;
 };
 
@@ -205,6 +217,7 @@ struct _ze_event_handle_t {
     ze_event_pool_handle_t pool;
     uint32_t index;
     ze_event_scope_flags_t signal_scope, wait_scope; /* as created, for zeEventGetSignalScope / GetWaitScope */
+    bool counter_based;     /* from a counter-based pool: reads as the last command given to signal it (event.c) */
 };
 
 struct _ze_fence_handle_t {
@@ -236,6 +249,7 @@ struct zp_indirect;
 typedef struct zp_cmd {
     uint32_t type;
     ze_event_handle_t signal;
+    uint64_t signal_gen;      /* a counter-based signal's number for this signalling (zp_signal_renew), else 0 */
     uint32_t num_waits;
     ze_event_handle_t *waits;
     ze_kernel_handle_t kernel;
@@ -342,6 +356,11 @@ ZP_HIDDEN void zp_signal_set(zp_signal *s);
 ZP_HIDDEN void zp_signal_reset(zp_signal *s);
 /* Arms the signal with the completion token of a command on dev. */
 ZP_HIDDEN void zp_signal_arm(zp_signal *s, zp_btoken *token, ze_device_handle_t dev);
+/* A counter-based event's new signalling: reset, and numbered; returns the number. */
+ZP_HIDDEN uint64_t zp_signal_renew(zp_signal *s);
+/* zp_signal_arm for signalling number gen (0: any): a signalling renewed since is not the event's any more, and
+ * its token is released instead. */
+ZP_HIDDEN void zp_signal_arm_gen(zp_signal *s, zp_btoken *token, ze_device_handle_t dev, uint64_t gen);
 /* A command on dev that would have armed the signal was dropped (it failed in its stream) while dev is lost: the
  * signal is set so that no one waits for it forever, and its waits answer ZE_RESULT_ERROR_DEVICE_LOST. */
 ZP_HIDDEN void zp_signal_fail(zp_signal *s, ze_device_handle_t dev);
@@ -428,8 +447,8 @@ static inline ze_result_t zp_ndrange_set_groups(zp_ndrange *r, const uint32_t gr
 ZP_HIDDEN ze_result_t zp_exec_launch_pieces(zp_bqueue *bq, ze_kernel_handle_t k, const zp_ndrange *r, uint32_t nt,
                                             zp_btoken *const *tokens, zp_btoken **done);
 ZP_HIDDEN ze_result_t zp_exec_launch(zp_bqueue *bq, ze_device_handle_t dev, ze_kernel_handle_t k, const zp_ndrange *range,
-                                     const uint8_t *args, ze_event_handle_t signal, uint32_t num_waits,
-                                     ze_event_handle_t *waits, ze_event_handle_t *blocked);
+                                     const uint8_t *args, ze_event_handle_t signal, uint64_t signal_gen,
+                                     uint32_t num_waits, ze_event_handle_t *waits, ze_event_handle_t *blocked);
 
 /* Kernels (kernel.c). */
 ZP_HIDDEN ze_result_t zp_kernel_apply_args(ze_kernel_handle_t k, const uint8_t *args);

@@ -1539,3 +1539,115 @@ T(event_destroyed_while_its_signaller_returns)
     ZT_OK(zeEventPoolDestroy(pool));
     zt_fini(&env);
 }
+
+/* 1.8's ZE_experimental_event_pool_counter_based (the installed headers are 1.4's): a pool whose pNext holds this
+ * descriptor makes counter-based events. */
+#define ZT_COUNTER_BASED_EVENT_POOL_EXP_DESC ((ze_structure_type_t)0x00020014)
+typedef struct {
+    ze_structure_type_t stype;
+    const void *pNext;
+    uint32_t flags;
+} zt_counter_based_desc;
+
+static ze_result_t counter_pool_create(zt_env *env, uint32_t flags, ze_event_pool_handle_t *pool)
+{
+    zt_counter_based_desc cb = {.stype = ZT_COUNTER_BASED_EVENT_POOL_EXP_DESC, .flags = flags};
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .pNext = &cb,
+                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 2};
+    return zeEventPoolCreate(env->context, &pd, 1, &env->device, pool);
+}
+
+/* A counter-based event reads as the last command given to signal it, whatever its earlier signallings did, and is
+ * never reset. Each command here is held back by a host event, so "not ready" can only come from the driver taking
+ * the new signalling at once: before the fix, an event still set from its previous use read as done before its
+ * kernel had run (Unified Runtime's second adapter then copied a sum's result before the sum). */
+T(counter_based_events_read_as_the_last_command_that_signals_them)
+{
+    zt_env env;
+    zt_init(&env);
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, NULL));
+    ze_driver_extension_properties_t *ext = calloc(n, sizeof *ext);
+    cr_assert_not_null(ext);
+    ZT_OK(zeDriverGetExtensionProperties(env.driver, &n, ext));
+    bool listed = false;
+    for (uint32_t i = 0; i < n; i++) listed |= strcmp(ext[i].name, "ZE_experimental_event_pool_counter_based") == 0;
+    free(ext);
+    cr_assert(listed, "ZE_experimental_event_pool_counter_based not listed");
+
+    int *x = zt_alloc_shared(&env, 256 * sizeof(int));
+    int *y = zt_alloc_shared(&env, 256 * sizeof(int));
+    memset(x, 0, 256 * sizeof(int));
+    memset(y, 0, 256 * sizeof(int));
+    adder a = adder_create(&env, x, 2, 256);
+    ze_command_list_handle_t l1 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l2 = zt_immediate_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_event_pool_handle_t hp = zt_event_pool_create(&env, 4, false);
+    ze_event_handle_t h[4];
+    for (uint32_t i = 0; i < 4; i++) h[i] = zt_event_create(hp, i);
+    ze_event_pool_handle_t cp = NULL, bad = NULL;
+    ZT_EXPECT(counter_pool_create(&env, 4, &bad), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    ZT_OK(counter_pool_create(&env, 0, &cp));
+    ze_event_handle_t e = zt_event_create(cp, 0);
+
+    /* Never signalled: nothing to wait for. The host may not signal or reset it. */
+    ZT_OK(zeEventQueryStatus(e));
+    ZT_OK(zeEventHostSynchronize(e, 0));
+    ZT_EXPECT(zeEventHostSignal(e), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZT_EXPECT(zeEventHostReset(e), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZT_EXPECT(zeCommandListAppendEventReset(l1, e), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+
+    /* First signalling, then a second one held back on the same list: the event is not done again. */
+    ZT_OK(zeCommandListAppendLaunchKernel(l1, a.add, &four_groups, e, 0, NULL));
+    ZT_OK(zeEventHostSynchronize(e, ZT_TIMEOUT_NS));
+    cr_assert_eq(x[0], 2);
+    ZT_OK(zeCommandListAppendLaunchKernel(l1, a.add, &four_groups, e, 1, &h[0]));
+    ZT_EXPECT(zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
+    ZT_EXPECT(zeEventHostSynchronize(e, 0), ZE_RESULT_NOT_READY);
+    /* A third on another list, while the second waits: the second's completion must not set the event. */
+    ZT_OK(zeCommandListAppendLaunchKernel(l2, a.add, &four_groups, e, 1, &h[1]));
+    pause_ms(20);
+    cr_assert_eq(x[0], 2, "ran past a wait on an unsignalled event");
+    ZT_OK(zeEventHostSignal(h[0]));
+    zt_immediate_sync(&env, l1);
+    cr_assert_eq(x[0], 4);
+    ZT_EXPECT(zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
+    ZT_OK(zeEventHostSignal(h[1]));
+    ZT_OK(zeEventHostSynchronize(e, ZT_TIMEOUT_NS));
+    for (int i = 0; i < 256; i++) cr_assert_eq(x[i], 6);
+
+    /* A wait on it from another list waits for its last signalling: the copy sees the kernel's result. */
+    ZT_OK(zeCommandListAppendLaunchKernel(l2, a.add, &four_groups, e, 1, &h[2]));
+    ZT_OK(zeCommandListAppendMemoryCopy(l1, y, x, 256 * sizeof(int), NULL, 1, &e));
+    pause_ms(20);
+    cr_assert_eq(y[0], 0, "the copy ran before the kernel it waits for");
+    ZT_OK(zeEventHostSignal(h[2]));
+    zt_immediate_sync(&env, l1);
+    for (int i = 0; i < 256; i++) cr_assert_eq(y[i], 8);
+
+    /* A regular list's execution takes the signalling when it is executed. */
+    ze_command_queue_handle_t q = zt_queue_create(&env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t rl = zt_list_create(&env);
+    ZT_OK(zeCommandListAppendLaunchKernel(rl, a.add, &four_groups, e, 1, &h[3]));
+    ZT_OK(zeCommandListClose(rl));
+    ZT_OK(zeEventQueryStatus(e)); /* recorded, not executed: still the last signalling's */
+    ZT_OK(zeCommandQueueExecuteCommandLists(q, 1, &rl, NULL));
+    ZT_EXPECT(zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
+    ZT_OK(zeEventHostSignal(h[3]));
+    ZT_OK(zeEventHostSynchronize(e, ZT_TIMEOUT_NS));
+    cr_assert_eq(x[255], 10);
+    ZT_OK(zeCommandQueueSynchronize(q, ZT_TIMEOUT_NS));
+
+    ZT_OK(zeCommandListDestroy(rl));
+    ZT_OK(zeCommandQueueDestroy(q));
+    ZT_OK(zeEventDestroy(e));
+    ZT_OK(zeEventPoolDestroy(cp));
+    for (uint32_t i = 0; i < 4; i++) ZT_OK(zeEventDestroy(h[i]));
+    ZT_OK(zeEventPoolDestroy(hp));
+    ZT_OK(zeCommandListDestroy(l1));
+    ZT_OK(zeCommandListDestroy(l2));
+    adder_destroy(&a);
+    ZT_OK(zeMemFree(env.context, x));
+    ZT_OK(zeMemFree(env.context, y));
+    zt_fini(&env);
+}

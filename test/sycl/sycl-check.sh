@@ -4,8 +4,9 @@
 #   1. the wheels (test/sycl/get-wheels.sh's small repacks) installed with pip --target into SITE;
 #   2. dpctl lists the driver's device (a GPU: the adapter makes a platform for nothing else; ze_pocl reports its CPU
 #      as one under KRT_ZE_POCL_DEVICE_TYPE=gpu, which this script sets);
-#   3. dpnp.tensor against NumPy on sizes from 1 to MAX (test/sycl/check_tensor.py);
-#   4. with --bench, dpnp.tensor against CuPy (test/sycl/bench_cupy.py; the GPU run);
+#   3. dpnp.tensor against NumPy on sizes from 1 to MAX (test/sycl/check_tensor.py), then again through Unified
+#      Runtime's second Level Zero adapter (UR_LOADER_USE_LEVEL_ZERO_V2=1) up to 10^5;
+#   4. with --bench, dpnp.tensor against CuPy (test/sycl/bench_cupy.py; the GPU run), through each adapter;
 #   5. dpnp's own tests of dpnp.tensor that ship in its wheel (dpnp/tests/tensor), the files in PYTEST_FILES.
 # usage: bash test/sycl/sycl-check.sh --wheels DIR --driver LIB [--loader DIR] [--max N] [--site DIR] [--out DIR]
 #        [--bench] [--no-pytest]
@@ -88,8 +89,15 @@ d = dpctl.get_devices()
 print("devices:", d)
 sys.exit(0 if d else 1)'
 step "dpnp.tensor against NumPy (max $MAX)" 3000 "$PY" "$HERE/check_tensor.py" --max "$MAX"
+# Unified Runtime's second Level Zero adapter (Intel's default for its newest GPUs) makes every event counter-based
+# (docs/driver.md, "Counter-based events"): the same checks through it, up to 10^5 elements.
+V2MAX=$(( MAX < 100000 ? MAX : 100000 ))
+step "dpnp.tensor against NumPy, adapter v2 (max $V2MAX)" 3000 env UR_LOADER_USE_LEVEL_ZERO_V2=1 \
+    "$PY" "$HERE/check_tensor.py" --max "$V2MAX"
 # Before dpnp's own tests, which take longest: a run cut short by its time limit keeps the figures.
 [ "$BENCH" = 1 ] && step "bench: dpnp.tensor against CuPy" 600 "$PY" "$HERE/bench_cupy.py"
+[ "$BENCH" = 1 ] && step "bench: dpnp.tensor against CuPy, adapter v2" 600 env UR_LOADER_USE_LEVEL_ZERO_V2=1 \
+    "$PY" "$HERE/bench_cupy.py"
 if [ "$PYTEST" = 1 ]; then
     T=$SITE/dpnp/tests/tensor
     if [ -d "$T" ] && "$PY" -c 'import pytest' 2>/dev/null; then
