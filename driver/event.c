@@ -9,7 +9,7 @@
  * The host may not signal or reset it (zeEventHostSignal, zeEventHostReset, zeCommandListAppendEventReset):
  * ZE_RESULT_ERROR_INVALID_ARGUMENT, as the extension forbids them. Unified Runtime's second Level Zero adapter makes
  * all its events this way and relies on that meaning: taken for ordinary events, an event still set from its
- * previous use read as done before its kernel had run (docs/driver.md, "Events"). */
+ * previous use read as done before its kernel had run (docs/driver.md, "Counter-based events"). */
 #include "zp.h"
 #include "api.h"
 
