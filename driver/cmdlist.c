@@ -459,7 +459,7 @@ ze_result_t zp_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hList, u
 ze_result_t zp_zeCommandListAppendEventReset(ze_command_list_handle_t hList, ze_event_handle_t hEvent) {
     ZP_CHECK_HANDLE(hList, ZP_MAGIC_CMDLIST);
     ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
-    if (hEvent->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* never reset (event.c) */
+    if (hEvent->pool->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* never reset (event.c) */
     zp_cmd c = {.type = ZP_CMD_RESET, .signal = hEvent};
     return submit(hList, &c);
 }

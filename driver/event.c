@@ -71,8 +71,8 @@ ze_result_t zp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_d
     e->index = desc->index;
     e->signal_scope = desc->signal;
     e->wait_scope = desc->wait;
-    e->counter_based = hEventPool->counter_based;
-    if (e->counter_based) atomic_store(&e->sig.state, 1); /* no command has signalled it: nothing to wait for */
+    /* A counter-based event no command has signalled has nothing to wait for. */
+    if (hEventPool->counter_based) atomic_store(&e->sig.state, 1);
     atomic_fetch_add(&hEventPool->live_events, 1);
     *phEvent = e;
     return ZE_RESULT_SUCCESS;
@@ -88,7 +88,7 @@ ze_result_t zp_zeEventDestroy(ze_event_handle_t hEvent) {
 
 ze_result_t zp_zeEventHostSignal(ze_event_handle_t hEvent) {
     ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
-    if (hEvent->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (hEvent->pool->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     zp_signal_set(&hEvent->sig);
     return ZE_RESULT_SUCCESS;
 }
@@ -105,7 +105,7 @@ ze_result_t zp_zeEventQueryStatus(ze_event_handle_t hEvent) {
 
 ze_result_t zp_zeEventHostReset(ze_event_handle_t hEvent) {
     ZP_CHECK_HANDLE(hEvent, ZP_MAGIC_EVENT);
-    if (hEvent->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (hEvent->pool->counter_based) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     zp_signal_reset(&hEvent->sig);
     return ZE_RESULT_SUCCESS;
 }

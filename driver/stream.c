@@ -371,7 +371,8 @@ ze_result_t zp_stream_submit(zp_stream *st, const zp_cmd *c) {
     /* A counter-based event reads as this command from now on: not set until it completes, whatever an earlier
      * signalling does meanwhile (event.c). */
     zp_cmd renewed;
-    if (c->signal && !ZP_BAD_HANDLE(c->signal, ZP_MAGIC_EVENT) && c->signal->counter_based && c->type != ZP_CMD_RESET) {
+    if (c->signal && !ZP_BAD_HANDLE(c->signal, ZP_MAGIC_EVENT) && c->signal->pool->counter_based &&
+        c->type != ZP_CMD_RESET) {
         renewed = *c;
         renewed.signal_gen = zp_signal_renew(&c->signal->sig);
         c = &renewed;

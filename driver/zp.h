@@ -207,7 +207,8 @@ struct _ze_event_pool_handle_t {
     ze_context_handle_t ctx;
     uint32_t count;
     ze_event_pool_flags_t flags;
-    bool counter_based;     /* ZE_experimental_event_pool_counter_based */
+    bool counter_based;     /* ZE_experimental_event_pool_counter_based: its events read as the last command given
+                             * to signal them (event.c) */
     atomic_int live_events;
 };
 
@@ -217,7 +218,6 @@ struct _ze_event_handle_t {
     ze_event_pool_handle_t pool;
     uint32_t index;
     ze_event_scope_flags_t signal_scope, wait_scope; /* as created, for zeEventGetSignalScope / GetWaitScope */
-    bool counter_based;     /* from a counter-based pool: reads as the last command given to signal it (event.c) */
 };
 
 struct _ze_fence_handle_t {
