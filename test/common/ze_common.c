@@ -353,3 +353,16 @@ bool zt_driver_is(ze_driver_handle_t drv, const char *name)
     ze_driver_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
     return zeDriverGetProperties(drv, &dp) == ZE_RESULT_SUCCESS && memcmp(dp.uuid.id, name, strlen(name)) == 0;
 }
+
+bool zt_driver_has_extension(ze_driver_handle_t drv, const char *name)
+{
+    uint32_t n = 0;
+    ZT_OK(zeDriverGetExtensionProperties(drv, &n, NULL));
+    ze_driver_extension_properties_t *e = calloc(n + 1, sizeof *e);
+    cr_assert_not_null(e);
+    ZT_OK(zeDriverGetExtensionProperties(drv, &n, e));
+    bool has = false;
+    for (uint32_t i = 0; i < n; i++) has |= strcmp(e[i].name, name) == 0;
+    free(e);
+    return has;
+}

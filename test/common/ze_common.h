@@ -60,6 +60,8 @@ bool zt_validation_layer(void);
 void zt_init(zt_env *env);
 /* Whether a driver is one of the project's, by the name its UUID starts with ("ze_pocl", "ze_cuda"). */
 bool zt_driver_is(ze_driver_handle_t drv, const char *name);
+/* Whether the driver lists the extension NAME (zeDriverGetExtensionProperties; a failed query is a test failure). */
+bool zt_driver_has_extension(ze_driver_handle_t drv, const char *name);
 void zt_fini(zt_env *env);
 
 /* Reads a whole file; the caller frees the buffer. Fails the test when the file cannot be read. */
