@@ -15,6 +15,8 @@ BENCH_KSRCS     := $(wildcard bench/kernels/*.cl)
 BENCH_KSPVS     := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/%.spv,$(BENCH_KSRCS))
 # The same kernels as native libraries for the host device (host_device runs every one on both devices).
 BENCH_KSOS      := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/host/%.so,$(BENCH_KSRCS))
+# And as checked libraries (krt-cc --host --checks), for polybench --checks's host way.
+BENCH_KCHECKED  := $(patsubst bench/kernels/%.cl,$(BENCH_OUT)/kernels/host/%.checked.so,$(BENCH_KSRCS))
 BENCH_ENV       := ZE_ENABLE_ALT_DRIVERS=$(ZE_POCL_SO) KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) \
                    KRT_KERNELS=$(abspath $(BUILD)/kernels)
 
@@ -43,7 +45,7 @@ BENCH_MPI_ARGS     ?= --size 1024 1024 --steps 200 --repeats 5
 endif
 
 .PHONY: bench-build bench-only
-bench-build: $(BENCH_BINS) $(BENCH_KSPVS) $(BENCH_KSOS) $(KERNEL_SPVS) $(KERNEL_HOST_SOS)
+bench-build: $(BENCH_BINS) $(BENCH_KSPVS) $(BENCH_KSOS) $(BENCH_KCHECKED) $(KERNEL_SPVS) $(KERNEL_HOST_SOS)
 
 $(BENCH_OUT)/bench_util.o: bench/bench_util.c bench/bench_util.h runtime/include/krt.h | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -68,12 +70,14 @@ $(BENCH_BINS): $(BENCH_OUT)/%: bench/%.c $(BENCH_OUT)/bench_util.o bench/bench_u
 # -O3 -fopenmp -march=native (after CFLAGS_C, so that its -O2 gives way and a sanitizer's OPT still reaches it), and
 # the program links libgomp. Unlike the other benchmarks it is part of `all`, with its kernels' native libraries:
 # `make test` runs `polybench --check` (small sizes, the three ways' results compared, nothing timed), and again with
-# ze_pocl's launches checked, in both of the driver's forms (ze_cuda's under KRT_ZE_POCL_BOUNDS_AT_EXIT): every
-# kernel's checked build, its row and column loops tested once at their entry (spirv/bounds.cpp, version_loop),
-# must give OpenMP's results and refuse nothing.
+# the host device's and ze_pocl's launches checked, ze_pocl in both of the driver's forms (ze_cuda's under
+# KRT_ZE_POCL_BOUNDS_AT_EXIT): every kernel's checked build (on ze_pocl its row and column loops tested once at their
+# entry, spirv/bounds.cpp, version_loop; on the host device its checked library) must give OpenMP's results and
+# refuse nothing.
 PB_BIN     := $(BENCH_OUT)/polybench
 PB_KERNELS := pb_stencils pb_linalg
-PB_KFILES  := $(foreach k,$(PB_KERNELS),$(BENCH_OUT)/kernels/$(k).spv $(BENCH_OUT)/kernels/host/$(k).so)
+PB_KFILES  := $(foreach k,$(PB_KERNELS),$(BENCH_OUT)/kernels/$(k).spv $(BENCH_OUT)/kernels/host/$(k).so \
+                                        $(BENCH_OUT)/kernels/host/$(k).checked.so)
 all: $(PB_BIN) $(PB_KFILES)
 bench-build: $(PB_BIN)
 EXAMPLE_TESTS += 'KRT_BENCH_KERNELS=$(abspath $(BENCH_OUT)/kernels) $(PB_BIN) --check' \
@@ -101,6 +105,10 @@ $(BENCH_OUT)/kernels/%.spv: bench/kernels/%.cl $(KERNEL_HEADERS)
 $(BENCH_OUT)/kernels/host/%.so: bench/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 	@mkdir -p $(dir $@)
 	$(KRT_CC_HOST_RUN) $< -o $@
+
+$(BENCH_OUT)/kernels/host/%.checked.so: bench/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(KRT_CC_CHECKED_RUN) $< -o $@
 
 bench:
 	@$(MAKE) --no-print-directory deps

@@ -21,14 +21,13 @@ static const ze_driver_extension_properties_t extensions[] = {
     {ZE_KRT_PRIVATE_MEMORY_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZE_FLOAT_ATOMICS_EXT_NAME, ZE_MAKE_VERSION(1, 0)}, /* only with devices that have them */
     {ZE_KRT_NATIVE_QUEUE_NAME, ZE_MAKE_VERSION(1, 0)},  /* only with a backend that has native queues */
-    {ZE_KRT_BOUNDS_CHECK_NAME, ZE_MAKE_VERSION(1, 0)},  /* only with a backend that builds SPIR-V (not the host's) */
+    {ZE_KRT_BOUNDS_CHECK_NAME, ZE_MAKE_VERSION(1, 0)},  /* the host's: with checked libraries (krt-cc --host --checks) */
     {ZP_EVENT_POOL_COUNTER_BASED_EXP_NAME, ZE_MAKE_VERSION(1, 0)},
 };
 
 /* Whether the driver lists extensions[i]: the optional ones by what the backend and its devices have. */
 static bool listed(size_t i) {
     if (strcmp(extensions[i].name, ZE_KRT_NATIVE_QUEUE_NAME) == 0) return zp_be->queue_native != NULL;
-    if (strcmp(extensions[i].name, ZE_KRT_BOUNDS_CHECK_NAME) == 0) return strcmp(zp_be->name, "host") != 0;
     if (strcmp(extensions[i].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0) {
         for (uint32_t d = 0; d < zp_driver.num_devices; d++)
             if (zp_driver.devices[d].info.float_atomics) return true;

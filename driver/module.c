@@ -255,7 +255,7 @@ ze_result_t zp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t h
     }
     /* The native library of libkrt's host device (ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC); a backend that runs
      * no native code (PoCL, CUDA) ignores it. The bounds table of a checked module (ZE_krt_bounds_check): the
-     * SPIR-V front end instruments the module (spirv/bounds.cpp); the host's backend never lists the extension. */
+     * SPIR-V front end instruments the module (spirv/bounds.cpp); the host's backend needs a checked library. */
     for (const ze_base_desc_t *e = (const ze_base_desc_t *)desc->pNext; e; e = (const ze_base_desc_t *)e->pNext)
         if (e->stype == ZE_STRUCTURE_TYPE_KRT_HOST_LIBRARY_DESC)
             src.host_library = ((const ze_krt_host_library_desc_t *)e)->path;

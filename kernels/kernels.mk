@@ -90,9 +90,27 @@ KERNEL_HOST_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.so,$(KERNEL_S
 TEST_KERNEL_HOST_SRCS := $(addprefix test/kernels/,krt_basic.cl krt_guarded.cl krt_hint.cl krt_robust.cl \
                          krt_rules.cl krt_spill.cl krt_single_source.cl krt_exact.cl krt_python.cl \
                          krt_barriers.cl krt_barriers_tricky.cl ze_offsets.cl krt_group_dep.cl krt_widths.cl krt_fault.cl \
-                         krt_private.cl krt_byvalue.cl)
+                         krt_private.cl krt_byvalue.cl krt_checks.cl)
 TEST_KERNEL_HOST_SOS  := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.so,$(TEST_KERNEL_HOST_SRCS))
 kernels: $(KERNEL_HOST_SOS) $(TEST_KERNEL_HOST_SOS)
+
+# Checked libraries (krt-cc --host --checks, docs/api.md "Checked launches"): build/kernels/host/NAME.checked.so for
+# every kernel of kernels/, where a checked context on the host device looks for them, and the test kernels that
+# test_checks runs there. Without KERNEL_HOST_FLAGS: `make sanitize`'s -fsanitize=address and the checks'
+# -fsanitize=kernel-address exclude each other (a checked library loads into a sanitized process all the same).
+KRT_CC_CHECKED_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host --checks -Wextra -Werror
+KERNEL_CHECKED_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.checked.so,$(KERNEL_SRCS))
+TEST_KERNEL_CHECKED_SOS := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.checked.so,\
+                           $(addprefix test/kernels/,krt_checks.cl krt_barriers.cl krt_basic.cl krt_python.cl))
+kernels: $(KERNEL_CHECKED_SOS) $(TEST_KERNEL_CHECKED_SOS)
+
+$(BUILD)/kernels/host/%.checked.so: kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(KRT_CC_CHECKED_RUN) $< -o $@
+
+$(BUILD)/test-kernels/host/%.checked.so: test/kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(KRT_CC_CHECKED_RUN) $< -o $@
 
 $(BUILD)/kernels/host/%.so: kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 	@mkdir -p $(dir $@)

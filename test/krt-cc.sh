@@ -76,6 +76,16 @@ grep -q "cc-krt-missing not found: install the Debian package build-essential" e
 "$cc_" -O2 -I inc -DOFFSET=1 k.cl >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "-O2 without --host: exit $rc, not 2"
 "$cc_" --host --print-flags | grep -q -- "-DKRT_HOST" || fail "--host --print-flags"
+# --checks: a checked library at host/NAME.checked.so, exporting its check slot and no sanitizer function; only with
+# --host.
+"$cc_" --host --checks -I inc -DOFFSET=7 k.cl 2>err.txt || fail "--host --checks: $(cat err.txt)"
+[ -s host/k.checked.so ] || fail "--host --checks: no host/k.checked.so, the default output"
+nm -D --defined-only host/k.checked.so | grep -q " W krt_host_checks_slot$" || fail "--checks: no krt_host_checks_slot"
+! nm -D host/k.checked.so | grep -q "__asan" || fail "--checks: the library names a sanitizer function: $(nm -D host/k.checked.so)"
+! nm -D --defined-only host/k.so | grep -q "krt_host_checks_slot" || fail "--host without --checks exports a check slot"
+"$cc_" --checks -I inc -DOFFSET=7 k.cl >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "--checks without --host: exit $rc, not 2"
+"$cc_" --host --checks --print-flags | grep -q -- "-DKRT_HOST_CHECKED" || fail "--host --checks --print-flags"
 # A kernel-scope __local array compiles, one copy per group (the host device's tests run it); one krt-cc cannot
 # rewrite (declared after other code on its line) must not compile as C (it would be one copy per work-item),
 # and krt-cc says why in a kernel author's words, naming the line; so for a swizzle.

@@ -2,7 +2,8 @@
  * allocation of the context is not made and the wait returns KRT_ERROR_OUT_OF_BOUNDS naming the kernel, the
  * work-item and the nearest argument; in-bounds kernels give the same results checked or not; program-scope
  * variables and __constant data are never refused; unchecked contexts are not instrumented. On ze_pocl (the CPU
- * runs kernels in this process, so an unchecked stray write lands in its memory); the host device refuses checks. */
+ * runs kernels in this process, so an unchecked stray write lands in its memory), and on the host device through
+ * checked libraries (the host_ tests). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -637,12 +638,220 @@ Test(checks, environment_and_bad_values)
     krt_context_destroy(ctx);
 }
 
-Test(checks, host_device_refuses)
+/* ---- The host device: checked libraries (krt-cc --host --checks) ------------------------------------------
+ * There an access is checked against every allocation of the context and the memory of the work-item's own (its
+ * stack, its group's __local memory, the library's variables), and a refused one ends its work-group. */
+
+static krt_context *checked_host(void)
 {
-    krt_context *ctx = NULL;
-    KT_EXPECT(krt_context_create(&(krt_context_desc){ .device = "host", .checks = KRT_CHECK_BOUNDS }, &ctx),
-              KRT_ERROR_UNSUPPORTED_FEATURE);
-    assert_message_has("KRT_DEVICE=cpu");
+    return kt_context(&(krt_context_desc){ .device = "host", .checks = KRT_CHECK_BOUNDS });
+}
+
+static krt_launch_desc desc_group(uint64_t n, uint32_t group, const krt_arg *args, uint32_t num_args)
+{
+    krt_launch_desc d = kt_desc1(n, args, num_args);
+    d.group[0] = group;
+    d.group[1] = d.group[2] = 1;
+    return d;
+}
+
+Test(checks, host_off_by_one_is_refused_named_and_its_group_ends)
+{
+    krt_context *ctx = checked_host();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "off_by_one");
+    enum { N = 64 };
+    int *out = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    KT_OK(krt_memfill(ctx, NULL, out, &(int){ -1 }, sizeof(int), N * sizeof(int)));
+    uint32_t n = N;
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(n) };
+    /* Groups of 8 over 65 work-items: the last group is work-item 64 alone. */
+    krt_launch_desc d = desc_group(N + 1, 8, args, 2);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel off_by_one, work-item (64, 0, 0): a 4-byte store");
+    assert_message_has("outside every allocation of the context");
+    assert_message_has("argument 0 (out)");
+    assert_message_has("0 bytes past its end (at offset 256)");
+    assert_message_has("its work-group ended there");
+    int host[N];
+    kt_copy_sync(ctx, host, out, sizeof host);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(host[i], i + 1, "out[%d] is %d", i, host[i]);
+    /* The record is reset and the context works on. */
+    KT_OK(krt_context_synchronize(ctx));
+    n = N - 1;
+    KT_OK(krt_launch_sync(k, &d));
+    kt_assert_usable(ctx);
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+/* The host device runs kernels in this process: without checks the stray store lands in its memory
+ * (unchecked_context_is_not_instrumented shows it on ze_pocl); with them it is not made. */
+Test(checks, host_stray_write_and_a_wild_load_are_not_made)
+{
+    krt_context *ctx = checked_host();
+    memset(victim, 0, sizeof victim);
+    KT_EXPECT(poke_victim(ctx), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel poke, work-item (0, 0, 0): a 4-byte store");
+    assert_message_has("argument 0 (base)");
+    cr_assert_eq(victim[1], 0, "the refused store was made");
+    /* A load from an address nothing maps (the process would fault): refused, not made. */
+    krt_module *m = kt_module(ctx, "krt_checks");
+    int *in = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED), *out = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED);
+    uint32_t off = 1u << 30; /* 4 GiB past in */
+    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(off) };
+    krt_launch_desc d = kt_desc1(1, args, 3);
+    KT_EXPECT(krt_launch_sync(kt_kernel(m, "read_past"), &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel read_past, work-item (0, 0, 0): a 4-byte load");
+    assert_message_has("argument 0 (in)");
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+Test(checks, host_atomics_globals_and_results_are_checked)
+{
+    krt_context *ctx = checked_host();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    enum { N = 16 };
+    int *c = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
+    KT_OK(krt_memfill(ctx, NULL, c, &(int){ 0 }, sizeof(int), N * sizeof(int)));
+    krt_kernel *bump = kt_kernel(m, "bump");
+    uint32_t idx = N - 1;
+    krt_arg args[] = { KRT_ARG(c), KRT_ARG(idx) };
+    krt_launch_desc d = kt_desc1(100, args, 2);
+    KT_OK(krt_launch_sync(bump, &d));
+    int host[N];
+    kt_copy_sync(ctx, host, c, sizeof host);
+    cr_assert_eq(host[N - 1], 200);
+    idx = N;
+    KT_EXPECT(krt_launch_sync(bump, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("4-byte atomic");
+    assert_message_has("0 bytes past its end");
+    /* Program-scope variables and __constant tables are the library's own memory: never refused. */
+    enum { G = 100 };
+    int *out = kt_alloc(ctx, G * sizeof(int), KRT_MEMORY_DEVICE);
+    int *lut = kt_alloc(ctx, 4 * sizeof(int), KRT_MEMORY_DEVICE);
+    kt_copy_sync(ctx, lut, (int[4]){ 1, 2, 3, 4 }, 4 * sizeof(int));
+    krt_arg gargs[] = { KRT_ARG(out), KRT_ARG(lut) };
+    krt_launch_desc gd = kt_desc1(G, gargs, 2);
+    KT_OK(krt_launch_sync(kt_kernel(m, "globals"), &gd));
+    int g[G];
+    kt_copy_sync(ctx, g, out, sizeof g);
+    for (int i = 0; i < G; i++)
+        cr_assert_eq(g[i], 10 * (i % 4 + 1) + i % 4 + 1, "out[%d] is %d", i, g[i]);
+    KT_OK(krt_free(ctx, out));
+    KT_OK(krt_free(ctx, lut));
+    KT_OK(krt_free(ctx, c));
+    krt_module_destroy(m);
+    /* In-bounds launches give the bytes of an unchecked context. */
+    static float a[1000], b[1000], ga[33 * 7], gb[33 * 7];
+    krt_context *plain = kt_context(&(krt_context_desc){ .device = "host" });
+    run_scale_and_rows(plain, a, ga);
+    krt_context_destroy(plain);
+    run_scale_and_rows(ctx, b, gb);
+    cr_assert_eq(memcmp(a, b, sizeof a), 0);
+    cr_assert_eq(memcmp(ga, gb, sizeof ga), 0);
+    krt_context_destroy(ctx);
+}
+
+/* Barrier kernels: __local memory (a kernel-scope array, an argument) and private arrays across barriers are the
+ * work-items' own; an input read past its end is refused. As work-item loops, then on fibers (KRT_HOST_FIBERS=1,
+ * read when the kernel is made). */
+static void host_barrier_kernels(void)
+{
+    krt_context *ctx = checked_host();
+    krt_module *m = kt_module(ctx, "krt_barriers");
+    enum { N = 1000, G = 64, GROUPS = (N + G - 1) / G };
+    int *in = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_SHARED);
+    int *partial = kt_alloc(ctx, GROUPS * sizeof(int), KRT_MEMORY_SHARED);
+    for (int i = 0; i < N; i++)
+        in[i] = i % 17 - 3;
+    uint32_t n = N;
+    krt_arg args[] = { KRT_ARG(in), KRT_ARG(partial), KRT_ARG(n) };
+    krt_launch_desc d = desc_group(GROUPS * G, G, args, 3);
+    krt_kernel *reduce = kt_kernel(m, "krt_bar_reduce");
+    KT_OK(krt_launch_sync(reduce, &d));
+    for (int g = 0; g < GROUPS; g++) {
+        int want = 0;
+        for (int i = g * G; i < (g + 1) * G && i < N; i++)
+            want += in[i];
+        cr_assert_eq(partial[g], want, "partial[%d] is %d, expected %d", g, partial[g], want);
+    }
+    /* The tiles: a __local argument and a private array live across barriers. */
+    enum { T = 3 };
+    int *out = kt_alloc(ctx, 3 * GROUPS * G * sizeof(int), KRT_MEMORY_SHARED);
+    uint32_t tiles = T;
+    krt_arg targs[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG_LOCAL(G * sizeof(int)), KRT_ARG(n), KRT_ARG(tiles) };
+    krt_launch_desc td = desc_group(GROUPS * G, G, targs, 5);
+    KT_OK(krt_launch_sync(kt_kernel(m, "krt_bar_tiles"), &td));
+    for (int i = 0; i < GROUPS * G; i++) {
+        int lid = i % G, next = (lid + 1) % G, acc = 0;
+        for (int t = 0; t < T; t++) {
+            size_t at = (size_t)t * GROUPS * G + (size_t)(i - lid + next);
+            acc += (at < N ? in[at] : t) * (t + 1);
+        }
+        cr_assert_eq(out[3 * i], acc, "out[%d] is %d, expected %d", 3 * i, out[3 * i], acc);
+    }
+    /* n past the input's end: the first read past it is refused. */
+    n = N + 1;
+    KT_EXPECT(krt_launch_sync(reduce, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel krt_bar_reduce, work-item (1000, 0, 0): a 4-byte load");
+    assert_message_has("argument 0 (in)");
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, partial));
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
+Test(checks, host_barrier_loops_reach_their_own_memory)
+{
+    unsetenv("KRT_HOST_FIBERS");
+    host_barrier_kernels();
+}
+
+Test(checks, host_barrier_fibers_reach_their_own_memory)
+{
+    setenv("KRT_HOST_FIBERS", "1", 1);
+    host_barrier_kernels();
+    unsetenv("KRT_HOST_FIBERS");
+}
+
+/* OpenCL C source is compiled checked for a checked context; a prebuilt library must be a checked one. */
+Test(checks, host_needs_a_checked_library)
+{
+    krt_context *ctx = checked_host();
+    static const char src[] = "kernel void past(global int *a, uint n) { a[get_global_id(0) + n] = 1; }\n";
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .source = src }, &m));
+    krt_kernel *k = kt_kernel(m, "past");
+    int *a = kt_alloc(ctx, 4 * sizeof(int), KRT_MEMORY_DEVICE);
+    uint32_t n = 1;
+    krt_arg args[] = { KRT_ARG(a), KRT_ARG(n) };
+    krt_launch_desc d = kt_desc1(4, args, 2);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel past, work-item (3, 0, 0): a 4-byte store");
+    KT_OK(krt_free(ctx, a));
+    krt_module_destroy(m);
+    /* The unchecked library of a module: refused at its creation, naming the way out. */
+    char spv[4096], lib[4096];
+    snprintf(spv, sizeof spv, "%s/krt_checks.spv", getenv("KRT_TEST_KERNELS"));
+    snprintf(lib, sizeof lib, "%s/host/krt_checks.so", getenv("KRT_TEST_KERNELS"));
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv, .host_library = lib }, &m),
+              KRT_ERROR_MODULE_BUILD_FAILURE);
+    assert_message_has("krt-cc --host --checks");
+    /* A .spv without a checked library beside it. */
+    snprintf(spv, sizeof spv, "%s/krt_hint.spv", getenv("KRT_TEST_KERNELS"));
+    KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv }, &m), KRT_ERROR_IO);
+    assert_message_has("krt_hint.checked.so");
+    assert_message_has("krt-cc --host --checks");
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
 }
 
 Test(checks, result_code_has_a_name)

@@ -1066,7 +1066,7 @@ def transform(name, params_toks, tree, pnames, em, publish):
             em.w(' = ')
             em.toks(v.init)
         em.w(';\n')
-    em.w('KRT__LOOPS_SETUP(krt__g);\nconst int krt__publish = %d;\n' % publish)
+    em.w('KRT__LOOPS_SETUP(krt__g);\nconst int krt__publish = KRT__PUBLISH(%d);\n' % publish)
     for v in vs:
         if v.mode == 'array':
             em.at(v.tok)

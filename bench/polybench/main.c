@@ -25,8 +25,9 @@
  *        polybench --way OpenMP|host|ze_pocl [--samples N] [--only NAME,...] [--settle-ms MS] [--group2d W,H]
  *                                              (one way alone, for a profiler: its median per benchmark)
  * --group2d W,H gives every 2-D launch a static W x H group (at most the range) instead of krt's choice.
- * --checks makes the ze_pocl way's launches checked (KRT_CHECK_BOUNDS): `--way ze_pocl` with and without it gives
- * the cost of checked launches (docs/performance.md, "Checked launches").
+ * --checks makes the host and ze_pocl ways' launches checked (KRT_CHECK_BOUNDS; the host device then runs the
+ * checked libraries, build/bench/kernels/host/NAME.checked.so): `--way ze_pocl` or `--way host` with and without it
+ * gives the cost of checked launches (docs/performance.md, "Checked launches").
  */
 #include "bench_util.h"
 #include "polybench.h"
@@ -551,8 +552,8 @@ static const char usage[] =
     "Runs each benchmark as OpenMP C, on the host device and on ze_pocl (docs/performance.md, \"Launch-bound\n"
     "benchmarks against OpenMP\"); --check runs small sizes once each way and only compares the results;\n"
     "--way runs one way alone (to profile it) and prints its medians, nothing compared; --group2d gives every\n"
-    "2-D launch a static group of W x H (at most the range) instead of krt's choice; --checks makes the ze_pocl\n"
-    "way's launches checked (KRT_CHECK_BOUNDS), to measure their cost against a run without it; --device SEL\n"
+    "2-D launch a static group of W x H (at most the range) instead of krt's choice; --checks makes the host and\n"
+    "ze_pocl ways' launches checked (KRT_CHECK_BOUNDS), to measure their cost against a run without it; --device SEL\n"
     "puts another device (krt's selector: gpu) in the ze_pocl way's place, with --way ze_pocl or --check.\n"
     "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_BENCH_KERNELS (build/bench/kernels),\n"
     "OMP_WAIT_POLICY (left to libgomp's default unless set).\n";
@@ -675,13 +676,14 @@ int main(int argc, char **argv)
         bench_die("--group2d takes W,H, both above 0");
 
     pb_dev devs[2];
-    dev_open(&devs[0], "host", KRT_CHECK_NONE);
+    uint32_t checks = bench_opt_flag(argc, argv, "checks") ? KRT_CHECK_BOUNDS : KRT_CHECK_NONE;
+    dev_open(&devs[0], "host", checks);
     /* --device SEL: another device in the ze_pocl way's place (--way ze_pocl, --check): a GPU, to measure checked
      * launches there. */
     const char *sel = bench_opt_str(argc, argv, "device", "cpu");
     if (strcmp(sel, "cpu") != 0 && !check && !bench_opt_str(argc, argv, "way", NULL))
         bench_die("--device is for --way ze_pocl or --check");
-    dev_open(&devs[1], sel, bench_opt_flag(argc, argv, "checks") ? KRT_CHECK_BOUNDS : KRT_CHECK_NONE);
+    dev_open(&devs[1], sel, checks);
     if (strcmp(sel, "cpu") == 0 && strcmp(devs[1].info.driver_name, "ze_pocl") != 0)
         bench_die("the CPU device is %s's %s, not ze_pocl's: point ZE_ENABLE_ALT_DRIVERS at build/lib/libze_pocl.so",
                   devs[1].info.driver_name, devs[1].info.name);

@@ -270,3 +270,8 @@ void host_fibers_run(host_fibers *f, size_t n, void (*body)(void *arg), void (*r
     f->active = 0;
     running = NULL;
 }
+
+void host_fibers_span(const host_fibers *f, uintptr_t *lo, uintptr_t *hi) {
+    *lo = f && f->stacks ? (uintptr_t)f->stacks : 0;
+    *hi = f && f->stacks ? (uintptr_t)f->stacks + f->stacks_len : 0;
+}

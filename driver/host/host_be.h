@@ -58,6 +58,13 @@ struct zp_bmod {
     uint32_t abi;      /* the library's krt_host_abi_version() */
     krt_host_item_slot_fn slot;
     krt_spv_reflection refl;
+    /* A checked module (ZE_krt_bounds_check, a library of krt-cc --host --checks): its slot, and the checks its
+     * launches run under (the table and pool.c's host_check_outside); checks_slot NULL: unchecked. The library's
+     * own memory, which its kernels may always reach: its loaded segments, and its thread-local block's size. */
+    krt_host_checks_slot_fn checks_slot;
+    struct krt_host_checks checks;
+    uintptr_t data_lo, data_hi;
+    size_t tls_size;
 };
 
 struct zp_bkern {
@@ -78,6 +85,7 @@ struct zp_bkern {
     size_t values_align; /* values' alignment, and that of every snapshot of it (host_job.values) */
     bool local_args;   /* some argument is __local: its pointer differs per pool thread */
     bool barrier;      /* its work-items run on fibers: a barrier kernel without work-item loops (library.c) */
+    uint32_t name_hash; /* the low 32 bits of the FNV-1a hash of its name, which a refusal records (ze_krt_bounds.h) */
 };
 
 ZP_HIDDEN ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **out,
@@ -125,6 +133,10 @@ ZP_HIDDEN uint32_t host_pool_threads(void);
  * group is done: ZE_RESULT_SUCCESS, or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when a thread's buffers could not be had.
  * A launch of one chunk runs on the calling thread alone. */
 ZP_HIDDEN ze_result_t host_run_job(host_job *j);
+/* krt_host_checks.outside of every checked module: lets through an access to memory of the calling thread's work-item
+ * (its stack or its fibers' stacks, the group's __local memory, the library's data and thread-local block) with
+ * the range that holds it, or records the refusal in the module's table and leaves the group (pool.c). */
+ZP_HIDDEN int host_check_outside(uintptr_t address, size_t size, uint32_t kind, uintptr_t range[2]);
 
 /* How long a thread out of work (a pool thread, a queue's thread) watches for more before it sleeps: a launch that
  * comes meanwhile starts without a wake-up (a futex call and a scheduler's latency, tens of microseconds), and an
@@ -157,6 +169,8 @@ ZP_HIDDEN void host_fibers_run(host_fibers *f, size_t n, void (*body)(void *arg)
 /* From a fiber's body, with the calling thread's fibers: back to host_fibers_run, which resumes the next fiber.
  * Returns at once when f is NULL or not running. */
 ZP_HIDDEN void host_fiber_yield(host_fibers *f);
+/* The memory of a thread's fibers' stacks, [*lo, *hi); both 0 when it has none. */
+ZP_HIDDEN void host_fibers_span(const host_fibers *f, uintptr_t *lo, uintptr_t *hi);
 
 /* ---- token.c: completion tokens ---------------------------------------------------------------------------- */
 

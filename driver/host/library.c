@@ -3,6 +3,7 @@
  * older library its function and runner with libffi call interfaces prepared once, and its current argument
  * values. */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <pthread.h>
 
 #include "host_be.h"
+#include "../../common/fnv.h"
 
 /* The stack of a thread made without attributes (the pool's and the queues': pool.c, queue.c): glibc's default, the
  * RLIMIT_STACK of the process's start (8 MiB on Debian) unless the program changed it. */
@@ -32,6 +34,47 @@ static char *strdupf(const char *fmt, ...) {
     if (vasprintf(&s, fmt, ap) < 0) s = NULL;
     va_end(ap);
     return s;
+}
+
+/* The loaded segments of a library, [data_lo, data_hi), and the size of its thread-local block: memory of the
+ * library's own (program-scope variables, __constant tables, kernel-scope __local arrays) that a checked kernel
+ * may always reach. */
+struct span_query {
+    uintptr_t base;
+    uintptr_t lo, hi;
+    size_t tls;
+    bool found;
+};
+
+static int span_of(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct span_query *q = data;
+    if (info->dlpi_addr != q->base) return 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_TLS) q->tls = ph->p_memsz;
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    q->lo = lo;
+    q->hi = hi;
+    q->found = lo < hi;
+    return 1;
+}
+
+static bool library_span(zp_bmod *m) {
+    struct link_map *lm = NULL;
+    if (dlinfo(m->lib, RTLD_DI_LINKMAP, &lm) != 0 || !lm) return false;
+    struct span_query q = {.base = lm->l_addr};
+    dl_iterate_phdr(span_of, &q);
+    if (!q.found) return false;
+    m->data_lo = q.lo;
+    m->data_hi = q.hi;
+    m->tls_size = q.tls;
+    return true;
 }
 
 void host_module_meta_free(zp_module_meta *meta) {
@@ -150,6 +193,23 @@ ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
     m->abi = version();
+    /* A checked context's module (ZE_krt_bounds_check) runs a checked library; a checked library also runs
+     * unchecked, its slot then pointing at no checks (pool.c). */
+    m->checks_slot = (krt_host_checks_slot_fn)dlsym(m->lib, "krt_host_checks_slot");
+    if (src->bounds_table) {
+        if (!m->checks_slot || !library_span(m)) {
+            *log = strdupf("%s is not a checked host kernel library, and a checked context (KRT_CHECK_BOUNDS, "
+                           "KRT_CHECK=bounds) runs only those: build it from the kernel's .cl with `krt-cc --host "
+                           "--checks` (docs/api.md, \"Checked launches\")",
+                           src->host_library);
+            dlclose(m->lib);
+            krt_spv_reflection_free(&m->refl);
+            free(m);
+            return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+        }
+        m->checks.table = (const volatile uint64_t *)(uintptr_t)src->bounds_table;
+        m->checks.outside = host_check_outside;
+    }
     meta->kernels = calloc(m->refl.num_kernels ? m->refl.num_kernels : 1, sizeof *meta->kernels);
     if (!meta->kernels) goto oom;
     meta->count = m->refl.num_kernels;
@@ -313,6 +373,7 @@ ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, z
     k->mod = mod;
     k->fn = fn;
     k->refl = kr;
+    k->name_hash = (uint32_t)krt_fnv1a64(KRT_FNV1A64_INIT, name, strlen(name));
     k->num_args = n;
     /* A kernel with barriers runs each work-item on a stack of its own (fiber.c), unless krt-cc --host wrote
      * its runner as work-item loops (krt_host_loops_NAME, tools/krt_loops.py): then the runner takes its

@@ -3,8 +3,10 @@
  * loop or, for a kernel with barriers, as fibers. A thread out of work watches for more for HOST_SPIN_NS before it
  * sleeps, and a launch of one chunk never leaves the submitting thread: a chain of small kernels costs no wake-up
  * (docs/design.md, "The host device's pool"). */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,7 +58,18 @@ typedef struct worker {
     void (*item_fn)(void *frame); /* a group runner's work-item function and its frame (run_items) */
     void *frame;
     const struct krt_host_item **slot; /* the kernel library's current-work-item pointer on this thread */
+    /* Checked launches (host_check_outside): the library's check slot on this thread, where a refusal leaves the
+     * group (the runner's call, or for a kernel on fibers the work-item's fiber, one jmp_buf per fiber), and this
+     * thread's stack. */
+    struct krt_host_check_slot *check_slot;
+    jmp_buf leave;
+    jmp_buf *fiber_leave;
+    size_t cap_fiber_leave;
+    uintptr_t stack_lo, stack_hi;
 } worker;
+
+/* The worker of the thread running a checked group (host_check_outside). */
+static __thread worker *checked_worker;
 
 /* The pool's size, read once: KRT_HOST_THREADS where set (1 to HOST_MAX_THREADS; anything else leaves the host device
  * without a device, host_init says why), else one thread per CPU this process may run on (its affinity mask, which
@@ -111,6 +124,12 @@ static int worker_reserve(worker *w, const host_job *j) {
     if (j->kern->barrier) {
         if (!w->fibers && !(w->fibers = host_fibers_new())) return 0;
         if (!host_fibers_reserve(w->fibers, items)) return 0;
+        if (j->kern->mod->checks.table && items > w->cap_fiber_leave) {
+            jmp_buf *jb = realloc(w->fiber_leave, items * sizeof *jb);
+            if (!jb) return 0;
+            w->fiber_leave = jb;
+            w->cap_fiber_leave = items;
+        }
     }
     return 1;
 }
@@ -136,9 +155,14 @@ static void item_body(void *arg) {
     ffi_call(&w->job->kern->cif, w->job->kern->fn, NULL, w->avalues);
 }
 
-/* The same for a group runner (ABI 3): the work-item function it gave run_items, with its arguments. */
+/* The same for a group runner (ABI 3): the work-item function it gave run_items, with its arguments. In a checked
+ * launch a refused access ends the work-item here, on its own stack (host_check_outside). */
 static void runner_item_body(void *arg) {
     worker *w = arg;
+    if (w->job->kern->mod->checks.table) {
+        size_t i = (size_t)(*w->slot - w->items);
+        if (setjmp(w->fiber_leave[i]) != 0) return;
+    }
     w->item_fn(w->frame);
 }
 
@@ -263,9 +287,89 @@ static void run_group(worker *w, host_job *j, size_t g, size_t count) {
     host_fibers_run(w->fibers, n, item_body, resume_item, w);
 }
 
-/* Runs groups g .. end - 1 of j on this thread, row by row: a group runner takes each row's part in one call. */
+/* ---- Checked launches ---- */
+
+/* The range of [lo, hi) that holds [a, a + n), into range; 0 when it does not. */
+static int holds(uintptr_t lo, uintptr_t hi, uintptr_t a, size_t n, uintptr_t range[2]) {
+    if (a < lo || a >= hi || n > hi - a) return 0;
+    range[0] = lo;
+    range[1] = hi;
+    return 1;
+}
+
+int host_check_outside(uintptr_t a, size_t n, uint32_t kind, uintptr_t range[2]) {
+    worker *w = checked_worker;
+    host_job *j = w->job;
+    zp_bmod *m = j->kern->mod;
+    /* The thread's own stack (the work-item's private memory, the runner's frame), its fibers' stacks, the group's
+     * __local arguments, the work-items' states, and the library's data and its thread-local block (kernel-scope
+     * __local arrays). */
+    if (!w->stack_hi) {
+        pthread_attr_t attr;
+        void *lo;
+        size_t size;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
+                w->stack_lo = (uintptr_t)lo;
+                w->stack_hi = (uintptr_t)lo + size;
+            }
+            pthread_attr_destroy(&attr);
+        }
+    }
+    if (holds(w->stack_lo, w->stack_hi, a, n, range)) return 1;
+    uintptr_t flo, fhi;
+    host_fibers_span(w->fibers, &flo, &fhi);
+    if (holds(flo, fhi, a, n, range)) return 1;
+    if (w->local && holds((uintptr_t)w->local, (uintptr_t)w->local + w->local_cap, a, n, range)) return 1;
+    /* The work-items' states on fibers, which the work-item functions read (krt__host_item). */
+    if (w->items && holds((uintptr_t)w->items, (uintptr_t)(w->items + w->cap_items), a, n, range)) return 1;
+    if (holds(m->data_lo, m->data_hi, a, n, range)) return 1;
+    void *tls = NULL;
+    if (m->tls_size && dlinfo(m->lib, RTLD_DI_TLS_DATA, &tls) == 0 && tls &&
+        holds((uintptr_t)tls, (uintptr_t)tls + m->tls_size, a, n, range))
+        return 1;
+    /* Refused: the first refusal recorded as a device records it (ze_krt_bounds.h), every one counted, the host's
+     * word set; then the group (or the work-item's fiber) is left. */
+    volatile uint64_t *t = (volatile uint64_t *)m->checks.table;
+    uint64_t zero = 0;
+    if (__atomic_compare_exchange_n((uint64_t *)&t[ZE_KRT_BOUNDS_FLAG], &zero, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        const struct krt_host_item *it = *w->slot;
+        t[ZE_KRT_BOUNDS_ADDRESS] = a;
+        t[ZE_KRT_BOUNDS_SIZE] = n;
+        t[ZE_KRT_BOUNDS_KIND] = (uint64_t)kind | (uint64_t)j->kern->name_hash << 32;
+        for (int d = 0; d < 3; d++) t[ZE_KRT_BOUNDS_GLOBAL_ID + d] = it ? it->global_id[d] : 0;
+    }
+    __atomic_fetch_add((uint64_t *)&t[ZE_KRT_BOUNDS_REFUSED], 1, __ATOMIC_ACQ_REL);
+    uint64_t notify = t[ZE_KRT_BOUNDS_NOTIFY];
+    if (notify) __atomic_store_n((uint32_t *)(uintptr_t)notify, 1, __ATOMIC_RELEASE);
+    if (j->kern->barrier) longjmp(w->fiber_leave[*w->slot - w->items], 1);
+    longjmp(w->leave, 1);
+}
+
+/* One group of a checked launch: a refusal leaves it here (host_check_outside), with the library's work-item pointer
+ * put back and the heap blocks its barrier loops registered forgotten (they stay allocated). */
+static void run_group_checked(worker *w, host_job *j, size_t g) {
+    const struct krt_host_item *outer = *w->slot;
+    struct krt_host_check_slot *cs = w->check_slot;
+    memset(cs->ok, 0, sizeof cs->ok);
+    cs->next = 0;
+    if (setjmp(w->leave) == 0) {
+        run_group(w, j, g, 1);
+        return;
+    }
+    *w->slot = outer;
+    memset(cs->heap, 0, sizeof cs->heap);
+}
+
+/* Runs groups g .. end - 1 of j on this thread, row by row: a group runner takes each row's part in one call. A
+ * checked launch runs one group a call, so that a refusal ends only its own group. */
 static size_t run_range(worker *w, host_job *j, size_t g, size_t end) {
     size_t done = 0;
+    if (j->kern->mod->checks.table) {
+        for (; g < end; g++, done++) run_group_checked(w, j, g);
+        return done;
+    }
     while (g < end) {
         size_t row = j->num_groups[0] - g % j->num_groups[0];
         size_t c = end - g < row ? end - g : row;
@@ -298,6 +402,11 @@ static size_t run_chunks(worker *w, host_job *j, uint32_t self, int *ok) {
     if (!*ok) return 0;
     w->job = j;
     w->slot = j->kern->mod->slot();
+    /* A checked library's slot points at the module's checks, or at none for an unchecked module of it. */
+    zp_bmod *m = j->kern->mod;
+    w->check_slot = m->checks_slot ? m->checks_slot() : NULL;
+    if (w->check_slot) w->check_slot->checks = m->checks.table ? &m->checks : NULL;
+    checked_worker = w;
     if (j->units) {
         uint32_t first = self * j->units_per_thread;
         for (uint32_t i = 0; i < j->units; i++) {
@@ -315,6 +424,9 @@ static size_t run_chunks(worker *w, host_job *j, uint32_t self, int *ok) {
         }
     }
     *w->slot = NULL;
+    if (w->check_slot) w->check_slot->checks = NULL;
+    w->check_slot = NULL;
+    checked_worker = NULL;
     w->job = NULL;
     return done;
 }
@@ -398,6 +510,7 @@ static void worker_free(void *p) {
     free(w->avalues);
     free(w->ptrs);
     free(w->items);
+    free(w->fiber_leave);
     if (w->fibers) host_fibers_free(w->fibers);
     free(w);
 }

@@ -73,6 +73,32 @@ struct krt_host_group {
  * (a C type's size is a multiple of its alignment), so any type qualifies. */
 typedef void (*krt_host_group_fn)(void *const *args, const struct krt_host_group *group);
 
+/* Checked libraries (krt-cc --host --checks; docs/api.md, "Checked launches"). Built with -DKRT_HOST_CHECKED and the C
+ * compiler's kernel-address instrumentation, which calls a function before every load and store through a pointer
+ * (atomics included); the library defines those functions itself (krt_kernel_host.h, hidden, so that a real
+ * sanitizer's are never replaced), and they let an access through only when it lies inside one of the allocations
+ * of the bounds table (ZE_krt_bounds_check's: word 0 points at [count, unused, base0, end0, ...], sorted by base)
+ * or inside one of the slot's ranges. Otherwise they call outside(), the runtime's, which either returns 1 with a
+ * range that holds the access (memory of the work-item's own: its stack, the group's __local memory, the
+ * library's data) for the slot to keep, or records the refusal and does not return. A checked library
+ * exports krt_host_checks_slot(): the address of its thread-local slot, which the runtime points at a launch's
+ * checks before it runs a group on that thread. */
+struct krt_host_checks {
+    const volatile uint64_t *table;
+    int (*outside)(uintptr_t address, size_t size, uint32_t kind, uintptr_t range[2]);
+};
+/* outside()'s kind: ZE_KRT_BOUNDS_LOAD, _STORE, _ATOMIC */
+enum { KRT_HOST_CHECK_LOAD = 1, KRT_HOST_CHECK_STORE = 2, KRT_HOST_CHECK_ATOMIC = 3 };
+#define KRT_HOST_CHECK_RANGES 4
+#define KRT_HOST_CHECK_HEAP 16
+struct krt_host_check_slot {
+    const struct krt_host_checks *checks; /* NULL: the library runs unchecked */
+    uintptr_t ok[2 * KRT_HOST_CHECK_RANGES]; /* [lo, hi) ranges outside() gave; the runtime clears them */
+    uint32_t next;                           /* the entry the next range replaces */
+    uintptr_t heap[2 * KRT_HOST_CHECK_HEAP]; /* the library's own: heap blocks of barrier kernels' private arrays */
+};
+typedef struct krt_host_check_slot *(*krt_host_checks_slot_fn)(void);
+
 /* The two functions every kernel library exports, as the runtime finds them with dlsym. */
 typedef uint32_t (*krt_host_abi_version_fn)(void);
 typedef const struct krt_host_item **(*krt_host_item_slot_fn)(void);

@@ -61,6 +61,95 @@ __attribute__((weak, visibility("default"))) const struct krt_host_item **krt_ho
     return &krt__host_item;
 }
 
+/* ---- Checked libraries (krt-cc --host --checks, krt_host_abi.h) ----------------------------------------- */
+
+#ifdef KRT_HOST_CHECKED
+__attribute__((weak, visibility("hidden"))) _Thread_local struct krt_host_check_slot krt__check_slot;
+
+struct krt_host_check_slot *krt_host_checks_slot(void);
+__attribute__((weak, visibility("default"))) struct krt_host_check_slot *krt_host_checks_slot(void)
+{
+    return &krt__check_slot;
+}
+
+/* Lets an access of size bytes at a through, or calls the runtime's outside(), which does not return for an access
+ * it refuses. First the bounds table's allocations (a binary search of their sorted bases), then the ranges of this
+ * thread's own memory the runtime gave before. Never instrumented itself. */
+#define KRT__CHECK_FN static __attribute__((no_sanitize_address, noinline, unused))
+KRT__CHECK_FN void krt__check(uintptr_t a, size_t n, uint32_t kind)
+{
+    struct krt_host_check_slot *s = &krt__check_slot;
+    const struct krt_host_checks *c = s->checks;
+    if (!c)
+        return;
+    const volatile uint64_t *r = (const volatile uint64_t *)(uintptr_t)c->table[0];
+    size_t lo = 0, hi = (size_t)r[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r[2 + 2 * mid] <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* lo: the allocations whose base is at most a; the last of them is the only one that can hold it. */
+    if (lo && a + n <= r[2 * lo + 1] && a + n >= a)
+        return;
+    for (int i = 0; i < KRT_HOST_CHECK_RANGES; i++)
+        if (a >= s->ok[2 * i] && a + n <= s->ok[2 * i + 1] && a + n >= a)
+            return;
+    for (int i = 0; i < KRT_HOST_CHECK_HEAP; i++)
+        if (a >= s->heap[2 * i] && a + n <= s->heap[2 * i + 1] && a + n >= a)
+            return;
+    uintptr_t range[2];
+    if (c->outside(a, n, kind, range)) {
+        uint32_t k = s->next++ % KRT_HOST_CHECK_RANGES;
+        s->ok[2 * k] = range[0];
+        s->ok[2 * k + 1] = range[1];
+    }
+}
+/* The calls GCC's and Clang's kernel-address instrumentation makes (with a call threshold of 0, every access calls
+ * one). Hidden: each library has its own, and a program built with -fsanitize=address keeps its runtime's. */
+#define KRT__CHECK_ACCESS(size)                                                                               \
+    void __asan_load##size##_noabort(uintptr_t a);                                                            \
+    void __asan_store##size##_noabort(uintptr_t a);                                                           \
+    __attribute__((no_sanitize_address, visibility("hidden"))) void __asan_load##size##_noabort(uintptr_t a)  \
+    {                                                                                                         \
+        krt__check(a, size, KRT_HOST_CHECK_LOAD);                                                             \
+    }                                                                                                         \
+    __attribute__((no_sanitize_address, visibility("hidden"))) void __asan_store##size##_noabort(uintptr_t a) \
+    {                                                                                                         \
+        krt__check(a, size, KRT_HOST_CHECK_STORE);                                                            \
+    }
+KRT__CHECK_ACCESS(1)
+KRT__CHECK_ACCESS(2)
+KRT__CHECK_ACCESS(4)
+KRT__CHECK_ACCESS(8)
+KRT__CHECK_ACCESS(16)
+void __asan_loadN_noabort(uintptr_t a, size_t n);
+void __asan_storeN_noabort(uintptr_t a, size_t n);
+void __asan_handle_no_return(void);
+__attribute__((no_sanitize_address, visibility("hidden"))) void __asan_loadN_noabort(uintptr_t a, size_t n)
+{
+    krt__check(a, n, KRT_HOST_CHECK_LOAD);
+}
+__attribute__((no_sanitize_address, visibility("hidden"))) void __asan_storeN_noabort(uintptr_t a, size_t n)
+{
+    krt__check(a, n, KRT_HOST_CHECK_STORE);
+}
+__attribute__((no_sanitize_address, visibility("hidden"))) void __asan_handle_no_return(void)
+{
+}
+/* The group's state is stored for every work-item, so that a refusal names its work-item: through a volatile
+ * lvalue, as the instrumentation comes after the optimizer, which would otherwise keep the ids in registers (and
+ * vectorize the work-item loop, where a refused vector access would be several work-items' at once); and in
+ * krt-cc's barrier loops also for a kernel that reads no id through a function. */
+#define KRT__ID(lvalue) (*(volatile size_t *)&(lvalue))
+#define KRT__PUBLISH(p) 1
+#else
+#define KRT__ID(lvalue) (lvalue)
+#define KRT__PUBLISH(p) (p)
+#endif
+
 /* ---- Qualifiers ------------------------------------------------------------------------------------------ */
 
 /* A kernel is an exported function; `krt-cc --host` builds with -fvisibility=hidden, so kernels and their group
@@ -221,7 +310,12 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
  * same function, GCC 12 kept every work-item's ids in memory beside the kernel's stores and left the loop scalar
  * (bench_launch.cl's k4, a saxpy: one float per iteration instead of 16, and the replay of 1,000 of them over
  * 4,096 floats took 4 us per kernel instead of 1). The call costs a few instructions per run of groups. */
+#ifdef KRT_HOST_CHECKED
+/* A checked runner reads its arguments from the runtime's memory unchecked; the kernel's loop is checked. */
+#define KRT__RUNNER __attribute__((visibility("default"), no_sanitize_address))
+#else
 #define KRT__RUNNER __attribute__((visibility("default")))
+#endif
 #if defined(__OPTIMIZE__)
 #define KRT__GROUP_FN static __attribute__((noinline, flatten, unused))
 #else
@@ -232,14 +326,14 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
  * it (GCC unswitches the x loop on the kernel's tests of them: krt-cc raises GCC's size limit for that). */
 #define KRT__GROUP_ITEMS(call)                                                                                \
     for (size_t krt__z = 0; krt__z < krt__lz; krt__z++) {                                                     \
-        krt__it.local_id[2] = krt__z;                                                                         \
-        krt__it.global_id[2] = krt__bz + krt__z;                                                              \
+        KRT__ID(krt__it.local_id[2]) = krt__z;                                                                \
+        KRT__ID(krt__it.global_id[2]) = krt__bz + krt__z;                                                     \
         for (size_t krt__y = 0; krt__y < krt__ly; krt__y++) {                                                 \
-            krt__it.local_id[1] = krt__y;                                                                     \
-            krt__it.global_id[1] = krt__by + krt__y;                                                          \
+            KRT__ID(krt__it.local_id[1]) = krt__y;                                                            \
+            KRT__ID(krt__it.global_id[1]) = krt__by + krt__y;                                                 \
             for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                             \
-                krt__it.local_id[0] = krt__x;                                                                 \
-                krt__it.global_id[0] = krt__bx + krt__x;                                                      \
+                KRT__ID(krt__it.local_id[0]) = krt__x;                                                        \
+                KRT__ID(krt__it.global_id[0]) = krt__bx + krt__x;                                             \
                 call;                                                                                         \
             }                                                                                                 \
         }                                                                                                     \
@@ -331,7 +425,7 @@ KRT__ITEM_FN void barrier(cl_mem_fence_flags flags)
                                                                      : krt__loops_alloc(sizeof(T) * krt__nmax))
 #define KRT__PRIVATE_FREE(T, name)                                                                            \
     if (sizeof(T) * krt__nmax > KRT__PRIVATE_STACK)                                                           \
-    free(name)
+    krt__loops_free(name)
 static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
 {
     void *p = malloc(bytes);
@@ -339,8 +433,28 @@ static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
         fputs("krt: out of memory for a barrier kernel's private variables\n", stderr);
         abort();
     }
+#ifdef KRT_HOST_CHECKED
+    /* A checked library lets the work-items reach the block (krt__check). */
+    for (int i = 0; i < KRT_HOST_CHECK_HEAP; i++)
+        if (krt__check_slot.heap[2 * i + 1] == 0) {
+            krt__check_slot.heap[2 * i] = (uintptr_t)p;
+            krt__check_slot.heap[2 * i + 1] = (uintptr_t)p + bytes;
+            break;
+        }
+#endif
     return p;
 }
+#ifdef KRT_HOST_CHECKED
+static __attribute__((unused)) void krt__loops_free(void *p)
+{
+    for (int i = 0; i < KRT_HOST_CHECK_HEAP; i++)
+        if (krt__check_slot.heap[2 * i] == (uintptr_t)p)
+            krt__check_slot.heap[2 * i] = krt__check_slot.heap[2 * i + 1] = 0;
+    free(p);
+}
+#else
+#define krt__loops_free free
+#endif
 /* krt__l: the work-item's place in the group, the index of its element in the arrays of the variables that
  * live across a barrier. */
 #define KRT__ITEMS_BEGIN                                                                                      \
@@ -350,12 +464,12 @@ static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
                 const size_t krt__l = (krt__z * krt__ly + krt__y) * krt__lx + krt__x;                         \
                 (void)krt__l;                                                                                 \
                 if (krt__publish) {                                                                           \
-                    krt__it.local_id[0] = krt__x;                                                             \
-                    krt__it.local_id[1] = krt__y;                                                             \
-                    krt__it.local_id[2] = krt__z;                                                             \
-                    krt__it.global_id[0] = krt__bx + krt__x;                                                  \
-                    krt__it.global_id[1] = krt__by + krt__y;                                                  \
-                    krt__it.global_id[2] = krt__bz + krt__z;                                                  \
+                    KRT__ID(krt__it.local_id[0]) = krt__x;                                                    \
+                    KRT__ID(krt__it.local_id[1]) = krt__y;                                                    \
+                    KRT__ID(krt__it.local_id[2]) = krt__z;                                                    \
+                    KRT__ID(krt__it.global_id[0]) = krt__bx + krt__x;                                         \
+                    KRT__ID(krt__it.global_id[1]) = krt__by + krt__y;                                         \
+                    KRT__ID(krt__it.global_id[2]) = krt__bz + krt__z;                                         \
                 }
 #define KRT__ITEMS_END }
 #define KRT__UNIFORM_BEGIN                                                                                    \
@@ -366,10 +480,10 @@ static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
         (void)krt__y;                                                                                         \
         (void)krt__z;                                                                                         \
         if (krt__publish) {                                                                                   \
-            krt__it.local_id[0] = krt__it.local_id[1] = krt__it.local_id[2] = 0;                              \
-            krt__it.global_id[0] = krt__bx;                                                                   \
-            krt__it.global_id[1] = krt__by;                                                                   \
-            krt__it.global_id[2] = krt__bz;                                                                   \
+            KRT__ID(krt__it.local_id[0]) = KRT__ID(krt__it.local_id[1]) = KRT__ID(krt__it.local_id[2]) = 0;   \
+            KRT__ID(krt__it.global_id[0]) = krt__bx;                                                          \
+            KRT__ID(krt__it.global_id[1]) = krt__by;                                                          \
+            KRT__ID(krt__it.global_id[2]) = krt__bz;                                                          \
         }
 /* The same for a kernel with a return before a barrier: as the first work-item that has not returned sees it;
  * when all have, the group is done (a jump out of the statement expression, which GCC and Clang allow). */
@@ -388,12 +502,12 @@ static __attribute__((unused)) void *krt__loops_alloc(size_t bytes)
         (void)krt__y;                                                                                         \
         (void)krt__z;                                                                                         \
         if (krt__publish) {                                                                                   \
-            krt__it.local_id[0] = krt__x;                                                                     \
-            krt__it.local_id[1] = krt__y;                                                                     \
-            krt__it.local_id[2] = krt__z;                                                                     \
-            krt__it.global_id[0] = krt__bx + krt__x;                                                          \
-            krt__it.global_id[1] = krt__by + krt__y;                                                          \
-            krt__it.global_id[2] = krt__bz + krt__z;                                                          \
+            KRT__ID(krt__it.local_id[0]) = krt__x;                                                            \
+            KRT__ID(krt__it.local_id[1]) = krt__y;                                                            \
+            KRT__ID(krt__it.local_id[2]) = krt__z;                                                            \
+            KRT__ID(krt__it.global_id[0]) = krt__bx + krt__x;                                                 \
+            KRT__ID(krt__it.global_id[1]) = krt__by + krt__y;                                                 \
+            KRT__ID(krt__it.global_id[2]) = krt__bz + krt__z;                                                 \
         }
 #define KRT__LQ(field, d, otherwise)                                                                          \
     __extension__({                                                                                           \
@@ -449,31 +563,42 @@ static __attribute__((unused, noreturn)) void krt__loops_barrier(const struct kr
  * alike, as GCC's __atomic built-ins: correct between the threads that run different groups, and harmless
  * between the work-items of one group, which run in turn on one thread. Each returns the old value. */
 #define KRT__SEQ __ATOMIC_SEQ_CST
-#define atomic_add(p, v) __atomic_fetch_add((p), (v), KRT__SEQ)
-#define atomic_sub(p, v) __atomic_fetch_sub((p), (v), KRT__SEQ)
-#define atomic_inc(p) __atomic_fetch_add((p), 1, KRT__SEQ)
-#define atomic_dec(p) __atomic_fetch_sub((p), 1, KRT__SEQ)
-#define atomic_and(p, v) __atomic_fetch_and((p), (v), KRT__SEQ)
-#define atomic_or(p, v) __atomic_fetch_or((p), (v), KRT__SEQ)
-#define atomic_xor(p, v) __atomic_fetch_xor((p), (v), KRT__SEQ)
+/* A checked library checks an atomic's address as an atomic first (the instrumentation would call it a store). */
+#ifdef KRT_HOST_CHECKED
+#define KRT__AP(p)                                                                                            \
+    __extension__({                                                                                           \
+        __typeof__(p) krt__ap = (p);                                                                          \
+        krt__check((uintptr_t)krt__ap, sizeof *krt__ap, KRT_HOST_CHECK_ATOMIC);                               \
+        krt__ap;                                                                                              \
+    })
+#else
+#define KRT__AP(p) (p)
+#endif
+#define atomic_add(p, v) __atomic_fetch_add(KRT__AP(p), (v), KRT__SEQ)
+#define atomic_sub(p, v) __atomic_fetch_sub(KRT__AP(p), (v), KRT__SEQ)
+#define atomic_inc(p) __atomic_fetch_add(KRT__AP(p), 1, KRT__SEQ)
+#define atomic_dec(p) __atomic_fetch_sub(KRT__AP(p), 1, KRT__SEQ)
+#define atomic_and(p, v) __atomic_fetch_and(KRT__AP(p), (v), KRT__SEQ)
+#define atomic_or(p, v) __atomic_fetch_or(KRT__AP(p), (v), KRT__SEQ)
+#define atomic_xor(p, v) __atomic_fetch_xor(KRT__AP(p), (v), KRT__SEQ)
 /* +*(p) is the pointee's type without its qualifiers (volatile, const). xchg works on float too. */
 #define atomic_xchg(p, v)                                                                                     \
     __extension__({                                                                                           \
         __typeof__(+*(p)) krt__new = (v), krt__old;                                                           \
-        __atomic_exchange((p), &krt__new, &krt__old, KRT__SEQ);                                               \
+        __atomic_exchange(KRT__AP(p), &krt__new, &krt__old, KRT__SEQ);                                        \
         krt__old;                                                                                             \
     })
 #define atomic_cmpxchg(p, cmp, v)                                                                             \
     __extension__({                                                                                           \
         __typeof__(+*(p)) krt__expected = (cmp);                                                              \
-        __atomic_compare_exchange_n((p), &krt__expected, (v), 0, KRT__SEQ, KRT__SEQ);                         \
+        __atomic_compare_exchange_n(KRT__AP(p), &krt__expected, (v), 0, KRT__SEQ, KRT__SEQ);                  \
         krt__expected;                                                                                        \
     })
 /* No __atomic_fetch_min in GCC 12: a compare-and-swap loop that stops once the stored value is already
  * smaller (larger). */
 #define KRT__ATOMIC_MINMAX(p, v, op)                                                                          \
     __extension__({                                                                                           \
-        __typeof__(p) krt__p = (p);                                                                           \
+        __typeof__(p) krt__p = KRT__AP(p);                                                                    \
         __typeof__(+*(p)) krt__v = (v), krt__o = __atomic_load_n(krt__p, __ATOMIC_RELAXED);                   \
         while (krt__v op krt__o &&                                                                            \
                !__atomic_compare_exchange_n(krt__p, &krt__o, krt__v, 1, KRT__SEQ, __ATOMIC_RELAXED)) {        \

@@ -140,7 +140,8 @@ typedef enum krt_check {
      * wait that covers the launch (krt_launch_sync, krt_queue_synchronize, krt_context_synchronize,
      * krt_event_synchronize) returns KRT_ERROR_OUT_OF_BOUNDS, its message naming the kernel, the work-item, the
      * address, the access and the nearest pointer argument with the offset past its allocation's end. On ze_pocl
-     * and ze_cuda; the host device refuses it. */
+     * and ze_cuda, and on the host device through checked libraries (krt-cc --host --checks), where a refused
+     * access ends its work-group. */
     KRT_CHECK_BOUNDS = 1,
 } krt_check;
 

@@ -100,11 +100,6 @@ krt_result krt__checks_parse_env(uint32_t *checks)
 
 krt_result krt__checks_init(krt_context *ctx)
 {
-    if (ctx->host)
-        return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
-                         "krt_context_create: checked launches (KRT_CHECK_BOUNDS, KRT_CHECK=bounds) are not available "
-                         "on the host device, whose kernels run as native code; check on the CPU through ze_pocl "
-                         "instead (KRT_DEVICE=cpu), or leave checks off for the host device");
     if (!ctx->drv->has_bounds_check_ext)
         return krt__fail(KRT_ERROR_UNSUPPORTED_FEATURE,
                          "krt_context_create: checked launches (KRT_CHECK_BOUNDS, KRT_CHECK=bounds) need a driver with "
@@ -360,9 +355,16 @@ krt_result krt__checks_report(krt_context *ctx)
     if (refused > 1)
         snprintf(more, sizeof more, "; %u more access%s refused too", refused - 1,
                  refused - 1 == 1 ? " was" : "es were");
+    /* The host device checks against every allocation of the context and ends a refused access's work-group
+     * (its work-items are one native loop); the SPIR-V drivers check against the argument's own allocation and go
+     * on with a refused load giving 0. */
     return krt__fail(KRT_ERROR_OUT_OF_BOUNDS,
                      "%s, work-item (%" PRIu64 ", %" PRIu64 ", %" PRIu64 "): a %" PRIu64 "-byte %s at 0x%" PRIx64
-                     " is out of bounds (outside the allocation of the argument it goes through); %s. The access was not made (a refused load "
-                     "gives 0)%s; look for an index past the data's end or a launch range larger than the data",
-                     kernel, gid[0], gid[1], gid[2], size, kind_name((uint32_t)kind), addr, near, more);
+                     " is out of bounds (%s); %s. The access was not made (%s)%s; look for an index past the data's "
+                     "end or a launch range larger than the data",
+                     kernel, gid[0], gid[1], gid[2], size, kind_name((uint32_t)kind), addr,
+                     ctx->host ? "outside every allocation of the context"
+                               : "outside the allocation of the argument it goes through",
+                     near,
+                     ctx->host ? "on the host device its work-group ended there" : "a refused load gives 0", more);
 }

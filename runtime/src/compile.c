@@ -106,7 +106,7 @@ static const char *temp_dir(void)
     return t && t[0] ? t : "/tmp";
 }
 
-/* Runs krt-cc (with --host when host) on source (written to dir/module.cl) or path, writing out; the temporary
+/* Runs krt-cc (with --host when host, and --checks too when host is 2) on source (written to dir/module.cl) or path, writing out; the temporary
  * files stay in dir for the caller to remove (remove_dir). */
 static krt_result run_krt_cc(const char *source, const char *path, const char *options, int host, const char *dir,
                              const char *out)
@@ -128,6 +128,8 @@ static krt_result run_krt_cc(const char *source, const char *path, const char *o
     argv[argc++] = cc;
     if (host)
         argv[argc++] = "--host";
+    if (host == 2)
+        argv[argc++] = "--checks";
     if (options && options[0]) {
         if (!(opts = strdup(options)))
             return krt__fail(KRT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the compile options");
@@ -231,8 +233,8 @@ krt_result krt__compile_opencl(const char *source, const char *path, const char 
     return r;
 }
 
-krt_result krt__compile_opencl_host(const char *source, const char *path, const char *options, char *dir,
-                                    size_t dir_size, char *lib, size_t lib_size)
+krt_result krt__compile_opencl_host(const char *source, const char *path, const char *options, int checked,
+                                    char *dir, size_t dir_size, char *lib, size_t lib_size)
 {
     krt_result r = make_dir(dir, dir_size);
     if (r != KRT_SUCCESS)
@@ -241,7 +243,7 @@ krt_result krt__compile_opencl_host(const char *source, const char *path, const 
         remove_dir(dir);
         return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: the temporary directory's path is too long");
     }
-    if ((r = run_krt_cc(source, path, options, 1, dir, lib)) != KRT_SUCCESS)
+    if ((r = run_krt_cc(source, path, options, checked ? 2 : 1, dir, lib)) != KRT_SUCCESS)
         remove_dir(dir);
     return r;
 }

@@ -419,9 +419,10 @@ krt_result krt__read_module_file(const char *path, uint32_t **words, size_t *siz
  * runs is missing (the message names it); KRT_ERROR_MODULE_BUILD_FAILURE with the compiler's diagnostic. */
 krt_result krt__compile_opencl(const char *source, const char *path, const char *options, uint32_t **words,
                                size_t *size);
-/* The same OpenCL C as the host device's native library (krt-cc --host), written to lib inside a new temporary
- * directory dir; the caller removes both with krt__compile_remove(dir) once the library is loaded. */
-krt_result krt__compile_opencl_host(const char *source, const char *path, const char *options, char *dir,
+/* The same OpenCL C as the host device's native library (krt-cc --host, and --checks when checked), written to lib
+ * inside a new temporary directory dir; the caller removes both with krt__compile_remove(dir) once the library is
+ * loaded. */
+krt_result krt__compile_opencl_host(const char *source, const char *path, const char *options, int checked, char *dir,
                                     size_t dir_size, char *lib, size_t lib_size);
 void krt__compile_remove(const char *dir);
 void krt__module_destroy_locked(krt_module *module);

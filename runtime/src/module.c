@@ -226,9 +226,11 @@ static krt_result build(krt_context *ctx, const krt_module_desc *d, const uint32
 }
 
 /* The host device's native library of a module: krt_module_desc.host_library, else <dir>/host/<stem>.so beside
- * a .spv path (where make puts build/kernels/host/NAME.so for build/kernels/NAME.spv). */
-static krt_result host_library_path(const krt_module_desc *d, char *out, size_t size)
+ * a .spv path (where make puts build/kernels/host/NAME.so for build/kernels/NAME.spv), or in a checked context
+ * <dir>/host/<stem>.checked.so (krt-cc --host --checks). */
+static krt_result host_library_path(const krt_module_desc *d, int checked, char *out, size_t size)
 {
+    const char *suffix = checked ? ".checked" : "", *opt = checked ? " --checks" : "";
     const char *given = d->host_library;
     const char *base = NULL; /* the .spv's file name and the length of its stem, for the default and the message */
     int stem = 0;
@@ -244,7 +246,7 @@ static krt_result host_library_path(const krt_module_desc *d, char *out, size_t 
         const char *dot = strrchr(base, '.');
         stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
         int dir = slash ? (int)(slash - d->path) : 1;
-        int n = snprintf(out, size, "%.*s/host/%.*s.so", dir, slash ? d->path : ".", stem, base);
+        int n = snprintf(out, size, "%.*s/host/%.*s%s.so", dir, slash ? d->path : ".", stem, base, suffix);
         if (n < 0 || (size_t)n >= size)
             return krt__fail(KRT_ERROR_INVALID_ARGUMENT, "krt_module_create: the path %s is too long", d->path);
     } else {
@@ -256,8 +258,15 @@ static krt_result host_library_path(const krt_module_desc *d, char *out, size_t 
         int e = errno;
         if (given)
             return krt__fail(KRT_ERROR_IO, "krt_module_create: the host device needs the native library %s, which "
-                             "cannot be read (%s): build it from the kernel's OpenCL C with `krt-cc --host -o %s "
-                             "NAME.cl`", out, strerror(e), out);
+                             "cannot be read (%s): build it from the kernel's OpenCL C with `krt-cc --host%s -o %s "
+                             "NAME.cl`", out, strerror(e), opt, out);
+        if (checked)
+            return krt__fail(KRT_ERROR_IO,
+                             "krt_module_create: a checked context on the host device needs the checked native "
+                             "library %s of %s, which cannot be read (%s): build it from the kernel's OpenCL C with "
+                             "`krt-cc --host --checks -o %s %.*s.cl`, or name another in "
+                             "krt_module_desc.host_library (docs/api.md, \"Checked launches\")",
+                             out, d->path, strerror(e), out, stem, base);
         return krt__fail(KRT_ERROR_IO,
                          "krt_module_create: the host device needs the native library %s of %s, which cannot be read "
                          "(%s): build it from the kernel's OpenCL C with `krt-cc --host -o %s %.*s.cl`, or name "
@@ -362,10 +371,10 @@ static krt_result module_create(krt_context *ctx, const krt_module_desc *d, int 
         /* OpenCL C without a named library: compiled once more, as C, by krt-cc --host (a temporary library,
          * removed once the driver has loaded it). */
         if (!d->host_library && (d->source || opencl_path(d->path)))
-            r = krt__compile_opencl_host(d->source, d->source ? NULL : d->path, d->compile_options, host_dir,
-                                         sizeof host_dir, host_lib, sizeof host_lib);
+            r = krt__compile_opencl_host(d->source, d->source ? NULL : d->path, d->compile_options,
+                                         ctx->checks != NULL, host_dir, sizeof host_dir, host_lib, sizeof host_lib);
         else
-            r = host_library_path(d, host_lib, sizeof host_lib);
+            r = host_library_path(d, ctx->checks != NULL, host_lib, sizeof host_lib);
         if (r != KRT_SUCCESS)
             goto fail;
     }

@@ -136,9 +136,11 @@ static void *slot_of_thread(void *fn)
     return (void *)slot();
 }
 
-/* Checks every library dir/host/NAME.so against dir/NAME.spv; returns how many there are. */
-static size_t check_libraries(const char *dir)
+/* Checks every library dir/host/NAME.so and dir/host/NAME.checked.so (krt-cc --host --checks, which exports its
+ * check slot too) against dir/NAME.spv; returns how many unchecked ones there are, and the checked ones in *checked. */
+static size_t check_libraries(const char *dir, size_t *checked)
 {
+    *checked = 0;
     char pattern[4096];
     snprintf(pattern, sizeof pattern, "%s/%s/host/*.so", build_dir(), dir);
     glob_t g;
@@ -146,8 +148,14 @@ static size_t check_libraries(const char *dir)
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *so = g.gl_pathv[i];
         const char *base = strrchr(so, '/') + 1;
+        size_t stem = strlen(base) - 3;
+        int is_checked = stem > 8 && strcmp(base + stem - 8, ".checked.so") == 0;
+        if (is_checked) {
+            stem -= 8;
+            ++*checked;
+        }
         char spv[4096];
-        snprintf(spv, sizeof spv, "%s/%s/%.*s.spv", build_dir(), dir, (int)(strlen(base) - 3), base);
+        snprintf(spv, sizeof spv, "%s/%s/%.*s.spv", build_dir(), dir, (int)stem, base);
 
         char kernels[64][64], exports[160][64];
         int nk = spirv_entry_points(spv, kernels, 64);
@@ -155,10 +163,13 @@ static size_t check_libraries(const char *dir)
         int ne = elf_exports(so, exports, 160, &imports_krt);
         cr_assert(nk > 0, "%s has no kernels", spv);
         cr_assert(!imports_krt, "%s needs a krt symbol from outside", so);
-        /* Exactly the kernels, their group runners and the two ABI functions are exported. */
-        cr_assert_eq(ne, 2 * nk + 2, "%s exports %d functions for %d kernels, their runners + 2", so, ne, nk);
+        /* Exactly the kernels, their group runners and the two ABI functions are exported (a checked library: and
+         * its check slot, and no sanitizer function). */
+        cr_assert_eq(ne, 2 * nk + 2 + is_checked, "%s exports %d functions for %d kernels, their runners + %d", so, ne,
+                     nk, 2 + is_checked);
         cr_assert(name_in("krt_host_abi_version", exports, ne) && name_in("krt_host_item_slot", exports, ne), "%s",
                   so);
+        cr_assert_eq(name_in("krt_host_checks_slot", exports, ne), is_checked, "%s: krt_host_checks_slot", so);
         void *lib = ht_open(so);
         cr_assert(lib, "%s does not load", so);
         for (int k = 0; k < nk; k++) {
@@ -182,26 +193,30 @@ static size_t check_libraries(const char *dir)
         cr_assert(other && other != (void *)mine, "%s: the slot is not thread-local", so);
         dlclose(lib);
     }
-    size_t count = g.gl_pathc;
+    size_t count = g.gl_pathc - *checked;
     globfree(&g);
     return count;
 }
 
 Test(host_abi, every_kernel_library)
 {
-    size_t libs = check_libraries("kernels");
-    /* Every kernel of kernels/ has its library: as many libraries as SPIR-V modules. */
+    size_t checked;
+    size_t libs = check_libraries("kernels", &checked);
+    /* Every kernel of kernels/ has its library and its checked library: as many of each as SPIR-V modules. */
     char spv_pattern[4096];
     snprintf(spv_pattern, sizeof spv_pattern, "%s/kernels/*.spv", build_dir());
     glob_t gs;
     cr_assert_eq(glob(spv_pattern, 0, NULL, &gs), 0);
     cr_assert_eq(libs, gs.gl_pathc, "%zu libraries for %zu SPIR-V modules", libs, gs.gl_pathc);
+    cr_assert_eq(checked, gs.gl_pathc, "%zu checked libraries for %zu SPIR-V modules", checked, gs.gl_pathc);
     globfree(&gs);
 }
 
 Test(host_abi, every_test_kernel_library)
 {
-    cr_assert_geq(check_libraries("test-kernels"), 7u);
+    size_t checked;
+    cr_assert_geq(check_libraries("test-kernels", &checked), 7u);
+    cr_assert_geq(checked, 4u);
 }
 
 /* A library of build/, opened, with its slot. */
