@@ -73,12 +73,21 @@ __attribute__((weak, visibility("default"))) struct krt_host_check_slot *krt_hos
 }
 
 /* Lets an access of size bytes at a through, or calls the runtime's outside(), which does not return for an access
- * it refuses. First the bounds table's allocations (a binary search of their sorted bases), then the ranges of this
- * thread's own memory the runtime gave before. Never instrumented itself. */
-#define KRT__CHECK_FN static __attribute__((no_sanitize_address, noinline, unused))
-KRT__CHECK_FN void krt__check(uintptr_t a, size_t n, uint32_t kind)
+ * it refuses. Inline in each instrumentation function: the ranges this thread let through last (the slot's ring of
+ * four, which the runtime clears for each group, as the table may change between launches). Then, out of line: the
+ * bounds table's allocations (a binary search of their sorted bases), the heap blocks of the library's barrier loops,
+ * and the runtime's outside() for the rest; each range found goes into the ring. Never instrumented itself. */
+static __attribute__((no_sanitize_address, unused)) void krt__check_keep(struct krt_host_check_slot *s, uintptr_t lo,
+                                                                          uintptr_t hi)
 {
-    struct krt_host_check_slot *s = &krt__check_slot;
+    uint32_t k = s->next++ % KRT_HOST_CHECK_RANGES;
+    s->ok[2 * k] = lo;
+    s->ok[2 * k + 1] = hi;
+}
+static __attribute__((no_sanitize_address, noinline, unused)) void krt__check_slow(struct krt_host_check_slot *s,
+                                                                                  uintptr_t a, size_t n,
+                                                                                  uint32_t kind)
+{
     const struct krt_host_checks *c = s->checks;
     if (!c)
         return;
@@ -92,20 +101,25 @@ KRT__CHECK_FN void krt__check(uintptr_t a, size_t n, uint32_t kind)
             hi = mid;
     }
     /* lo: the allocations whose base is at most a; the last of them is the only one that can hold it. */
-    if (lo && a + n <= r[2 * lo + 1] && a + n >= a)
+    if (lo && a + n <= r[2 * lo + 1] && a + n >= a) {
+        krt__check_keep(s, (uintptr_t)r[2 * lo], (uintptr_t)r[2 * lo + 1]);
         return;
-    for (int i = 0; i < KRT_HOST_CHECK_RANGES; i++)
-        if (a >= s->ok[2 * i] && a + n <= s->ok[2 * i + 1] && a + n >= a)
-            return;
+    }
     for (int i = 0; i < KRT_HOST_CHECK_HEAP; i++)
         if (a >= s->heap[2 * i] && a + n <= s->heap[2 * i + 1] && a + n >= a)
             return;
     uintptr_t range[2];
-    if (c->outside(a, n, kind, range)) {
-        uint32_t k = s->next++ % KRT_HOST_CHECK_RANGES;
-        s->ok[2 * k] = range[0];
-        s->ok[2 * k + 1] = range[1];
-    }
+    if (c->outside(a, n, kind, range))
+        krt__check_keep(s, range[0], range[1]);
+}
+static inline __attribute__((no_sanitize_address, always_inline, unused)) void krt__check(uintptr_t a, size_t n,
+                                                                                         uint32_t kind)
+{
+    struct krt_host_check_slot *s = &krt__check_slot;
+    for (int i = 0; i < KRT_HOST_CHECK_RANGES; i++)
+        if (a - s->ok[2 * i] < s->ok[2 * i + 1] - s->ok[2 * i] && s->ok[2 * i + 1] - a >= n)
+            return;
+    krt__check_slow(s, a, n, kind);
 }
 /* The calls GCC's and Clang's kernel-address instrumentation makes (with a call threshold of 0, every access calls
  * one). Hidden: each library has its own, and a program built with -fsanitize=address keeps its runtime's. */
