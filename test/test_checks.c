@@ -759,6 +759,55 @@ Test(checks, host_atomics_globals_and_results_are_checked)
     krt_context_destroy(ctx);
 }
 
+/* A range large enough that the pool's threads share it (the host device runs a few thousand work-items on the
+ * submitting thread alone), from two queues at once: every in-bounds result right, the refusal named. */
+Test(checks, host_pool_threads_and_two_queues)
+{
+    krt_context *ctx = checked_host();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    enum { N = 1 << 16 };
+    float *in = kt_alloc(ctx, N * sizeof(float), KRT_MEMORY_SHARED);
+    float *out[2] = { kt_alloc(ctx, N * sizeof(float), KRT_MEMORY_SHARED),
+                      kt_alloc(ctx, N * sizeof(float), KRT_MEMORY_SHARED) };
+    for (int i = 0; i < N; i++)
+        in[i] = (float)(i % 1000);
+    krt_queue *q[2];
+    KT_OK(krt_queue_create(ctx, NULL, &q[0]));
+    KT_OK(krt_queue_create(ctx, NULL, &q[1]));
+    krt_kernel *scale = kt_kernel(m, "scale");
+    float f[2] = { 2.0f, 3.0f };
+    for (int round = 0; round < 20; round++)
+        for (int k = 0; k < 2; k++) {
+            krt_arg args[] = { KRT_ARG(in), KRT_ARG(out[k]), KRT_ARG(f[k]) };
+            krt_launch_desc d = kt_desc1(N, args, 3);
+            d.queue = q[k];
+            KT_OK(krt_launch(scale, &d));
+        }
+    KT_OK(krt_queue_synchronize(q[0]));
+    KT_OK(krt_queue_synchronize(q[1]));
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 2; k++)
+            cr_assert_eq(out[k][i], f[k] * (float)(i % 1000), "out[%d][%d] is %g", k, i, out[k][i]);
+    /* One work-item past the end of a large range, in groups of 64: named, and every other group's results made. */
+    int *o = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_SHARED);
+    uint32_t n = N;
+    krt_arg oargs[] = { KRT_ARG(o), KRT_ARG(n) };
+    krt_launch_desc od = desc_group(N + 1, 64, oargs, 2);
+    od.queue = q[1];
+    KT_EXPECT(krt_launch_sync(kt_kernel(m, "off_by_one"), &od), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel off_by_one, work-item (65536, 0, 0): a 4-byte store");
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(o[i], i + 1, "o[%d] is %d", i, o[i]);
+    krt_queue_destroy(q[0]);
+    krt_queue_destroy(q[1]);
+    KT_OK(krt_free(ctx, o));
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, out[0]));
+    KT_OK(krt_free(ctx, out[1]));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
 /* Barrier kernels: __local memory (a kernel-scope array, an argument) and private arrays across barriers are the
  * work-items' own; an input read past its end is refused. As work-item loops, then on fibers (KRT_HOST_FIBERS=1,
  * read when the kernel is made). */

@@ -65,6 +65,7 @@ typedef struct worker {
     jmp_buf leave;
     jmp_buf *fiber_leave;
     size_t cap_fiber_leave;
+    size_t fibers_live; /* work-items of a checked launch begun on fibers and not ended: one of them is running */
     uintptr_t stack_lo, stack_hi;
 } worker;
 
@@ -161,7 +162,10 @@ static void runner_item_body(void *arg) {
     worker *w = arg;
     if (w->job->kern->mod->checks.table) {
         size_t i = (size_t)(*w->slot - w->items);
-        if (setjmp(w->fiber_leave[i]) != 0) return;
+        w->fibers_live++;
+        if (setjmp(w->fiber_leave[i]) == 0) w->item_fn(w->frame);
+        w->fibers_live--;
+        return;
     }
     w->item_fn(w->frame);
 }
@@ -343,7 +347,8 @@ int host_check_outside(uintptr_t a, size_t n, uint32_t kind, uintptr_t range[2])
     __atomic_fetch_add((uint64_t *)&t[ZE_KRT_BOUNDS_REFUSED], 1, __ATOMIC_ACQ_REL);
     uint64_t notify = t[ZE_KRT_BOUNDS_NOTIFY];
     if (notify) __atomic_store_n((uint32_t *)(uintptr_t)notify, 1, __ATOMIC_RELEASE);
-    if (j->kern->barrier) longjmp(w->fiber_leave[*w->slot - w->items], 1);
+    /* On a fiber (a work-item of a kernel with barriers made current by resume_item), its own jmp_buf, on its stack. */
+    if (w->fibers_live > 0) longjmp(w->fiber_leave[*w->slot - w->items], 1);
     longjmp(w->leave, 1);
 }
 
@@ -359,6 +364,7 @@ static void run_group_checked(worker *w, host_job *j, size_t g) {
         return;
     }
     *w->slot = outer;
+    w->fibers_live = 0;
     memset(cs->heap, 0, sizeof cs->heap);
 }
 
