@@ -705,7 +705,7 @@ Test(checks, host_stray_write_and_a_wild_load_are_not_made)
     krt_launch_desc d = kt_desc1(1, args, 3);
     KT_EXPECT(krt_launch_sync(kt_kernel(m, "read_past"), &d), KRT_ERROR_OUT_OF_BOUNDS);
     assert_message_has("kernel read_past, work-item (0, 0, 0): a 4-byte load");
-    assert_message_has("argument 0 (in)");
+    assert_message_has("outside every allocation of the context"); /* the nearest is where the allocator put it */
     KT_OK(krt_free(ctx, in));
     KT_OK(krt_free(ctx, out));
     krt_module_destroy(m);
