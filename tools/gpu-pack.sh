@@ -60,15 +60,17 @@ cp "$B"/test-kernels/o2/*.spv "$D/test-kernels/o2/"
 mkdir -p "$D/test-kernels/abi3" && cp "$B"/test-kernels/abi3/*.so "$D/test-kernels/abi3/"
 cp "$B"/test-kernels/asm/*.spv "$D/test-kernels/asm/"
 cp "$B"/test-kernels/ext/*.spv "$D/test-kernels/ext/"
-# The host device's native libraries (the kernels compiled as C): the GPU machine has no clang to build them.
-cp "$B"/kernels/host/*.so "$D/kernels/host/"
-cp "$B"/test-kernels/host/*.so "$D/test-kernels/host/" 2>/dev/null || true
+# The host device's native libraries (the kernels compiled as C, and their checked libraries): the GPU machine has
+# no clang to build them. Stripped of their debug information, as everything else here (dlsym reads .dynsym).
+strip_to() { dir=$1; shift; for f in "$@"; do strip -o "$dir/${f##*/}" "$f"; done; }
+strip_to "$D/kernels/host" "$B"/kernels/host/*.so
+[ -z "$(ls "$B"/test-kernels/host/*.so 2>/dev/null)" ] || strip_to "$D/test-kernels/host" "$B"/test-kernels/host/*.so
 # A library of native ABI 2, without group runners (test_host's older_libraries_run_per_work_item).
 mkdir -p "$D/test-kernels/abi2" && cp "$B"/test-kernels/abi2/*.so "$D/test-kernels/abi2/"
 # The AddressSanitizer build of offbyone (test_host_kernels runs it).
 if [ -d "$B/kernels-asan" ]; then mkdir -p "$D/kernels-asan" && cp -r "$B/kernels-asan/." "$D/kernels-asan/"; fi
 cp "$B"/bench/kernels/*.spv "$D/bench/kernels/"
-mkdir -p "$D/bench/kernels/host" && cp "$B"/bench/kernels/host/*.so "$D/bench/kernels/host/"  # polybench makes every way's module
+mkdir -p "$D/bench/kernels/host" && strip_to "$D/bench/kernels/host" "$B"/bench/kernels/host/*.so  # polybench makes every way's module
 # The Python package as make builds it (krt/, the abi3 extension and its .py files: one build serves the GPU
 # image's Python 3.12), the example, the GPU interop check, the launch-cost benchmark and the tutorial's torch block.
 cp -r "$B/python/krt" "$D/python/"
