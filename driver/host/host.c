@@ -76,17 +76,12 @@ static void host_timestamps(zp_bdev *dev, uint64_t *host_ns, uint64_t *device_ns
  * 1.1 ms instead of 1.7 ms (docs/performance.md section 7). Where the system refuses, the memory stays in small
  * pages, as before. */
 #define HOST_HUGE_PAGE ((size_t)2 << 20)
-/* Bytes left unused after every allocation: a kernel that runs a little past the end of one never reaches into the
- * next, so that a checked launch, which lets through any allocation of the context (docs/api.md, "Checked
- * launches"), refuses it. */
-#define HOST_ALLOC_GAP 64u
 
 static void *host_mem_alloc(size_t size, size_t alignment, void **raw) {
     if (alignment < 64) alignment = 64;
     if (size >= HOST_HUGE_PAGE && alignment < HOST_HUGE_PAGE) alignment = HOST_HUGE_PAGE;
-    if (size > SIZE_MAX - HOST_ALLOC_GAP) return NULL;
     void *p = NULL;
-    if (posix_memalign(&p, alignment, size + HOST_ALLOC_GAP) != 0) return NULL;
+    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
     if (size >= HOST_HUGE_PAGE) (void)madvise(p, size, MADV_HUGEPAGE);
 #endif

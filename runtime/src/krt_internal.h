@@ -240,6 +240,9 @@ int krt__device_reaches(krt_context *ctx, ze_device_handle_t peer);
 
 /* ---- checks.c -------------------------------------------------------------------------------------- */
 
+/* Bytes krt_alloc adds after each allocation of a checked context on the host device (memory.c). */
+#define KRT__HOST_CHECK_GAP 64u
+
 typedef struct krt__checks krt__checks;
 /* KRT_CHECK as a krt_check; KRT_ERROR_INVALID_ARGUMENT for a value it does not take. */
 krt_result krt__checks_parse_env(uint32_t *checks);
