@@ -95,13 +95,12 @@ TEST_KERNEL_HOST_SOS  := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host
 kernels: $(KERNEL_HOST_SOS) $(TEST_KERNEL_HOST_SOS)
 
 # Checked libraries (krt-cc --host --checks, docs/api.md "Checked launches"): build/kernels/host/NAME.checked.so for
-# every kernel of kernels/, where a checked context on the host device looks for them, and the test kernels that
-# test_checks runs there. Without KERNEL_HOST_FLAGS: `make sanitize`'s -fsanitize=address and the checks'
+# every kernel of kernels/, where a checked context on the host device looks for them, and every test kernel the host
+# device runs (make test runs the host device's tests checked too, test/test.mk). Without KERNEL_HOST_FLAGS: `make sanitize`'s -fsanitize=address and the checks'
 # -fsanitize=kernel-address exclude each other (a checked library loads into a sanitized process all the same).
 KRT_CC_CHECKED_RUN := KRT_HOST_CC="$(CC)" $(BINDIR)/krt-cc --host --checks -Wextra -Werror
 KERNEL_CHECKED_SOS := $(patsubst kernels/%.cl,$(BUILD)/kernels/host/%.checked.so,$(KERNEL_SRCS))
-TEST_KERNEL_CHECKED_SOS := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.checked.so,\
-                           $(addprefix test/kernels/,krt_checks.cl krt_barriers.cl krt_basic.cl krt_python.cl))
+TEST_KERNEL_CHECKED_SOS := $(patsubst test/kernels/%.cl,$(BUILD)/test-kernels/host/%.checked.so,$(TEST_KERNEL_HOST_SRCS))
 kernels: $(KERNEL_CHECKED_SOS) $(TEST_KERNEL_CHECKED_SOS)
 
 $(BUILD)/kernels/host/%.checked.so: kernels/%.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)

@@ -57,7 +57,7 @@ test:
 
 test-only:
 	@$(TEST_ENV) VALIDATION_ENV="$(VALIDATION_ENV)" CRITERION_ARGS="$(CRITERION_ARGS)" \
-	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS) $(HOST_TESTS) $(NEWER_LOADER_TESTS) $(STRUCTURE_TEST) \
+	    sh test/run.sh $(TEST_BINS) -- $(EXAMPLE_TESTS) $(HOST_TESTS) $(HOST_CHECKED_TESTS) $(NEWER_LOADER_TESTS) $(STRUCTURE_TEST) \
 	    $(AT_EXIT_TEST)
 
 # Checked launches as ze_cuda builds them (a work-item's refusals recorded once at its kernel's exit), run on
@@ -94,8 +94,14 @@ test-krt: all
 HOST_TEST_NAMES := launch queue_event threads memory kernel launch_rules launch_hint launch_config wisdom robust host_task exact record \
                    group_dep fault
 HOST_TESTS = $(foreach t,$(HOST_TEST_NAMES),'KRT_DEVICE=host $(BUILD)/test/test_$(t) $(CRITERION_ARGS)')
+# And once more checked (KRT_CHECK=bounds, the test kernels' checked libraries, kernels/kernels.mk): every result the
+# same and nothing refused that the kernels may reach (their stacks, __local memory, fibers, the libraries' data).
+# Not test_fault, whose kernels fault on purpose (a checked launch refuses what they would break). make test only
+# (make sanitize runs HOST_TESTS, not these).
+HOST_CHECKED_TEST_NAMES := $(filter-out fault,$(HOST_TEST_NAMES)) oracle
+HOST_CHECKED_TESTS = $(foreach t,$(HOST_CHECKED_TEST_NAMES),'KRT_CHECK=bounds KRT_DEVICE=host $(BUILD)/test/test_$(t) $(CRITERION_ARGS)')
 test-host: all
-	@$(TEST_ENV) sh test/run.sh -- $(HOST_TESTS)
+	@$(TEST_ENV) sh test/run.sh -- $(HOST_TESTS) $(HOST_CHECKED_TESTS)
 
 test-examples: all
 	@$(TEST_ENV) sh test/run.sh -- $(EXAMPLE_TESTS)
