@@ -894,10 +894,10 @@ Test(checks, host_needs_a_checked_library)
     KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv, .host_library = lib }, &m),
               KRT_ERROR_MODULE_BUILD_FAILURE);
     assert_message_has("krt-cc --host --checks");
-    /* A .spv without a checked library beside it. */
-    snprintf(spv, sizeof spv, "%s/krt_hint.spv", getenv("KRT_TEST_KERNELS"));
+    /* A .spv without a checked library beside it (krt_checks_vec has no native library of either kind). */
+    snprintf(spv, sizeof spv, "%s/krt_checks_vec.spv", getenv("KRT_TEST_KERNELS"));
     KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv }, &m), KRT_ERROR_IO);
-    assert_message_has("krt_hint.checked.so");
+    assert_message_has("krt_checks_vec.checked.so");
     assert_message_has("krt-cc --host --checks");
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
