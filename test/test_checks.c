@@ -176,10 +176,9 @@ Test(checks, refused_loads_give_zero)
     krt_context_destroy(ctx);
 }
 
-Test(checks, atomics_and_vectors_are_checked)
+/* bump's atomics: 200 increments of the last element made, then one element past the end refused as an atomic. */
+static void atomics_are_checked(krt_context *ctx, krt_module *m)
 {
-    krt_context *ctx = checked();
-    krt_module *m = kt_module(ctx, "krt_checks");
     enum { N = 16 };
     int *c = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
     KT_OK(krt_memfill(ctx, NULL, c, &(int){ 0 }, sizeof(int), N * sizeof(int)));
@@ -195,6 +194,14 @@ Test(checks, atomics_and_vectors_are_checked)
     KT_EXPECT(krt_launch_sync(bump, &d), KRT_ERROR_OUT_OF_BOUNDS);
     assert_message_has("4-byte atomic");
     assert_message_has("0 bytes past its end");
+    KT_OK(krt_free(ctx, c));
+}
+
+Test(checks, atomics_and_vectors_are_checked)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    atomics_are_checked(ctx, m);
 
     krt_module *vm = kt_module(ctx, "krt_checks_vec");
     krt_kernel *vec = kt_kernel(vm, "vec4");
@@ -217,16 +224,14 @@ Test(checks, atomics_and_vectors_are_checked)
     assert_message_has("argument 0 (in)");
     KT_OK(krt_free(ctx, in));
     KT_OK(krt_free(ctx, out));
-    KT_OK(krt_free(ctx, c));
     krt_module_destroy(vm);
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }
 
-Test(checks, globals_and_constants_are_not_refused)
+/* The globals kernel: program-scope variables and __constant tables read and written, nothing refused. */
+static void globals_are_reached(krt_context *ctx, krt_module *m)
 {
-    krt_context *ctx = checked();
-    krt_module *m = kt_module(ctx, "krt_checks");
     krt_kernel *k = kt_kernel(m, "globals");
     enum { N = 100 };
     int *out = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
@@ -242,6 +247,13 @@ Test(checks, globals_and_constants_are_not_refused)
         cr_assert_eq(host[i], 10 * (i % 4 + 1) + i % 4 + 1, "out[%d] is %d", i, host[i]);
     KT_OK(krt_free(ctx, out));
     KT_OK(krt_free(ctx, lut));
+}
+
+Test(checks, globals_and_constants_are_not_refused)
+{
+    krt_context *ctx = checked();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    globals_are_reached(ctx, m);
     krt_module_destroy(m);
     krt_context_destroy(ctx);
 }
@@ -274,17 +286,23 @@ static void run_scale_and_rows(krt_context *ctx, float *scaled, float *grid)
     krt_module_destroy(m);
 }
 
-Test(checks, in_bounds_results_are_unchanged)
+/* run_scale_and_rows on an unchecked context of the device (desc), then on ctx: the same bytes. */
+static void in_bounds_bytes_unchanged(const krt_context_desc *desc, krt_context *ctx)
 {
     static float a[1000], b[1000], ga[33 * 7], gb[33 * 7];
-    krt_context *plain = kt_context(&(krt_context_desc){ 0 });
+    krt_context *plain = kt_context(desc);
     run_scale_and_rows(plain, a, ga);
     krt_context_destroy(plain);
-    krt_context *ctx = checked();
     run_scale_and_rows(ctx, b, gb);
-    krt_context_destroy(ctx);
     cr_assert_eq(memcmp(a, b, sizeof a), 0);
     cr_assert_eq(memcmp(ga, gb, sizeof ga), 0);
+}
+
+Test(checks, in_bounds_results_are_unchanged)
+{
+    krt_context *ctx = checked();
+    in_bounds_bytes_unchanged(&(krt_context_desc){ 0 }, ctx);
+    krt_context_destroy(ctx);
 }
 
 /* One work-item refused five times in a loop: the record names its first refusal and counts the other four. */
@@ -717,45 +735,12 @@ Test(checks, host_atomics_globals_and_results_are_checked)
 {
     krt_context *ctx = checked_host();
     krt_module *m = kt_module(ctx, "krt_checks");
-    enum { N = 16 };
-    int *c = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_DEVICE);
-    KT_OK(krt_memfill(ctx, NULL, c, &(int){ 0 }, sizeof(int), N * sizeof(int)));
-    krt_kernel *bump = kt_kernel(m, "bump");
-    uint32_t idx = N - 1;
-    krt_arg args[] = { KRT_ARG(c), KRT_ARG(idx) };
-    krt_launch_desc d = kt_desc1(100, args, 2);
-    KT_OK(krt_launch_sync(bump, &d));
-    int host[N];
-    kt_copy_sync(ctx, host, c, sizeof host);
-    cr_assert_eq(host[N - 1], 200);
-    idx = N;
-    KT_EXPECT(krt_launch_sync(bump, &d), KRT_ERROR_OUT_OF_BOUNDS);
-    assert_message_has("4-byte atomic");
-    assert_message_has("0 bytes past its end");
+    atomics_are_checked(ctx, m);
     /* Program-scope variables and __constant tables are the library's own memory: never refused. */
-    enum { G = 100 };
-    int *out = kt_alloc(ctx, G * sizeof(int), KRT_MEMORY_DEVICE);
-    int *lut = kt_alloc(ctx, 4 * sizeof(int), KRT_MEMORY_DEVICE);
-    kt_copy_sync(ctx, lut, (int[4]){ 1, 2, 3, 4 }, 4 * sizeof(int));
-    krt_arg gargs[] = { KRT_ARG(out), KRT_ARG(lut) };
-    krt_launch_desc gd = kt_desc1(G, gargs, 2);
-    KT_OK(krt_launch_sync(kt_kernel(m, "globals"), &gd));
-    int g[G];
-    kt_copy_sync(ctx, g, out, sizeof g);
-    for (int i = 0; i < G; i++)
-        cr_assert_eq(g[i], 10 * (i % 4 + 1) + i % 4 + 1, "out[%d] is %d", i, g[i]);
-    KT_OK(krt_free(ctx, out));
-    KT_OK(krt_free(ctx, lut));
-    KT_OK(krt_free(ctx, c));
+    globals_are_reached(ctx, m);
     krt_module_destroy(m);
     /* In-bounds launches give the bytes of an unchecked context. */
-    static float a[1000], b[1000], ga[33 * 7], gb[33 * 7];
-    krt_context *plain = kt_context(&(krt_context_desc){ .device = "host" });
-    run_scale_and_rows(plain, a, ga);
-    krt_context_destroy(plain);
-    run_scale_and_rows(ctx, b, gb);
-    cr_assert_eq(memcmp(a, b, sizeof a), 0);
-    cr_assert_eq(memcmp(ga, gb, sizeof ga), 0);
+    in_bounds_bytes_unchanged(&(krt_context_desc){ .device = "host" }, ctx);
     krt_context_destroy(ctx);
 }
 

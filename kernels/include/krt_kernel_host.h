@@ -84,6 +84,12 @@ static __attribute__((no_sanitize_address, unused)) void krt__check_keep(struct 
     s->ok[2 * k] = lo;
     s->ok[2 * k + 1] = hi;
 }
+/* Whether [lo, hi) holds the n bytes at a. */
+static inline __attribute__((no_sanitize_address, always_inline, unused)) int krt__within(uintptr_t lo, uintptr_t hi,
+                                                                                         uintptr_t a, size_t n)
+{
+    return a >= lo && a <= hi && hi - a >= n;
+}
 static __attribute__((no_sanitize_address, noinline, unused)) void krt__check_slow(struct krt_host_check_slot *s,
                                                                                   uintptr_t a, size_t n,
                                                                                   uint32_t kind)
@@ -101,12 +107,12 @@ static __attribute__((no_sanitize_address, noinline, unused)) void krt__check_sl
             hi = mid;
     }
     /* lo: the allocations whose base is at most a; the last of them is the only one that can hold it. */
-    if (lo && a + n <= r[2 * lo + 1] && a + n >= a) {
+    if (lo && krt__within((uintptr_t)r[2 * lo], (uintptr_t)r[2 * lo + 1], a, n)) {
         krt__check_keep(s, (uintptr_t)r[2 * lo], (uintptr_t)r[2 * lo + 1]);
         return;
     }
     for (int i = 0; i < KRT_HOST_CHECK_HEAP; i++)
-        if (a >= s->heap[2 * i] && a + n <= s->heap[2 * i + 1] && a + n >= a)
+        if (krt__within(s->heap[2 * i], s->heap[2 * i + 1], a, n))
             return;
     uintptr_t range[2];
     if (c->outside(a, n, kind, range))
@@ -469,6 +475,19 @@ static __attribute__((unused)) void krt__loops_free(void *p)
 #else
 #define krt__loops_free free
 #endif
+/* The current work-item's ids (krt__x, krt__y, krt__z in its group) stored in the loops' state, for a kernel whose
+ * functions read them through krt__host_item (krt__publish). */
+#define KRT__PUBLISH_IDS                                                                                      \
+    do {                                                                                                      \
+        if (krt__publish) {                                                                                   \
+            KRT__ID(krt__it.local_id[0]) = krt__x;                                                            \
+            KRT__ID(krt__it.local_id[1]) = krt__y;                                                            \
+            KRT__ID(krt__it.local_id[2]) = krt__z;                                                            \
+            KRT__ID(krt__it.global_id[0]) = krt__bx + krt__x;                                                 \
+            KRT__ID(krt__it.global_id[1]) = krt__by + krt__y;                                                 \
+            KRT__ID(krt__it.global_id[2]) = krt__bz + krt__z;                                                 \
+        }                                                                                                     \
+    } while (0)
 /* krt__l: the work-item's place in the group, the index of its element in the arrays of the variables that
  * live across a barrier. */
 #define KRT__ITEMS_BEGIN                                                                                      \
@@ -477,14 +496,7 @@ static __attribute__((unused)) void krt__loops_free(void *p)
             for (size_t krt__x = 0; krt__x < krt__lx; krt__x++) {                                             \
                 const size_t krt__l = (krt__z * krt__ly + krt__y) * krt__lx + krt__x;                         \
                 (void)krt__l;                                                                                 \
-                if (krt__publish) {                                                                           \
-                    KRT__ID(krt__it.local_id[0]) = krt__x;                                                    \
-                    KRT__ID(krt__it.local_id[1]) = krt__y;                                                    \
-                    KRT__ID(krt__it.local_id[2]) = krt__z;                                                    \
-                    KRT__ID(krt__it.global_id[0]) = krt__bx + krt__x;                                         \
-                    KRT__ID(krt__it.global_id[1]) = krt__by + krt__y;                                         \
-                    KRT__ID(krt__it.global_id[2]) = krt__bz + krt__z;                                         \
-                }
+                KRT__PUBLISH_IDS;
 #define KRT__ITEMS_END }
 #define KRT__UNIFORM_BEGIN                                                                                    \
     __extension__({                                                                                           \
@@ -493,12 +505,7 @@ static __attribute__((unused)) void krt__loops_free(void *p)
         (void)krt__x;                                                                                         \
         (void)krt__y;                                                                                         \
         (void)krt__z;                                                                                         \
-        if (krt__publish) {                                                                                   \
-            KRT__ID(krt__it.local_id[0]) = KRT__ID(krt__it.local_id[1]) = KRT__ID(krt__it.local_id[2]) = 0;   \
-            KRT__ID(krt__it.global_id[0]) = krt__bx;                                                          \
-            KRT__ID(krt__it.global_id[1]) = krt__by;                                                          \
-            KRT__ID(krt__it.global_id[2]) = krt__bz;                                                          \
-        }
+        KRT__PUBLISH_IDS;
 /* The same for a kernel with a return before a barrier: as the first work-item that has not returned sees it;
  * when all have, the group is done (a jump out of the statement expression, which GCC and Clang allow). */
 #define KRT__UNIFORM_GONE_BEGIN                                                                               \
@@ -515,14 +522,7 @@ static __attribute__((unused)) void krt__loops_free(void *p)
         (void)krt__x;                                                                                         \
         (void)krt__y;                                                                                         \
         (void)krt__z;                                                                                         \
-        if (krt__publish) {                                                                                   \
-            KRT__ID(krt__it.local_id[0]) = krt__x;                                                            \
-            KRT__ID(krt__it.local_id[1]) = krt__y;                                                            \
-            KRT__ID(krt__it.local_id[2]) = krt__z;                                                            \
-            KRT__ID(krt__it.global_id[0]) = krt__bx + krt__x;                                                 \
-            KRT__ID(krt__it.global_id[1]) = krt__by + krt__y;                                                 \
-            KRT__ID(krt__it.global_id[2]) = krt__bz + krt__z;                                                 \
-        }
+        KRT__PUBLISH_IDS;
 #define KRT__LQ(field, d, otherwise)                                                                          \
     __extension__({                                                                                           \
         const uint krt__d = (d);                                                                              \
