@@ -122,6 +122,9 @@ static inline __attribute__((no_sanitize_address, always_inline, unused)) void k
                                                                                          uint32_t kind)
 {
     struct krt_host_check_slot *s = &krt__check_slot;
+    /* The slot's address once per access: GCC otherwise recomputes it (a call into the dynamic linker, the library's
+     * thread-local block being dynamic) for each range of the ring it compares. */
+    __asm__("" : "+r"(s));
     for (int i = 0; i < KRT_HOST_CHECK_RANGES; i++)
         if (a - s->ok[2 * i] < s->ok[2 * i + 1] - s->ok[2 * i] && s->ok[2 * i + 1] - a >= n)
             return;
