@@ -118,13 +118,29 @@ static __attribute__((no_sanitize_address, noinline, unused)) void krt__check_sl
     if (c->outside(a, n, kind, range))
         krt__check_keep(s, range[0], range[1]);
 }
+/* Where the instrumentation finds the thread's slot. GCC on x86-64: in r15, a global register variable that the
+ * library's entry points (its group runners and work-item functions, KRT__SLOT_ENTER) load with the slot's address
+ * and give back as they found it (r15 is callee-saved: the code the library calls keeps it), so that an access costs
+ * no call into the dynamic linker for the thread-local slot. Elsewhere, the thread-local slot's address, once per
+ * access: GCC otherwise recomputes it for each range of the ring it compares. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(KRT_HOST_CHECK_TLS)
+register struct krt_host_check_slot *krt__slot_reg __asm__("r15");
+#define KRT__SLOT_ENTER                                                                                        \
+    struct krt_host_check_slot *const krt__slot_saved = krt__slot_reg;                                         \
+    krt__slot_reg = &krt__check_slot;
+#define KRT__SLOT_LEAVE krt__slot_reg = krt__slot_saved;
+#define KRT__SLOT(s) struct krt_host_check_slot *s = krt__slot_reg
+#else
+#define KRT__SLOT_ENTER
+#define KRT__SLOT_LEAVE
+#define KRT__SLOT(s)                                                                                           \
+    struct krt_host_check_slot *s = &krt__check_slot;                                                          \
+    __asm__("" : "+r"(s))
+#endif
 static inline __attribute__((no_sanitize_address, always_inline, unused)) void krt__check(uintptr_t a, size_t n,
                                                                                          uint32_t kind)
 {
-    struct krt_host_check_slot *s = &krt__check_slot;
-    /* The slot's address once per access: GCC otherwise recomputes it (a call into the dynamic linker, the library's
-     * thread-local block being dynamic) for each range of the ring it compares. */
-    __asm__("" : "+r"(s));
+    KRT__SLOT(s);
     for (int i = 0; i < KRT_HOST_CHECK_RANGES; i++)
         if (a - s->ok[2 * i] < s->ok[2 * i + 1] - s->ok[2 * i] && s->ok[2 * i + 1] - a >= n)
             return;
@@ -171,6 +187,8 @@ __attribute__((no_sanitize_address, visibility("hidden"))) void __asan_handle_no
 #else
 #define KRT__ID(lvalue) (lvalue)
 #define KRT__PUBLISH(p) (p)
+#define KRT__SLOT_ENTER
+#define KRT__SLOT_LEAVE
 #endif
 
 /* ---- Qualifiers ------------------------------------------------------------------------------------------ */
