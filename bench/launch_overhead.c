@@ -5,7 +5,9 @@
  *   (b) krt_launch with a static group size;
  *   (c) krt_launch with the group size chosen by krt (memoized);
  *   (d) krt_launch with the group size chosen by krt in a context created with KRT_CONTEXT_FLAG_NO_MEMO;
- *   (e) raw OpenCL: clSetKernelArg x4 and clEnqueueNDRangeKernel on the same PoCL device.
+ *   (e) raw OpenCL: clSetKernelArg x4 and clEnqueueNDRangeKernel on the same PoCL device;
+ *   (f) raw Level Zero as SYCL's runtimes submit: (a), but every launch signals an event of its own and waits on
+ *       the previous launch's, so the driver arms a signal and watches a completion per launch.
  * Every case synchronizes its queue every --sync-every launches (so queues stay bounded) and the time of those
  * synchronizations is part of the wall time of every case alike. The repeats interleave the cases, so a burst
  * of load from elsewhere on the machine hits all of them. Instructions per launch come from callgrind, in a
@@ -14,7 +16,7 @@
  *
  * Usage: launch_overhead [--launches N] [--repeats R] [--sync-every S] [--callgrind-launches M]
  *                        [--no-callgrind] [--out DIR]
- *        --cases abcde selects cases (default all); the ratios need (a).
+ *        --cases abcdef selects cases (default all); the ratios need (a).
  *        launch_overhead --child --case X --launches M  (what the callgrind runs execute)
  */
 #include "bench_util.h"
@@ -31,11 +33,11 @@
 
 #define RANGE 1024u /* work-items per launch: as in the reference floor (global 1024, local 64) */
 #define GROUP 64u   /* the fixed group size of cases a, b and e */
-#define NCASES 5
+#define NCASES 6
 
 static const char *const case_names[NCASES] = {
     "(a) raw Level Zero", "(b) krt static", "(c) krt dynamic (memo)", "(d) krt dynamic NO_MEMO",
-    "(e) raw OpenCL",
+    "(e) raw OpenCL", "(f) raw Level Zero, events chained",
 };
 
 /* ------------------------------------------------------------------------------------------------------ */
@@ -50,6 +52,9 @@ typedef struct ze_case {
     ze_kernel_handle_t kernel;
     ze_event_pool_handle_t pool;
     ze_event_handle_t done;
+    ze_event_pool_handle_t chain_pool; /* (f): one event per launch of a chunk, reset at each synchronize */
+    ze_event_handle_t *chain;
+    uint32_t chain_len, chain_used;
     ze_group_count_t groups;
     float *y, *x;
     float a;
@@ -63,7 +68,7 @@ typedef struct ze_case {
             bench_die("%s failed: 0x%x", #call, (unsigned)r_);                                              \
     } while (0)
 
-static void ze_setup(ze_case *c)
+static void ze_setup(ze_case *c, uint32_t chain_len)
 {
     ZE_CHECK(zeInit(0));
     uint32_t n = 1;
@@ -95,6 +100,20 @@ static void ze_setup(ze_case *c)
     ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0,
                           .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
     ZE_CHECK(zeEventCreate(c->pool, &ed, &c->done));
+    if (chain_len) {
+        ze_event_pool_desc_t cp = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                                   .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = chain_len};
+        ZE_CHECK(zeEventPoolCreate(c->context, &cp, 1, &c->device, &c->chain_pool));
+        c->chain = calloc(chain_len, sizeof *c->chain);
+        if (!c->chain)
+            bench_die("out of memory");
+        for (uint32_t i = 0; i < chain_len; i++) {
+            ze_event_desc_t ce = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = i,
+                                  .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+            ZE_CHECK(zeEventCreate(c->chain_pool, &ce, &c->chain[i]));
+        }
+        c->chain_len = chain_len;
+    }
     c->groups = (ze_group_count_t){RANGE / GROUP, 1, 1};
     c->a = 1.0f;
     c->n = RANGE;
@@ -115,12 +134,33 @@ static __attribute__((noinline)) int ze_chunk(ze_case *c, uint32_t count)
     return bad;
 }
 
-/* API 1.4 has no list synchronize: a barrier that signals a host-visible event stands in for it. */
+/* The launch loop of case (f): launch i of a chunk signals chain[i] and waits on chain[i - 1]. */
+static __attribute__((noinline)) int ze_chained_chunk(ze_case *c, uint32_t count)
+{
+    int bad = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t e = c->chain_used++;
+        bad |= zeKernelSetArgumentValue(c->kernel, 0, sizeof c->y, &c->y);
+        bad |= zeKernelSetArgumentValue(c->kernel, 1, sizeof c->x, &c->x);
+        bad |= zeKernelSetArgumentValue(c->kernel, 2, sizeof c->a, &c->a);
+        bad |= zeKernelSetArgumentValue(c->kernel, 3, sizeof c->n, &c->n);
+        bad |= zeKernelSetGroupSize(c->kernel, GROUP, 1, 1);
+        bad |= zeCommandListAppendLaunchKernel(c->list, c->kernel, &c->groups, c->chain[e], e ? 1 : 0,
+                                               e ? &c->chain[e - 1] : NULL);
+    }
+    return bad;
+}
+
+/* API 1.4 has no list synchronize: a barrier that signals a host-visible event stands in for it. Case (f)'s events
+ * are reset here, once everything that signals them is done. */
 static void ze_sync(ze_case *c)
 {
     ZE_CHECK(zeCommandListAppendBarrier(c->list, c->done, 0, NULL));
     ZE_CHECK(zeEventHostSynchronize(c->done, UINT64_MAX));
     ZE_CHECK(zeEventHostReset(c->done));
+    for (uint32_t i = 0; i < c->chain_used; i++)
+        ZE_CHECK(zeEventHostReset(c->chain[i]));
+    c->chain_used = 0;
 }
 
 /* ------------------------------------------------------------------------------------------------------ */
@@ -277,12 +317,14 @@ typedef struct cases {
     ze_case ze;
     krt_case krt[3]; /* b, c, d */
     cl_case cl;
+    ze_case zf; /* f */
+    uint32_t sync_every;
 } cases;
 
 static void setup(cases *s)
 {
     if (s->active[0])
-        ze_setup(&s->ze);
+        ze_setup(&s->ze, 0);
     if (s->active[1])
         krt_setup(&s->krt[0], 0, 1);
     if (s->active[2])
@@ -291,6 +333,8 @@ static void setup(cases *s)
         krt_setup(&s->krt[2], KRT_CONTEXT_FLAG_NO_MEMO, 0);
     if (s->active[4])
         cl_setup(&s->cl);
+    if (s->active[5])
+        ze_setup(&s->zf, s->sync_every);
 }
 
 /* Zeroes y and sets x to 1, so that after L launches every y[i] must equal L: the check that each case really
@@ -300,6 +344,7 @@ static float *case_y(cases *s, int k, float **x)
     switch (k) {
     case 0: *x = s->ze.x; return s->ze.y;
     case 1: case 2: case 3: *x = s->krt[k - 1].x; return s->krt[k - 1].y;
+    case 5: *x = s->zf.x; return s->zf.y;
     default: *x = s->cl.x; return s->cl.y;
     }
 }
@@ -327,6 +372,7 @@ static int chunk(cases *s, int k, uint32_t count)
     switch (k) {
     case 0: return ze_chunk(&s->ze, count);
     case 1: case 2: case 3: return krt_chunk(&s->krt[k - 1], count);
+    case 5: return ze_chained_chunk(&s->zf, count);
     default: return cl_chunk(&s->cl, count);
     }
 }
@@ -336,6 +382,7 @@ static void sync_case(cases *s, int k)
     switch (k) {
     case 0: ze_sync(&s->ze); break;
     case 1: case 2: case 3: krt_sync(&s->krt[k - 1]); break;
+    case 5: ze_sync(&s->zf); break;
     default: cl_sync(&s->cl); break;
     }
 }
@@ -367,7 +414,7 @@ static int case_index(const char *name)
 {
     if (strlen(name) == 1 && name[0] >= 'a' && name[0] < 'a' + NCASES)
         return name[0] - 'a';
-    bench_die("unknown case %s (a-e)", name);
+    bench_die("unknown case %s (a-f)", name);
 }
 
 /* The callgrind child: one case, a warm-up chunk that fills every cache, then the measured launches. */
@@ -379,6 +426,7 @@ static int child_main(int argc, char **argv)
     uint64_t launches = (uint64_t)bench_opt_long(argc, argv, "launches", 2000);
     uint32_t sync_every = (uint32_t)bench_opt_long(argc, argv, "sync-every", 1000);
     s.active[k] = 1;
+    s.sync_every = sync_every;
     setup(&s);
     uint64_t h;
     run_case(&s, k, sync_every, sync_every, 0, &h);
@@ -394,7 +442,7 @@ static const char *fmt(char *buf, const char *f, double v)
 
 static const char usage[] =
     "usage: launch_overhead [--launches N] [--repeats R] [--sync-every S] [--callgrind-launches M]\n"
-    "                       [--no-callgrind] [--cases abcde] [--out DIR]\n"
+    "                       [--no-callgrind] [--cases abcdef] [--out DIR]\n"
     "Environment: ZE_ENABLE_ALT_DRIVERS (the ze_pocl driver), KRT_BENCH_KERNELS (build/bench/kernels).\n";
 static const char *const known_opts[] = {"launches", "repeats", "sync-every", "callgrind-launches", "no-callgrind",
                                          "cases", "out", "child", "case", NULL};
@@ -414,9 +462,10 @@ int main(int argc, char **argv)
     if (repeats < 1 || repeats > 100 || launches < 1 || sync_every < 1)
         bench_die("bad options");
 
-    const char *which = bench_opt_str(argc, argv, "cases", "abcde");
+    const char *which = bench_opt_str(argc, argv, "cases", "abcdef");
     cases s;
     memset(&s, 0, sizeof s);
+    s.sync_every = sync_every;
     for (int k = 0; k < NCASES; k++)
         s.active[k] = strchr(which, 'a' + k) != NULL;
     setup(&s);

@@ -196,8 +196,8 @@ if [ "${FIGURES:-1}" = 1 ]; then
     step "figures: krt_vadd (module cache warm)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE_DIR=/tmp/zc_fresh \
         "$D/bench/krt_vadd" 1048576
     step "figures: krt_vadd (module cache off)" 60 env -u ZE_ENABLE_ALT_DRIVERS ZE_CUDA_CACHE=0 "$D/bench/krt_vadd" 1048576
-    step "figures: launch_overhead abcd" 90 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$D/bench/launch_overhead" \
-        --cases abcd --no-callgrind --launches 100000 --repeats 3 --out /tmp/lo
+    step "figures: launch_overhead abcdf" 120 env ZE_ENABLE_ALT_DRIVERS="$CUDA" "$D/bench/launch_overhead" \
+        --cases abcdf --no-callgrind --launches 100000 --repeats 3 --out /tmp/lo
     step "figures: cuda_ref again (launch cost varies between runs)" 60 "$D/bench/cuda_ref" --launches 100000
     step "figures: groupsize" 120 env -u ZE_ENABLE_ALT_DRIVERS "$D/bench/groupsize" --quick --out /tmp/gs
     step "figures: python_launch (Python call, C krt_launch, CuPy RawKernel, torch add_)" 150 \

@@ -92,6 +92,8 @@ struct zp_btoken {
     atomic_int refs;
     struct zp_bdev *dev;
     unsigned epoch;     /* dev->epoch when made: events of an older one died with a reset and are not pooled */
+    const struct zp_bqueue *queue; /* the queue whose stream records end: a later command there needs no wait on it.
+                                    * Compared, never followed (a queue is drained before it is freed). */
     CUevent start, end; /* start only on profiling queues */
     pthread_mutex_t lock;
     bool complete;
@@ -204,6 +206,8 @@ ZC_HIDDEN ze_result_t zc_kernel_set_arg(zp_bkern *k, uint32_t index, uint32_t ki
 /* Completion tokens (token.c). */
 /* An event from the device's pool (timed or not), or a new one; NULL when CUDA cannot make one. */
 ZC_HIDDEN CUevent zc_event_get(struct zp_bdev *d, bool timed);
+/* Back to the pool; epoch is the device's when the event was made (an older one's event died with a reset). */
+ZC_HIDDEN void zc_event_put(struct zp_bdev *d, CUevent e, bool timed, unsigned epoch);
 /* Takes a reference to a token. */
 ZC_HIDDEN void zc_token_retain(zp_btoken *t);
 /* Drops a reference; the last one puts the token's events back in the pool and frees it. */

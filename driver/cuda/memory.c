@@ -55,8 +55,10 @@ static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 struct zc_cached {
     struct zc_cached *next;
+    struct zp_bdev *dev;
     CUdeviceptr base;
     size_t bytes;
+    unsigned epoch; /* the device's when the events were taken from its pool */
     uint32_t num_events;
     CUevent events[];
 };
@@ -89,7 +91,7 @@ static void cache_check_locked(struct zp_bdev *d) {
 }
 
 static void cached_free(struct zc_cached *c, bool free_memory) {
-    for (uint32_t i = 0; i < c->num_events; i++) zc_cu.cuEventDestroy(c->events[i]);
+    for (uint32_t i = 0; i < c->num_events; i++) zc_event_put(c->dev, c->events[i], false, c->epoch);
     if (free_memory) zc_cu.cuMemFree(c->base);
     free(c);
 }
@@ -123,16 +125,21 @@ static bool cached_done(const struct zc_cached *c) {
 }
 
 /* Waits up to ZC_CACHE_WAIT_NS for a block's events; whether they are done. Polled rather than cuEventSynchronize, so
- * that work that never ends (a host task waiting for this very thread) costs a fresh allocation, not a deadlock. */
+ * that work that never ends (a host task waiting for this very thread) costs a fresh allocation, not a deadlock. The
+ * first ZC_CACHE_SPIN_NS poll with a yield between queries: the block waited for is the oldest of ZC_CACHE_DEPTH,
+ * usually a kernel's time away, and a sleep (20 us asked, 100 us had on average on the project's two-core machine:
+ * the kernel's timer slack and the wake-up) would overshoot it by more than the kernel takes. Past that the thread
+ * sleeps between queries. */
+#define ZC_CACHE_SPIN_NS ((int64_t)2 * 1000000)
 static bool cached_wait(const struct zc_cached *c) {
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    for (unsigned spins = 0;; spins++) {
+    for (;;) {
         if (cached_done(c)) return true;
         clock_gettime(CLOCK_MONOTONIC, &now);
         int64_t ns = (int64_t)(now.tv_sec - start.tv_sec) * 1000000000 + (now.tv_nsec - start.tv_nsec);
         if (ns > ZC_CACHE_WAIT_NS) return false;
-        if (spins < 64) {
+        if (ns < ZC_CACHE_SPIN_NS) {
             sched_yield();
         } else {
             struct timespec nap = {0, 20000};
@@ -206,8 +213,13 @@ static bool cache_put(struct zp_bdev *d, CUdeviceptr base, size_t bytes) {
     struct zc_cached *c = malloc(sizeof *c + n * sizeof(CUevent));
     bool ok = c != NULL;
     uint32_t made = 0;
+    if (c) {
+        c->dev = d;
+        c->epoch = d->cache_epoch;
+    }
+    /* The events come from the device's pool, not a cuEventCreate and a cuEventDestroy per free. */
     for (struct zp_bqueue *q = d->live; ok && q; q = q->next_live) {
-        ok = zc_cu.cuEventCreate(&c->events[made], CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+        ok = (c->events[made] = zc_event_get(d, false)) != NULL;
         if (!ok) break;
         made++;
         ok = zc_cu.cuEventRecord(c->events[made - 1], q->stream) == CUDA_SUCCESS;

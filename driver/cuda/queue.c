@@ -46,10 +46,13 @@ ze_result_t zc_queue_finish(zp_bqueue *q) {
     return zc_result(zc_cu.cuStreamSynchronize(q->stream));
 }
 
-/* Before a command: its waits, and the start event of a timed token. */
+/* Before a command: its waits, and the start event of a timed token. A token of this same queue is already behind
+ * the command in stream order, so only other queues' tokens cost a cuStreamWaitEvent: SYCL's runtimes make every
+ * launch wait on the previous launch's event, mostly of the same in-order queue. */
 static ze_result_t begin(zp_bqueue *q, uint32_t nw, zp_btoken *const *waits, zp_btoken **done, zp_btoken **tok) {
     zc_bind(q->dev);
     for (uint32_t i = 0; i < nw; i++) {
+        if (waits[i]->queue == q) continue;
         CUresult r = zc_cu.cuStreamWaitEvent(q->stream, waits[i]->end, 0);
         if (r != CUDA_SUCCESS) return zc_result(r);
     }
@@ -59,6 +62,7 @@ static ze_result_t begin(zp_bqueue *q, uint32_t nw, zp_btoken *const *waits, zp_
     if (!t) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     atomic_init(&t->refs, 1);
     t->dev = q->dev;
+    t->queue = q;
     t->epoch = atomic_load_explicit(&q->dev->epoch, memory_order_acquire);
     pthread_mutex_init(&t->lock, NULL);
     t->end = zc_event_get(q->dev, q->profiling);

@@ -1,6 +1,7 @@
 /* CUDA backend: completion tokens (CUevents, pooled per device), their times, and the thread that watches
  * the tokens that have callbacks and calls them. */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cuda_be.h"
@@ -22,7 +23,7 @@ CUevent zc_event_get(struct zp_bdev *d, bool timed) {
 
 /* epoch: the device's when the event was made. An event of an older epoch died with a reset (zc_device_recover): it
  * is neither pooled nor destroyed. */
-static void event_put(struct zp_bdev *d, CUevent e, bool timed, unsigned epoch) {
+void zc_event_put(struct zp_bdev *d, CUevent e, bool timed, unsigned epoch) {
     if (!e) return;
     pthread_mutex_lock(&d->pool_lock);
     if (epoch != atomic_load_explicit(&d->epoch, memory_order_acquire)) {
@@ -50,19 +51,24 @@ void zc_token_retain(zp_btoken *t) { atomic_fetch_add(&t->refs, 1); }
 void zc_token_release(zp_btoken *t) {
     if (atomic_fetch_sub(&t->refs, 1) != 1) return;
     /* Events go back to the pool rather than to cuEventDestroy: this may run on any thread. */
-    event_put(t->dev, t->end, t->start != NULL, t->epoch);
-    event_put(t->dev, t->start, true, t->epoch);
+    zc_event_put(t->dev, t->end, t->start != NULL, t->epoch);
+    zc_event_put(t->dev, t->start, true, t->epoch);
     pthread_mutex_destroy(&t->lock);
     free(t);
 }
 
 /* One thread watches tokens that have callbacks and calls them once their events complete. Callbacks may
- * call back into the backend (and CUDA), which CUDA's own host callbacks must not. */
+ * call back into the backend (and CUDA), which CUDA's own host callbacks must not.
+ *
+ * A launch that signals an event registers its token here from the submitting thread, so registering must not wait
+ * behind the watcher's scan: tokens arrive in `incoming` under watch_lock, and the watcher moves them into a list
+ * of its own (`mine`) under the lock and calls cuEventQuery on them outside it. The lock is held for a pointer
+ * append on one side and a move on the other, never across a CUDA call. */
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t watch_cv = PTHREAD_COND_INITIALIZER;
-static zp_btoken **watched;
-static size_t watched_len, watched_cap;
-static bool watcher_started;
+static zp_btoken **incoming;             /* registered, not yet taken by the watcher; under watch_lock */
+static size_t incoming_len, incoming_cap;
+static bool watcher_started, watcher_idle; /* idle: waiting on watch_cv with nothing to watch */
 
 static void fire(zp_btoken *t) {
     pthread_mutex_lock(&t->lock);
@@ -78,20 +84,43 @@ static void fire(zp_btoken *t) {
     }
 }
 
+/* Moves what was registered into the watcher's own list (grown as needed; what does not fit stays in incoming
+ * for the next round). Called with watch_lock held. */
+static void take_incoming(zp_btoken ***mine, size_t *len, size_t *cap) {
+    if (*len + incoming_len > *cap) {
+        size_t c = *cap ? *cap : 64;
+        while (c < *len + incoming_len) c *= 2;
+        zp_btoken **p = realloc(*mine, c * sizeof *p);
+        if (p) {
+            *mine = p;
+            *cap = c;
+        }
+    }
+    size_t n = *cap - *len < incoming_len ? *cap - *len : incoming_len;
+    memcpy(*mine + *len, incoming + (incoming_len - n), n * sizeof *incoming);
+    *len += n;
+    incoming_len -= n;
+}
+
 static void *watcher(void *arg) {
     (void)arg;
+    zp_btoken **mine = NULL;
+    size_t len = 0, cap = 0;
     unsigned idle_us = 2;
     for (;;) {
         pthread_mutex_lock(&watch_lock);
-        while (watched_len == 0) {
+        while (len == 0 && incoming_len == 0) {
             idle_us = 2;
+            watcher_idle = true;
             pthread_cond_wait(&watch_cv, &watch_lock);
         }
-        /* Take the finished ones out under the lock; fire them outside it. */
-        zp_btoken *done[64];
-        size_t nd = 0, w = 0;
-        for (size_t i = 0; i < watched_len; i++) {
-            zp_btoken *t = watched[i];
+        watcher_idle = false;
+        take_incoming(&mine, &len, &cap);
+        pthread_mutex_unlock(&watch_lock);
+        /* Query outside the lock; fire the finished ones, keep the rest. */
+        size_t w = 0, nd = 0;
+        for (size_t i = 0; i < len; i++) {
+            zp_btoken *t = mine[i];
             /* A failed query is a completion too (the callbacks must run, or their waiters wait forever), and a sticky
              * error marks the device lost on the way (zc_result): the object model then answers DEVICE_LOST to the
              * waits. A token older than a reset has nothing left to query. */
@@ -101,19 +130,16 @@ static void *watcher(void *arg) {
                 zc_bind(t->dev);
                 q = zc_cu.cuEventQuery(t->end);
             }
-            if (nd < 64 && (stale || q != CUDA_ERROR_NOT_READY)) {
+            if (stale || q != CUDA_ERROR_NOT_READY) {
                 if (q != CUDA_SUCCESS && q != CUDA_ERROR_NOT_READY) (void)zc_result(q);
-                done[nd++] = t;
+                fire(t);
+                zc_token_release(t);
+                nd++;
             } else {
-                watched[w++] = t;
+                mine[w++] = t;
             }
         }
-        watched_len = w;
-        pthread_mutex_unlock(&watch_lock);
-        for (size_t i = 0; i < nd; i++) {
-            fire(done[i]);
-            zc_token_release(done[i]);
-        }
+        len = w;
         if (nd == 0) {
             struct timespec ts = {0, (long)idle_us * 1000};
             nanosleep(&ts, NULL);
@@ -156,21 +182,25 @@ ze_result_t zc_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user) {
             r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
         pthread_attr_destroy(&at);
     }
-    if (r == ZE_RESULT_SUCCESS && watched_len == watched_cap) {
-        size_t cap = watched_cap ? watched_cap * 2 : 64;
-        zp_btoken **p = realloc(watched, cap * sizeof *p);
+    if (r == ZE_RESULT_SUCCESS && incoming_len == incoming_cap) {
+        size_t cap = incoming_cap ? incoming_cap * 2 : 64;
+        zp_btoken **p = realloc(incoming, cap * sizeof *p);
         if (p) {
-            watched = p;
-            watched_cap = cap;
+            incoming = p;
+            incoming_cap = cap;
         } else {
             r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
         }
     }
+    /* Only a watcher parked on the condition needs the signal; a polling one finds the token on its next round. */
+    bool wake = false;
     if (r == ZE_RESULT_SUCCESS) {
-        watched[watched_len++] = t;
-        pthread_cond_signal(&watch_cv);
+        incoming[incoming_len++] = t;
+        wake = watcher_idle;
+        watcher_idle = false;
     }
     pthread_mutex_unlock(&watch_lock);
+    if (wake) pthread_cond_signal(&watch_cv);
     if (r != ZE_RESULT_SUCCESS) {
         /* Undo: the callback stays unregistered and the caller sets its signal itself. */
         pthread_mutex_lock(&t->lock);
