@@ -884,7 +884,25 @@ Test(checks, host_needs_a_checked_library)
     KT_EXPECT(krt_module_create(ctx, &(krt_module_desc){ .path = spv }, &m), KRT_ERROR_IO);
     assert_message_has("krt_checks_vec.checked.so");
     assert_message_has("krt-cc --host --checks");
-    kt_assert_usable(ctx);
+    /* A checked library whose kernel has no group runner (built by hand, not by krt-cc): its kernel is refused, as
+     * the instrumentation finds its slot through the runner; in an unchecked context too, which runs a checked
+     * library unchecked. */
+    snprintf(spv, sizeof spv, "%s/vadd.spv", getenv("KRT_KERNELS"));
+    snprintf(lib, sizeof lib, "%s/norunner/vadd.checked.so", getenv("KRT_TEST_KERNELS"));
+    krt_context *plain = kt_context(&(krt_context_desc){ .device = "host" });
+    krt_context *both[] = { ctx, plain };
+    for (int i = 0; i < 2; i++) {
+        m = NULL;
+        krt_result r = krt_module_create(both[i], &(krt_module_desc){ .path = spv, .host_library = lib }, &m);
+        krt_kernel *k2 = NULL;
+        if (r == KRT_SUCCESS)
+            r = krt_kernel_get(m, "vadd", &k2);
+        cr_assert_eq(r, KRT_ERROR_UNSUPPORTED_FEATURE, "%s: %s", krt_result_name(r), krt_last_error_message());
+        if (m)
+            krt_module_destroy(m);
+        kt_assert_usable(both[i]);
+    }
+    krt_context_destroy(plain);
     krt_context_destroy(ctx);
 }
 

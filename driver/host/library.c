@@ -321,6 +321,10 @@ ze_result_t host_kernel_create(zp_bmod *mod, const char *name, zp_bkern **out, z
         if ((size_t)snprintf(sym, sizeof sym, "%s%s", KRT_HOST_GROUP_PREFIX, name) < sizeof sym)
             runner = (void (*)(void))dlsym(mod->lib, sym);
     }
+    /* A checked library's instrumentation finds its thread's slot through the runner (krt_kernel_host.h,
+     * KRT__SLOT_ENTER: in a register, on x86-64), so its kernels run only through their runners. krt-cc writes one
+     * for every kernel; a checked library built otherwise, without one, is refused rather than run. */
+    if (mod->checks_slot && !runner) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     bool direct = mod->abi >= 4 && runner;
     uint32_t n = kr->num_args;
     /* Each value at an offset aligned to the largest power of two dividing its size (at least a pointer's): C

@@ -55,5 +55,15 @@ $(BUILD)/test-kernels/abi3/krt_byvalue.so: test/kernels/krt_byvalue.cl $(BUILD)/
                                            $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 	$(CC) $$($(BINDIR)/krt-cc --host --print-flags) $< -x none $(BUILD)/test-kernels/abi3/version.o -o $@ -lm
 
+# A checked library without group runners (compiled with krt-cc --checks's flags but without its runner pass, as a
+# hand-built one might be): test_checks' host_needs_a_checked_library expects its kernel refused, as the
+# instrumentation finds its slot through the runner (docs/driver.md, "The host driver's checked libraries").
+HOST_NORUNNER_SO := $(BUILD)/test-kernels/norunner/vadd.checked.so
+tests: $(HOST_NORUNNER_SO)
+all: $(HOST_NORUNNER_SO)
+$(HOST_NORUNNER_SO): kernels/vadd.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $$($(BINDIR)/krt-cc --host --checks --print-flags) $< -o $@ -lm
+
 # test/host/asan-krt.sh: the tutorial's AddressSanitizer run through libkrt on the host device, as a user makes it.
 EXAMPLE_TESTS += '$(HOST_TEST_BIN) $(CRITERION_ARGS)' 'sh test/host/asan-krt.sh $(BUILD) $(KRT_LIBASAN)'
