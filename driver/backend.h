@@ -196,9 +196,10 @@ typedef struct zp_backend_ops {
     /* Optional: blocks until the token's command has completed (ze_cuda: cuEventSynchronize on its end event), so
      * that a host wait returns when the device is done rather than when the completion callback gets to run. */
     ze_result_t (*token_wait)(zp_btoken *t);
-    /* Optional, with token_wait: whether the token's command has completed, without blocking (ze_cuda:
-     * cuEventQuery). A query of a signal then answers from the device, so that once a later command of an in-order
-     * queue is known complete (a wait returned through token_wait), the events of earlier ones read as set too. */
+    /* Optional: whether the token's command has completed, without blocking (ze_cuda: cuEventQuery; ze_pocl: the
+     * event's execution status). A query of a signal then answers from the device, so that once a later command is
+     * known complete (a wait returned through token_wait, or a command that waited on this one), the events of the
+     * earlier ones read as set too, before their completion callbacks have run. */
     bool (*token_done)(zp_btoken *t);
     /* Optional (ze_cuda): a closed regular command list as one backend object, a CUDA graph, launched once per
      * execution. capture_begin makes a queue of the backend's record its commands instead of running them (they

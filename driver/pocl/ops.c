@@ -44,6 +44,7 @@ const zp_backend_ops zp_pocl_backend = {
     .token_retain = zp_pocl_token_retain,
     .token_release = zp_pocl_token_release,
     .token_on_complete = zp_pocl_token_on_complete,
+    .token_done = zp_pocl_token_done,
     .token_times = zp_pocl_token_times,
     .can_access_peer = zp_pocl_can_access_peer,
     .vm_page_size = zp_pocl_vm_page_size,

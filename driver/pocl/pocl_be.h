@@ -128,6 +128,7 @@ ZP_HIDDEN ze_result_t zp_pocl_vm_protect(void *ptr, size_t size, ze_memory_acces
 ZP_HIDDEN void zp_pocl_token_retain(zp_btoken *t);
 ZP_HIDDEN void zp_pocl_token_release(zp_btoken *t);
 ZP_HIDDEN ze_result_t zp_pocl_token_on_complete(zp_btoken *t, zp_token_fn fn, void *user);
+ZP_HIDDEN bool zp_pocl_token_done(zp_btoken *t);
 ZP_HIDDEN ze_result_t zp_pocl_token_times(zp_btoken *t, uint64_t *start, uint64_t *end);
 
 #endif
