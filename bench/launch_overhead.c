@@ -54,7 +54,7 @@ typedef struct ze_case {
     ze_event_handle_t done;
     ze_event_pool_handle_t chain_pool; /* (f): one event per launch of a chunk, reset at each synchronize */
     ze_event_handle_t *chain;
-    uint32_t chain_len, chain_used;
+    uint32_t chain_used;
     ze_group_count_t groups;
     float *y, *x;
     float a;
@@ -112,11 +112,20 @@ static void ze_setup(ze_case *c, uint32_t chain_len)
                                   .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
             ZE_CHECK(zeEventCreate(c->chain_pool, &ce, &c->chain[i]));
         }
-        c->chain_len = chain_len;
     }
     c->groups = (ze_group_count_t){RANGE / GROUP, 1, 1};
     c->a = 1.0f;
     c->n = RANGE;
+}
+
+/* What every launch of cases (a) and (f) sets before its append: the four arguments and the group size. */
+static inline __attribute__((always_inline)) int ze_set_launch(ze_case *c)
+{
+    int bad = zeKernelSetArgumentValue(c->kernel, 0, sizeof c->y, &c->y);
+    bad |= zeKernelSetArgumentValue(c->kernel, 1, sizeof c->x, &c->x);
+    bad |= zeKernelSetArgumentValue(c->kernel, 2, sizeof c->a, &c->a);
+    bad |= zeKernelSetArgumentValue(c->kernel, 3, sizeof c->n, &c->n);
+    return bad | zeKernelSetGroupSize(c->kernel, GROUP, 1, 1);
 }
 
 /* The launch loop of case (a), kept out of line so that callgrind can count exactly this. */
@@ -124,11 +133,7 @@ static __attribute__((noinline)) int ze_chunk(ze_case *c, uint32_t count)
 {
     int bad = 0;
     for (uint32_t i = 0; i < count; i++) {
-        bad |= zeKernelSetArgumentValue(c->kernel, 0, sizeof c->y, &c->y);
-        bad |= zeKernelSetArgumentValue(c->kernel, 1, sizeof c->x, &c->x);
-        bad |= zeKernelSetArgumentValue(c->kernel, 2, sizeof c->a, &c->a);
-        bad |= zeKernelSetArgumentValue(c->kernel, 3, sizeof c->n, &c->n);
-        bad |= zeKernelSetGroupSize(c->kernel, GROUP, 1, 1);
+        bad |= ze_set_launch(c);
         bad |= zeCommandListAppendLaunchKernel(c->list, c->kernel, &c->groups, NULL, 0, NULL);
     }
     return bad;
@@ -139,12 +144,8 @@ static __attribute__((noinline)) int ze_chained_chunk(ze_case *c, uint32_t count
 {
     int bad = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t e = c->chain_used++;
-        bad |= zeKernelSetArgumentValue(c->kernel, 0, sizeof c->y, &c->y);
-        bad |= zeKernelSetArgumentValue(c->kernel, 1, sizeof c->x, &c->x);
-        bad |= zeKernelSetArgumentValue(c->kernel, 2, sizeof c->a, &c->a);
-        bad |= zeKernelSetArgumentValue(c->kernel, 3, sizeof c->n, &c->n);
-        bad |= zeKernelSetGroupSize(c->kernel, GROUP, 1, 1);
+        uint32_t e = c->chain_used++; /* below --sync-every, the chain's length: ze_sync resets it */
+        bad |= ze_set_launch(c);
         bad |= zeCommandListAppendLaunchKernel(c->list, c->kernel, &c->groups, c->chain[e], e ? 1 : 0,
                                                e ? &c->chain[e - 1] : NULL);
     }
