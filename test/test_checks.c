@@ -4,6 +4,7 @@
  * variables and __constant data are never refused; unchecked contexts are not instrumented. On ze_pocl (the CPU
  * runs kernels in this process, so an unchecked stray write lands in its memory), and on the host device through
  * checked libraries (the host_ tests). */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -904,6 +905,101 @@ Test(checks, host_needs_a_checked_library)
     }
     krt_context_destroy(plain);
     krt_context_destroy(ctx);
+}
+
+/* The shadow map (driver/host/shadow.c) lets an allocation through once a launch has taken in the context's table;
+ * freed, its memory is refused again at once, though the heap keeps it mapped: a store there through another
+ * argument is not made. */
+Test(checks, host_freed_memory_is_refused_again)
+{
+    krt_context *ctx = checked_host();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "poke");
+    int *base = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
+    int *gone = kt_alloc(ctx, 256, KRT_MEMORY_SHARED);
+    for (int round = 0; round < 2; round++) {
+        int64_t index = 3;
+        int value = 7 + round;
+        krt_arg args[] = { KRT_ARG(gone), KRT_ARG(index), KRT_ARG(value) };
+        krt_launch_desc d = kt_desc1(1, args, 3);
+        KT_OK(krt_launch_sync(k, &d));
+        cr_assert_eq(gone[3], 7 + round);
+    }
+    intptr_t at = (intptr_t)&gone[3];
+    KT_OK(krt_free(ctx, gone));
+    int64_t index = (at - (intptr_t)base) / (int64_t)sizeof(int);
+    cr_assert_eq((intptr_t)base + index * (int64_t)sizeof(int), at);
+    int value = 1234;
+    krt_arg args[] = { KRT_ARG(base), KRT_ARG(index), KRT_ARG(value) };
+    krt_launch_desc d = kt_desc1(1, args, 3);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel poke, work-item (0, 0, 0): a 4-byte store");
+    assert_message_has("outside every allocation of the context");
+    KT_OK(krt_free(ctx, base));
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* A checked library built with KRT_HOST_CHECK_CALLS=1 (a call before every access, no shadow map) runs as one of the
+ * map does: in bounds the same results, the overrun refused and named. */
+Test(checks, host_library_of_calls_checks_the_same)
+{
+    char spv[4096], lib[4096], mapped[4096];
+    snprintf(spv, sizeof spv, "%s/krt_checks.spv", getenv("KRT_TEST_KERNELS"));
+    snprintf(lib, sizeof lib, "%s/calls/krt_checks.checked.so", getenv("KRT_TEST_KERNELS"));
+    snprintf(mapped, sizeof mapped, "%s/host/krt_checks.checked.so", getenv("KRT_TEST_KERNELS"));
+    const char *libs[] = { lib, mapped };
+    for (int i = 0; i < 2; i++) {
+        void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+        cr_assert(h, "%s: %s", libs[i], dlerror());
+        cr_assert_eq(dlsym(h, "krt_host_checks_shadow") != NULL, i == 1, "%s", libs[i]);
+        dlclose(h);
+    }
+    krt_context *ctx = checked_host();
+    krt_module *m = NULL;
+    KT_OK(krt_module_create(ctx, &(krt_module_desc){ .path = spv, .host_library = lib }, &m));
+    krt_kernel *k = kt_kernel(m, "off_by_one");
+    enum { N = 64 };
+    int *out = kt_alloc(ctx, N * sizeof(int), KRT_MEMORY_SHARED);
+    uint32_t n = N;
+    krt_arg args[] = { KRT_ARG(out), KRT_ARG(n) };
+    krt_launch_desc d = desc_group(N, 8, args, 2);
+    KT_OK(krt_launch_sync(k, &d));
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(out[i], i + 1, "out[%d] is %d", i, out[i]);
+    d = desc_group(N + 1, 8, args, 2);
+    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel off_by_one, work-item (64, 0, 0): a 4-byte store");
+    assert_message_has("0 bytes past its end (at offset 256)");
+    KT_OK(krt_free(ctx, out));
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* Where the map's 16 TiB of address space cannot be had (here a limit on the process's address space), a library of
+ * the map is refused at its module's creation, naming the reason and the library that needs no map. */
+Test(checks, host_library_of_the_map_without_it_is_refused_naming_the_way_out)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    cr_skip_test("the sanitizers' own maps need more address space than the limit leaves");
+#endif
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "ulimit -v 16777216; KRT_CHECK=bounds KRT_DEVICE=host '%s/bin/offbyone' 2>&1; echo \"exit $?\"",
+             getenv("KRT_BUILD"));
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    char out[16384];
+    size_t len = fread(out, 1, sizeof out - 1, p);
+    out[len] = 0;
+    pclose(p);
+    cr_assert(strstr(out, "KRT_ERROR_UNSUPPORTED_FEATURE"), "%s", out);
+    cr_assert(strstr(out, "offbyone.checked.so cannot run here: its shadow map"), "%s", out);
+    cr_assert(strstr(out, "could not be reserved"), "%s", out);
+    cr_assert(strstr(out, "KRT_HOST_CHECK_CALLS=1 krt-cc --host --checks"), "%s", out);
+    cr_assert(strstr(out, "exit 2"), "%s", out);
 }
 
 Test(checks, result_code_has_a_name)

@@ -63,6 +63,10 @@ struct zp_bmod {
      * own memory, which its kernels may always reach: its loaded segments, and its thread-local block's size. */
     krt_host_checks_slot_fn checks_slot;
     struct krt_host_checks checks;
+    /* A library that tests its accesses against the shadow map (ABI 5, shadow.c): 1; and the bounds table's array
+     * the map last took in (host_shadow_sync). */
+    int shadow;
+    _Atomic uint64_t shadow_seen;
     uintptr_t data_lo, data_hi;
     size_t tls_size;
 };
@@ -133,6 +137,17 @@ ZP_HIDDEN uint32_t host_pool_threads(void);
  * group is done: ZE_RESULT_SUCCESS, or ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY when a thread's buffers could not be had.
  * A launch of one chunk runs on the calling thread alone. */
 ZP_HIDDEN ze_result_t host_run_job(host_job *j);
+
+/* ---- shadow.c: the shadow map of checked libraries ---- */
+
+/* Reserves the map and installs its SIGSEGV handler, once; NULL, or why it could not be had. */
+ZP_HIDDEN const char *host_shadow_start(void);
+/* Lets the allocations of m's bounds table through the map, when its array changed since m's last launch. */
+ZP_HIDDEN void host_shadow_sync(zp_bmod *m);
+/* Refuses [lo, lo + size) in the map again (memory the host device frees); nothing before the map exists. */
+ZP_HIDDEN void host_shadow_poison(uintptr_t lo, size_t size);
+/* Nonzero while this thread runs a library of the map's groups (pool.c): its faults in the map are the map's. */
+ZP_HIDDEN extern _Thread_local int host_shadow_running;
 /* krt_host_checks.outside of every checked module: lets through an access to memory of the calling thread's work-item
  * (its stack or its fibers' stacks, the group's __local memory, the library's data and thread-local block) with
  * the range that holds it, or records the refusal in the module's table and leaves the group (pool.c). */

@@ -193,6 +193,24 @@ ze_result_t host_module_build(zp_bdev *dev, const zp_module_src *src, zp_bmod **
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
     m->abi = version();
+    /* ABI 5: a checked library that tests its accesses inline against the shadow map (krt_host_checks_shadow,
+     * shadow.c) runs only where the map is there, checked or not. */
+    uint64_t (*shadow)(void) = (uint64_t(*)(void))dlsym(m->lib, "krt_host_checks_shadow");
+    if (shadow) {
+        const char *no = shadow() != KRT_HOST_CHECK_SHADOW ? "its shadow map is at another address than this krt's"
+                                                           : host_shadow_start();
+        if (no) {
+            *log = strdupf("the checked library %s cannot run here: %s; build it with KRT_HOST_CHECK_CALLS=1 krt-cc "
+                           "--host --checks, which checks every access with a call and needs no map "
+                           "(docs/single-source.md, \"Checked libraries\")",
+                           src->host_library, no);
+            dlclose(m->lib);
+            krt_spv_reflection_free(&m->refl);
+            free(m);
+            return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        }
+        m->shadow = 1;
+    }
     /* A checked context's module (ZE_krt_bounds_check) runs a checked library; a checked library also runs
      * unchecked, its slot then pointing at no checks (pool.c). */
     m->checks_slot = (krt_host_checks_slot_fn)dlsym(m->lib, "krt_host_checks_slot");

@@ -413,6 +413,7 @@ static size_t run_chunks(worker *w, host_job *j, uint32_t self, int *ok) {
     w->check_slot = m->checks_slot ? m->checks_slot() : NULL;
     if (w->check_slot) w->check_slot->checks = m->checks.table ? &m->checks : NULL;
     checked_worker = w;
+    host_shadow_running = m->shadow;
     if (j->units) {
         uint32_t first = self * j->units_per_thread;
         for (uint32_t i = 0; i < j->units; i++) {
@@ -433,6 +434,7 @@ static size_t run_chunks(worker *w, host_job *j, uint32_t self, int *ok) {
     if (w->check_slot) w->check_slot->checks = NULL;
     w->check_slot = NULL;
     checked_worker = NULL;
+    host_shadow_running = 0;
     w->job = NULL;
     return done;
 }
@@ -535,6 +537,8 @@ static worker *self_worker(void) {
 
 ze_result_t host_run_job(host_job *j) {
     pthread_once(&pool_once, pool_start);
+    /* A checked launch of a library of the shadow map: the table's allocations let through it, when they changed. */
+    if (j->kern->mod->shadow && j->kern->mod->checks.table) host_shadow_sync(j->kern->mod);
     /* About 16 chunks per thread: few enough atomic operations and calls that a group's own cost is lost in its
      * work, enough chunks that threads finishing early take the rest (bench/host_device measured it). */
     size_t chunk = j->total_groups / ((size_t)host_pool_threads() * HOST_CHUNKS_PER_THREAD);

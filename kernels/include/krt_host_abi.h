@@ -20,7 +20,8 @@
  *  - beside the runner of a kernel K with barriers that can run the group's work-items itself (krt-cc's
  *    work-item loops, tools/krt_loops.py), the data symbol krt_host_loops_K: the runtime then passes no
  *    run_items and may pass groups > 1, as for a kernel without barriers. Optional: without it, run_items;
- *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION;
+ *  - krt_host_abi_version() returns KRT_HOST_ABI_VERSION (5: a checked library may test its accesses against the
+ *    shadow map, krt_host_checks_shadow below; a runtime of ABI 4 would run it without the map);
  *  - krt_host_item_slot() returns the address of the library's thread-local "current work-item" pointer for
  *    the calling thread; the runtime stores a work-item's state there before it runs or resumes it, and the
  *    work-item functions read it;
@@ -33,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KRT_HOST_ABI_VERSION 4u
+#define KRT_HOST_ABI_VERSION 5u
 
 /* One work-item's state. The runtime owns it; a kernel only reads it, through the work-item functions. In the
  * dimensions at and past work_dim the runtime stores OpenCL's defaults (ids, group ids and offsets 0, sizes
@@ -75,7 +76,8 @@ typedef void (*krt_host_group_fn)(void *const *args, const struct krt_host_group
 
 /* Checked libraries (krt-cc --host --checks; docs/api.md, "Checked launches"). Built with -DKRT_HOST_CHECKED and the C
  * compiler's kernel-address instrumentation, which calls a function before every load and store through a pointer
- * (atomics included); the library defines those functions itself (krt_kernel_host.h, hidden, so that a real
+ * (atomics included), or (ABI 5) only for those that the shadow map below does not let through; the library defines
+ * those functions itself (krt_kernel_host.h, hidden, so that a real
  * sanitizer's are never replaced), and they let an access through only when it lies inside one of the allocations
  * of the bounds table (ZE_krt_bounds_check's: word 0 points at [count, unused, base0, end0, ...], sorted by base)
  * or inside one of the slot's ranges. Otherwise they call outside(), the runtime's, which either returns 1 with a
@@ -98,6 +100,15 @@ struct krt_host_check_slot {
     uintptr_t heap[2 * KRT_HOST_CHECK_HEAP]; /* the library's own: heap blocks of barrier kernels' private arrays */
 };
 typedef struct krt_host_check_slot *(*krt_host_checks_slot_fn)(void);
+
+/* ABI 5: the shadow map. A checked library built for it (krt-cc's default; KRT_HOST_CHECK_CALLS=1 builds the other
+ * kind) tests each access inline first: the byte at KRT_HOST_CHECK_SHADOW + address / 8, one for every 8 bytes of the
+ * address space below 2^47, is 0 where all 8 may be reached, k in 1..7 where the first k may, and anything else sends
+ * the access to the functions above. The runtime keeps the map (0 only for allocations of a checked context's bounds
+ * table; everything else reads as refused) and runs such a library only where it could reserve it. The library
+ * exports krt_host_checks_shadow(), which returns KRT_HOST_CHECK_SHADOW as it was built. */
+#define KRT_HOST_CHECK_SHADOW 0x200000000000ull
+typedef uint64_t (*krt_host_checks_shadow_fn)(void);
 
 /* The two functions every kernel library exports, as the runtime finds them with dlsym. */
 typedef uint32_t (*krt_host_abi_version_fn)(void);

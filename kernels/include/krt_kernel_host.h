@@ -178,6 +178,45 @@ __attribute__((no_sanitize_address, visibility("hidden"))) void __asan_storeN_no
 __attribute__((no_sanitize_address, visibility("hidden"))) void __asan_handle_no_return(void)
 {
 }
+/* With the shadow map (krt-cc's default, KRT_HOST_CHECK_SHADOW_MAP; krt_host_abi.h): the instrumentation tests the
+ * map's byte inline and calls these only where it does not let the access through. */
+#ifdef KRT_HOST_CHECK_SHADOW_MAP
+#define KRT__CHECK_REPORT(size)                                                                                  \
+    void __asan_report_load##size##_noabort(uintptr_t a);                                                        \
+    void __asan_report_store##size##_noabort(uintptr_t a);                                                       \
+    __attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_load##size##_noabort(    \
+        uintptr_t a)                                                                                             \
+    {                                                                                                            \
+        krt__check(a, size, KRT_HOST_CHECK_LOAD);                                                                \
+    }                                                                                                            \
+    __attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_store##size##_noabort(   \
+        uintptr_t a)                                                                                             \
+    {                                                                                                            \
+        krt__check(a, size, KRT_HOST_CHECK_STORE);                                                               \
+    }
+KRT__CHECK_REPORT(1)
+KRT__CHECK_REPORT(2)
+KRT__CHECK_REPORT(4)
+KRT__CHECK_REPORT(8)
+KRT__CHECK_REPORT(16)
+void __asan_report_load_n_noabort(uintptr_t a, size_t n);
+void __asan_report_store_n_noabort(uintptr_t a, size_t n);
+__attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_load_n_noabort(uintptr_t a,
+                                                                                                  size_t n)
+{
+    krt__check(a, n, KRT_HOST_CHECK_LOAD);
+}
+__attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_store_n_noabort(uintptr_t a,
+                                                                                                   size_t n)
+{
+    krt__check(a, n, KRT_HOST_CHECK_STORE);
+}
+uint64_t krt_host_checks_shadow(void);
+__attribute__((weak, visibility("default"))) uint64_t krt_host_checks_shadow(void)
+{
+    return KRT_HOST_CHECK_SHADOW;
+}
+#endif
 /* The group's state is stored for every work-item, so that a refusal names its work-item: through a volatile
  * lvalue, as the instrumentation comes after the optimizer, which would otherwise keep the ids in registers (and
  * vectorize the work-item loop, where a refused vector access would be several work-items' at once); and in

@@ -67,3 +67,12 @@ $(HOST_NORUNNER_SO): kernels/vadd.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
 
 # test/host/asan-krt.sh: the tutorial's AddressSanitizer run through libkrt on the host device, as a user makes it.
 EXAMPLE_TESTS += '$(HOST_TEST_BIN) $(CRITERION_ARGS)' 'sh test/host/asan-krt.sh $(BUILD) $(KRT_LIBASAN)'
+
+# krt_checks as a checked library of calls, without the shadow map (KRT_HOST_CHECK_CALLS=1): test_checks'
+# host_library_of_calls_checks_the_same runs it beside the default one.
+HOST_CALLS_SO := $(BUILD)/test-kernels/calls/krt_checks.checked.so
+tests: $(HOST_CALLS_SO)
+all: $(HOST_CALLS_SO)
+$(HOST_CALLS_SO): test/kernels/krt_checks.cl $(KERNEL_HEADERS) $(KRT_CC_DEPS)
+	@mkdir -p $(dir $@)
+	KRT_HOST_CHECK_CALLS=1 $(KRT_CC_CHECKED_RUN) $< -o $@

@@ -137,7 +137,7 @@ static void *slot_of_thread(void *fn)
 }
 
 /* Checks every library dir/host/NAME.so and dir/host/NAME.checked.so (krt-cc --host --checks, which exports its
- * check slot too) against dir/NAME.spv; returns how many unchecked ones there are, and the checked ones in *checked. */
+ * check slot and the shadow map's address too) against dir/NAME.spv; returns how many unchecked ones there are, and the checked ones in *checked. */
 static size_t check_libraries(const char *dir, size_t *checked)
 {
     *checked = 0;
@@ -164,12 +164,13 @@ static size_t check_libraries(const char *dir, size_t *checked)
         cr_assert(nk > 0, "%s has no kernels", spv);
         cr_assert(!imports_krt, "%s needs a krt symbol from outside", so);
         /* Exactly the kernels, their group runners and the two ABI functions are exported (a checked library: and
-         * its check slot, and no sanitizer function). */
-        cr_assert_eq(ne, 2 * nk + 2 + is_checked, "%s exports %d functions for %d kernels, their runners + %d", so, ne,
-                     nk, 2 + is_checked);
+         * its check slot and shadow map, and no sanitizer function). */
+        cr_assert_eq(ne, 2 * nk + 2 + 2 * is_checked, "%s exports %d functions for %d kernels, their runners + %d", so,
+                     ne, nk, 2 + 2 * is_checked);
         cr_assert(name_in("krt_host_abi_version", exports, ne) && name_in("krt_host_item_slot", exports, ne), "%s",
                   so);
         cr_assert_eq(name_in("krt_host_checks_slot", exports, ne), is_checked, "%s: krt_host_checks_slot", so);
+        cr_assert_eq(name_in("krt_host_checks_shadow", exports, ne), is_checked, "%s: krt_host_checks_shadow", so);
         void *lib = ht_open(so);
         cr_assert(lib, "%s does not load", so);
         for (int k = 0; k < nk; k++) {
@@ -183,7 +184,7 @@ static size_t check_libraries(const char *dir, size_t *checked)
         ht_slot_fn slot = (ht_slot_fn)dlsym(lib, "krt_host_item_slot");
         cr_assert(version && slot);
         cr_assert_eq(version(), KRT_HOST_ABI_VERSION, "%s: ABI version %u", so, version());
-        cr_assert_eq(version(), 4u, "%s: ABI version %u", so, version());
+        cr_assert_eq(version(), 5u, "%s: ABI version %u", so, version());
         const struct krt_host_item **mine = slot();
         cr_assert(mine && mine == slot());
         pthread_t t;
