@@ -5,6 +5,7 @@
  * runs kernels in this process, so an unchecked stray write lands in its memory), and on the host device through
  * checked libraries (the host_ tests). */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -936,6 +937,46 @@ Test(checks, host_freed_memory_is_refused_again)
     assert_message_has("kernel poke, work-item (0, 0, 0): a 4-byte store");
     assert_message_has("outside every allocation of the context");
     KT_OK(krt_free(ctx, base));
+    krt_module_destroy(m);
+    kt_assert_usable(ctx);
+    krt_context_destroy(ctx);
+}
+
+/* A program may install a SIGSEGV handler of its own after the map's (Python's faulthandler.enable(), say): the next
+ * launch puts the map's back, and faults that are not the map's still reach the program's. */
+static volatile sig_atomic_t program_handler_ran;
+static void program_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si, (void)uc;
+    program_handler_ran = 1;
+}
+
+Test(checks, host_map_handler_comes_back_and_passes_other_faults_on)
+{
+    krt_context *ctx = checked_host();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    struct sigaction sa, old, now;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = program_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    cr_assert_eq(sigaction(SIGSEGV, &sa, &old), 0);
+    /* A load 4 GiB past an allocation: its test reads a page of the map that nothing made, which faults. */
+    int *in = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED), *out = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED);
+    uint32_t off = 1u << 30;
+    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(off) };
+    krt_launch_desc d = kt_desc1(1, args, 3);
+    KT_EXPECT(krt_launch_sync(kt_kernel(m, "read_past"), &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel read_past, work-item (0, 0, 0): a 4-byte load");
+    cr_assert_eq(program_handler_ran, 0, "the map's fault went to the program's handler");
+    cr_assert_eq(sigaction(SIGSEGV, NULL, &now), 0);
+    cr_assert(!(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != program_handler, "the map's handler is not back");
+    /* Any other SIGSEGV goes on to the program's handler. */
+    raise(SIGSEGV);
+    cr_assert_eq(program_handler_ran, 1, "the program's handler did not run");
+    cr_assert_eq(sigaction(SIGSEGV, &old, NULL), 0);
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, out));
     krt_module_destroy(m);
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);

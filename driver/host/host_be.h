@@ -142,6 +142,8 @@ ZP_HIDDEN ze_result_t host_run_job(host_job *j);
 
 /* Reserves the map and installs its SIGSEGV handler, once; NULL, or why it could not be had. */
 ZP_HIDDEN const char *host_shadow_start(void);
+/* Installs the map's SIGSEGV handler again if a program replaced it, passing other faults on to the new one. */
+ZP_HIDDEN void host_shadow_keep_handler(void);
 /* Lets the allocations of m's bounds table through the map, when its array changed since m's last launch. */
 ZP_HIDDEN void host_shadow_sync(zp_bmod *m);
 /* Refuses [lo, lo + size) in the map again (memory the host device frees); nothing before the map exists. */

@@ -537,8 +537,12 @@ static worker *self_worker(void) {
 
 ze_result_t host_run_job(host_job *j) {
     pthread_once(&pool_once, pool_start);
-    /* A checked launch of a library of the shadow map: the table's allocations let through it, when they changed. */
-    if (j->kern->mod->shadow && j->kern->mod->checks.table) host_shadow_sync(j->kern->mod);
+    /* A library of the shadow map: its SIGSEGV handler in place, and for a checked launch the table's allocations let
+     * through the map when they changed. */
+    if (j->kern->mod->shadow) {
+        host_shadow_keep_handler();
+        if (j->kern->mod->checks.table) host_shadow_sync(j->kern->mod);
+    }
     /* About 16 chunks per thread: few enough atomic operations and calls that a group's own cost is lost in its
      * work, enough chunks that threads finishing early take the rest (bench/host_device measured it). */
     size_t chunk = j->total_groups / ((size_t)host_pool_threads() * HOST_CHUNKS_PER_THREAD);

@@ -204,6 +204,26 @@ static void shadow_start(void) {
     shadow_ok = 1;
 }
 
+/* Puts the handler back where a program replaced it after the map started (Python's faulthandler.enable(), say),
+ * keeping the new one as the one to pass other faults on to; once per launch of a library of the map, before its
+ * groups run: one system call. */
+void host_shadow_keep_handler(void) {
+    if (!shadow_ok) return;
+    struct sigaction cur;
+    if (sigaction(SIGSEGV, NULL, &cur) != 0 || ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)) return;
+    lock_map();
+    if (sigaction(SIGSEGV, NULL, &cur) == 0 && !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_segv;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        struct sigaction prev;
+        if (sigaction(SIGSEGV, &sa, &prev) == 0) shadow_prev = prev;
+    }
+    unlock_map();
+}
+
 const char *host_shadow_start(void) {
     pthread_once(&shadow_once, shadow_start);
     return shadow_ok ? NULL : shadow_why;
