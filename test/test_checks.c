@@ -942,6 +942,32 @@ Test(checks, host_freed_memory_is_refused_again)
     krt_context_destroy(ctx);
 }
 
+/* The map's last byte for an allocation whose size is not a multiple of 8 lets through only the bytes inside it: a
+ * 12-byte allocation's third int is reached, the fourth (in the 64 bytes krt leaves after it) is refused. */
+Test(checks, host_map_ends_exactly_where_the_allocation_does)
+{
+    krt_context *ctx = checked_host();
+    krt_module *m = kt_module(ctx, "krt_checks");
+    krt_kernel *k = kt_kernel(m, "poke");
+    int *a = kt_alloc(ctx, 3 * sizeof(int), KRT_MEMORY_SHARED);
+    for (int round = 0; round < 2; round++) {
+        int64_t index = 2;
+        int value = 5 + round;
+        krt_arg args[] = { KRT_ARG(a), KRT_ARG(index), KRT_ARG(value) };
+        krt_launch_desc d = kt_desc1(1, args, 3);
+        KT_OK(krt_launch_sync(k, &d));
+        cr_assert_eq(a[2], 5 + round);
+        index = 3;
+        KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+        assert_message_has("kernel poke, work-item (0, 0, 0): a 4-byte store");
+        assert_message_has("0 bytes past its end (at offset 12)");
+        KT_OK(krt_context_synchronize(ctx));
+    }
+    KT_OK(krt_free(ctx, a));
+    krt_module_destroy(m);
+    krt_context_destroy(ctx);
+}
+
 /* A program may install a SIGSEGV handler of its own after the map's (Python's faulthandler.enable(), say): the next
  * launch puts the map's back, and faults that are not the map's still reach the program's. */
 static volatile sig_atomic_t program_handler_ran;

@@ -52,7 +52,11 @@ _Thread_local int host_shadow_running;
  * map lies outside the memory ThreadSanitizer shadows), never through memset (intercepted), a byte at a time as
  * they are read, so that a test reads the old value or the new one. */
 __attribute__((no_sanitize_address, no_sanitize_thread)) static void fill(uintptr_t lo, uintptr_t hi, uint8_t v) {
-    for (volatile uint8_t *b = (volatile uint8_t *)lo; (uintptr_t)b < hi; b++) *b = v;
+    volatile uint8_t *b = (volatile uint8_t *)lo;
+    for (; (uintptr_t)b < hi && ((uintptr_t)b & 7); b++) *b = v;
+    const uint64_t w = v * (uint64_t)0x0101010101010101u; /* aligned words: a byte read sees the old or the new */
+    for (; (uintptr_t)b + 8 <= hi; b += 8) *(volatile uint64_t *)b = w;
+    for (; (uintptr_t)b < hi; b++) *b = v;
 }
 
 static void lock_map(void) {
@@ -70,9 +74,10 @@ static int page_made(uintptr_t page) {
 }
 
 /* Makes the pages of [lo, hi) (page-aligned addresses of the map) that are not made yet, each run of them with one
- * mremap of a region filled with 0xff. Under the lock. 0 when the system refused memory (those pages stay
- * PROT_NONE: refused, which is safe). Only system calls and plain stores: the signal handler calls it. */
-static int make_pages(uintptr_t lo, uintptr_t hi) {
+ * mremap of a region prepared elsewhere: 0 for the map's bytes in [z0, z1) (an allocation let through), 0xff for
+ * the rest. Under the lock. 0 when the system refused memory (those pages stay PROT_NONE: refused, which is safe).
+ * Only system calls and stores to fresh memory: the signal handler calls it. */
+static int make_pages(uintptr_t lo, uintptr_t hi, uintptr_t z0, uintptr_t z1) {
     int ok = 1;
     for (uintptr_t p = lo; p < hi;) {
         if (page_made(p)) {
@@ -82,9 +87,11 @@ static int make_pages(uintptr_t lo, uintptr_t hi) {
         uintptr_t e = p;
         while (e < hi && !page_made(e)) e += SPAGE;
         size_t len = e - p;
-        void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        uint8_t *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (tmp == MAP_FAILED) return 0;
-        memset(tmp, 0xff, len);
+        uintptr_t a = z0 < p ? p : z0 > e ? e : z0, b = z1 < a ? a : z1 > e ? e : z1; /* [a, b): the 0s here */
+        memset(tmp, 0xff, a - p);
+        memset(tmp + (b - p), 0xff, e - b);
         if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)p) == MAP_FAILED) {
             munmap(tmp, len);
             ok = 0;
@@ -105,7 +112,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc) {
     if (a >= SHADOW_LO && a < SHADOW_HI && host_shadow_running) {
         int saved = errno;
         lock_map();
-        int ok = make_pages(a & ~(SPAGE - 1), (a & ~(SPAGE - 1)) + SPAGE);
+        int ok = make_pages(a & ~(SPAGE - 1), (a & ~(SPAGE - 1)) + SPAGE, 0, 0);
         unlock_map();
         errno = saved;
         if (ok) return; /* the test reads the page again: 0xff, or what a launch wrote meanwhile */
@@ -233,13 +240,22 @@ const char *host_shadow_start(void) {
  * k bytes. Under the lock. */
 static void allow(uintptr_t lo, uintptr_t hi) {
     if (lo >= hi || hi > APP_END) return;
-    uintptr_t g0 = (lo + 7) / 8, g1 = hi / 8, tail = hi % 8;
-    uintptr_t end = g1 + (tail && g1 >= g0 ? 1 : 0);
-    if (end <= g0) return;
-    uintptr_t s0 = SHADOW_LO + g0, s1 = SHADOW_LO + end;
-    if (!make_pages(s0 & ~(SPAGE - 1), (s1 + SPAGE - 1) & ~(SPAGE - 1))) return;
-    fill(s0, SHADOW_LO + g1, 0);
-    if (tail && g1 >= g0) fill(SHADOW_LO + g1, SHADOW_LO + g1 + 1, (uint8_t)tail);
+    uintptr_t g0 = (lo + 7) / 8, g1 = hi / 8, tail = g1 >= g0 ? hi % 8 : 0;
+    uintptr_t z0 = SHADOW_LO + g0, z1 = SHADOW_LO + (g1 > g0 ? g1 : g0); /* the 0s */
+    uintptr_t end = z1 + (tail ? 1 : 0);
+    if (end <= z0) return;
+    /* Pages made already: 0s written into them; the others made with their 0s in place. */
+    for (uintptr_t p = z0 & ~(SPAGE - 1); p < end; p += SPAGE) {
+        if (page_made(p)) {
+            fill(p > z0 ? p : z0, p + SPAGE < z1 ? p + SPAGE : z1, 0);
+            continue;
+        }
+        uintptr_t e = p;
+        while (e < end && !page_made(e)) e += SPAGE;
+        if (!make_pages(p, e, z0, z1)) return;
+        p = e - SPAGE;
+    }
+    if (tail) fill(z1, z1 + 1, (uint8_t)tail);
 }
 
 void host_shadow_poison(uintptr_t lo, size_t size) {
