@@ -49,8 +49,8 @@ static struct sigaction shadow_prev;
 _Thread_local int host_shadow_running;
 
 /* The map's own bytes are written only here, in place in pages already made: never instrumented by a sanitizer (the
- * map lies outside the memory ThreadSanitizer shadows), never through memset (intercepted), a byte at a time as
- * they are read, so that a test reads the old value or the new one. */
+ * map lies outside the memory ThreadSanitizer shadows), never through memset (intercepted), in volatile stores of a
+ * byte or an aligned word, so that a test reading a byte reads the old value or the new one. */
 __attribute__((no_sanitize_address, no_sanitize_thread)) static void fill(uintptr_t lo, uintptr_t hi, uint8_t v) {
     volatile uint8_t *b = (volatile uint8_t *)lo;
     for (; (uintptr_t)b < hi && ((uintptr_t)b & 7); b++) *b = v;
@@ -68,8 +68,10 @@ static void lock_map(void) {
 }
 static void unlock_map(void) { atomic_flag_clear_explicit(&shadow_lock, memory_order_release); }
 
+/* A page of the map's bit in made. */
+static uintptr_t page_bit(uintptr_t page) { return (page - SHADOW_LO) / SPAGE; }
 static int page_made(uintptr_t page) {
-    uintptr_t i = (page - SHADOW_LO) / SPAGE;
+    uintptr_t i = page_bit(page);
     return made[i / 8] >> (i % 8) & 1;
 }
 
@@ -97,7 +99,7 @@ static int make_pages(uintptr_t lo, uintptr_t hi, uintptr_t z0, uintptr_t z1) {
             ok = 0;
         } else {
             for (uintptr_t q = p; q < e; q += SPAGE) {
-                uintptr_t i = (q - SHADOW_LO) / SPAGE;
+                uintptr_t i = page_bit(q);
                 made[i / 8] |= (uint8_t)(1u << (i % 8));
             }
         }
@@ -129,6 +131,20 @@ static void on_segv(int sig, siginfo_t *si, void *uc) {
         return;
     }
     signal(sig, SIG_DFL);
+}
+
+static int handler_is_ours(const struct sigaction *sa) {
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_segv;
+}
+
+/* Installs on_segv for SIGSEGV, the handler it replaces into *prev. */
+static int install_handler(struct sigaction *prev) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGSEGV, &sa, prev);
 }
 
 /* Whether only unused reservations hold [lo, hi): ThreadSanitizer reserves its gaps PROT_NONE, this range among
@@ -198,12 +214,7 @@ static void shadow_start(void) {
                  strerror(errno));
         return;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSEGV, &sa, &shadow_prev) != 0) {
+    if (install_handler(&shadow_prev) != 0) {
         snprintf(shadow_why, sizeof shadow_why, "the shadow map's SIGSEGV handler could not be installed (%s)",
                  strerror(errno));
         return;
@@ -217,17 +228,11 @@ static void shadow_start(void) {
 void host_shadow_keep_handler(void) {
     if (!shadow_ok) return;
     struct sigaction cur;
-    if (sigaction(SIGSEGV, NULL, &cur) != 0 || ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)) return;
+    if (sigaction(SIGSEGV, NULL, &cur) != 0 || handler_is_ours(&cur)) return;
     lock_map();
-    if (sigaction(SIGSEGV, NULL, &cur) == 0 && !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_segv;
-        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&sa.sa_mask);
-        struct sigaction prev;
-        if (sigaction(SIGSEGV, &sa, &prev) == 0) shadow_prev = prev;
-    }
+    struct sigaction prev;
+    if (sigaction(SIGSEGV, NULL, &cur) == 0 && !handler_is_ours(&cur) && install_handler(&prev) == 0)
+        shadow_prev = prev;
     unlock_map();
 }
 

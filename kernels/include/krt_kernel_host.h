@@ -147,70 +147,49 @@ static inline __attribute__((no_sanitize_address, always_inline, unused)) void k
     krt__check_slow(s, a, n, kind);
 }
 /* The calls GCC's and Clang's kernel-address instrumentation makes (with a call threshold of 0, every access calls
- * one). Hidden: each library has its own, and a program built with -fsanitize=address keeps its runtime's. */
-#define KRT__CHECK_ACCESS(size)                                                                               \
-    void __asan_load##size##_noabort(uintptr_t a);                                                            \
-    void __asan_store##size##_noabort(uintptr_t a);                                                           \
-    __attribute__((no_sanitize_address, visibility("hidden"))) void __asan_load##size##_noabort(uintptr_t a)  \
+ * one). Hidden: each library has its own, and a program built with -fsanitize=address keeps its runtime's. Each is
+ * krt__check of its access: KRT__CHECK_FN for a size the name says, KRT__CHECK_FN_N for one passed as n. */
+#define KRT__CHECK_HIDDEN __attribute__((no_sanitize_address, visibility("hidden")))
+#define KRT__CHECK_FN(attrs, name, size, kind)                                                                \
+    void name(uintptr_t a);                                                                                   \
+    attrs void name(uintptr_t a)                                                                              \
     {                                                                                                         \
-        krt__check(a, size, KRT_HOST_CHECK_LOAD);                                                             \
-    }                                                                                                         \
-    __attribute__((no_sanitize_address, visibility("hidden"))) void __asan_store##size##_noabort(uintptr_t a) \
-    {                                                                                                         \
-        krt__check(a, size, KRT_HOST_CHECK_STORE);                                                            \
+        krt__check(a, size, kind);                                                                            \
     }
+#define KRT__CHECK_FN_N(attrs, name, kind)                                                                    \
+    void name(uintptr_t a, size_t n);                                                                         \
+    attrs void name(uintptr_t a, size_t n)                                                                    \
+    {                                                                                                         \
+        krt__check(a, n, kind);                                                                               \
+    }
+#define KRT__CHECK_ACCESS(size)                                                                               \
+    KRT__CHECK_FN(KRT__CHECK_HIDDEN, __asan_load##size##_noabort, size, KRT_HOST_CHECK_LOAD)                  \
+    KRT__CHECK_FN(KRT__CHECK_HIDDEN, __asan_store##size##_noabort, size, KRT_HOST_CHECK_STORE)
 KRT__CHECK_ACCESS(1)
 KRT__CHECK_ACCESS(2)
 KRT__CHECK_ACCESS(4)
 KRT__CHECK_ACCESS(8)
 KRT__CHECK_ACCESS(16)
-void __asan_loadN_noabort(uintptr_t a, size_t n);
-void __asan_storeN_noabort(uintptr_t a, size_t n);
+KRT__CHECK_FN_N(KRT__CHECK_HIDDEN, __asan_loadN_noabort, KRT_HOST_CHECK_LOAD)
+KRT__CHECK_FN_N(KRT__CHECK_HIDDEN, __asan_storeN_noabort, KRT_HOST_CHECK_STORE)
 void __asan_handle_no_return(void);
-__attribute__((no_sanitize_address, visibility("hidden"))) void __asan_loadN_noabort(uintptr_t a, size_t n)
-{
-    krt__check(a, n, KRT_HOST_CHECK_LOAD);
-}
-__attribute__((no_sanitize_address, visibility("hidden"))) void __asan_storeN_noabort(uintptr_t a, size_t n)
-{
-    krt__check(a, n, KRT_HOST_CHECK_STORE);
-}
-__attribute__((no_sanitize_address, visibility("hidden"))) void __asan_handle_no_return(void)
+KRT__CHECK_HIDDEN void __asan_handle_no_return(void)
 {
 }
 /* With the shadow map (krt-cc's default, KRT_HOST_CHECK_SHADOW_MAP; krt_host_abi.h): the instrumentation tests the
- * map's byte inline and calls these only where it does not let the access through. */
+ * map's byte inline and calls these, cold, only where it does not let the access through. */
 #ifdef KRT_HOST_CHECK_SHADOW_MAP
-#define KRT__CHECK_REPORT(size)                                                                                  \
-    void __asan_report_load##size##_noabort(uintptr_t a);                                                        \
-    void __asan_report_store##size##_noabort(uintptr_t a);                                                       \
-    __attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_load##size##_noabort(    \
-        uintptr_t a)                                                                                             \
-    {                                                                                                            \
-        krt__check(a, size, KRT_HOST_CHECK_LOAD);                                                                \
-    }                                                                                                            \
-    __attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_store##size##_noabort(   \
-        uintptr_t a)                                                                                             \
-    {                                                                                                            \
-        krt__check(a, size, KRT_HOST_CHECK_STORE);                                                               \
-    }
+#define KRT__CHECK_COLD __attribute__((no_sanitize_address, visibility("hidden"), cold))
+#define KRT__CHECK_REPORT(size)                                                                               \
+    KRT__CHECK_FN(KRT__CHECK_COLD, __asan_report_load##size##_noabort, size, KRT_HOST_CHECK_LOAD)             \
+    KRT__CHECK_FN(KRT__CHECK_COLD, __asan_report_store##size##_noabort, size, KRT_HOST_CHECK_STORE)
 KRT__CHECK_REPORT(1)
 KRT__CHECK_REPORT(2)
 KRT__CHECK_REPORT(4)
 KRT__CHECK_REPORT(8)
 KRT__CHECK_REPORT(16)
-void __asan_report_load_n_noabort(uintptr_t a, size_t n);
-void __asan_report_store_n_noabort(uintptr_t a, size_t n);
-__attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_load_n_noabort(uintptr_t a,
-                                                                                                  size_t n)
-{
-    krt__check(a, n, KRT_HOST_CHECK_LOAD);
-}
-__attribute__((no_sanitize_address, visibility("hidden"), cold)) void __asan_report_store_n_noabort(uintptr_t a,
-                                                                                                   size_t n)
-{
-    krt__check(a, n, KRT_HOST_CHECK_STORE);
-}
+KRT__CHECK_FN_N(KRT__CHECK_COLD, __asan_report_load_n_noabort, KRT_HOST_CHECK_LOAD)
+KRT__CHECK_FN_N(KRT__CHECK_COLD, __asan_report_store_n_noabort, KRT_HOST_CHECK_STORE)
 uint64_t krt_host_checks_shadow(void);
 __attribute__((weak, visibility("default"))) uint64_t krt_host_checks_shadow(void)
 {
