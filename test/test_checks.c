@@ -60,6 +60,14 @@ Test(checks, off_by_one_write_is_refused_and_named)
  * made with them. The same test shows that an unchecked context's kernels are not instrumented. */
 static int victim[4];
 
+/* One work-item of krt_checks' poke: base[index] = value. */
+static krt_result poke_at(krt_kernel *poke, int *base, int64_t index, int value)
+{
+    krt_arg args[] = { KRT_ARG(base), KRT_ARG(index), KRT_ARG(value) };
+    krt_launch_desc d = kt_desc1(1, args, 3);
+    return krt_launch_sync(poke, &d);
+}
+
 static krt_result poke_victim(krt_context *ctx)
 {
     krt_module *m = kt_module(ctx, "krt_checks");
@@ -67,10 +75,7 @@ static krt_result poke_victim(krt_context *ctx)
     int *base = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
     int64_t index = ((intptr_t)&victim[1] - (intptr_t)base) / (int64_t)sizeof(int);
     cr_assert_eq((intptr_t)base + index * (int64_t)sizeof(int), (intptr_t)&victim[1]);
-    int value = 1234;
-    krt_arg args[] = { KRT_ARG(base), KRT_ARG(index), KRT_ARG(value) };
-    krt_launch_desc d = kt_desc1(1, args, 3);
-    krt_result r = krt_launch_sync(k, &d);
+    krt_result r = poke_at(k, base, index, 1234);
     KT_OK(krt_free(ctx, base));
     krt_module_destroy(m);
     return r;
@@ -707,6 +712,20 @@ Test(checks, host_off_by_one_is_refused_named_and_its_group_ends)
     krt_context_destroy(ctx);
 }
 
+/* A load 4 GiB past an allocation, from an address nothing maps (the process would fault): refused, not made. */
+static void wild_load_is_refused(krt_context *ctx, krt_module *m)
+{
+    int *in = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED), *out = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED);
+    uint32_t off = 1u << 30; /* 4 GiB past in */
+    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(off) };
+    krt_launch_desc d = kt_desc1(1, args, 3);
+    KT_EXPECT(krt_launch_sync(kt_kernel(m, "read_past"), &d), KRT_ERROR_OUT_OF_BOUNDS);
+    assert_message_has("kernel read_past, work-item (0, 0, 0): a 4-byte load");
+    assert_message_has("outside every allocation of the context"); /* the nearest is where the allocator put it */
+    KT_OK(krt_free(ctx, in));
+    KT_OK(krt_free(ctx, out));
+}
+
 /* The host device runs kernels in this process: without checks the stray store lands in its memory
  * (unchecked_context_is_not_instrumented shows it on ze_pocl); with them it is not made. */
 Test(checks, host_stray_write_and_a_wild_load_are_not_made)
@@ -717,17 +736,8 @@ Test(checks, host_stray_write_and_a_wild_load_are_not_made)
     assert_message_has("kernel poke, work-item (0, 0, 0): a 4-byte store");
     assert_message_has("argument 0 (base)");
     cr_assert_eq(victim[1], 0, "the refused store was made");
-    /* A load from an address nothing maps (the process would fault): refused, not made. */
     krt_module *m = kt_module(ctx, "krt_checks");
-    int *in = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED), *out = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED);
-    uint32_t off = 1u << 30; /* 4 GiB past in */
-    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(off) };
-    krt_launch_desc d = kt_desc1(1, args, 3);
-    KT_EXPECT(krt_launch_sync(kt_kernel(m, "read_past"), &d), KRT_ERROR_OUT_OF_BOUNDS);
-    assert_message_has("kernel read_past, work-item (0, 0, 0): a 4-byte load");
-    assert_message_has("outside every allocation of the context"); /* the nearest is where the allocator put it */
-    KT_OK(krt_free(ctx, in));
-    KT_OK(krt_free(ctx, out));
+    wild_load_is_refused(ctx, m);
     krt_module_destroy(m);
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
@@ -919,21 +929,14 @@ Test(checks, host_freed_memory_is_refused_again)
     int *base = kt_alloc(ctx, 64, KRT_MEMORY_SHARED);
     int *gone = kt_alloc(ctx, 256, KRT_MEMORY_SHARED);
     for (int round = 0; round < 2; round++) {
-        int64_t index = 3;
-        int value = 7 + round;
-        krt_arg args[] = { KRT_ARG(gone), KRT_ARG(index), KRT_ARG(value) };
-        krt_launch_desc d = kt_desc1(1, args, 3);
-        KT_OK(krt_launch_sync(k, &d));
+        KT_OK(poke_at(k, gone, 3, 7 + round));
         cr_assert_eq(gone[3], 7 + round);
     }
     intptr_t at = (intptr_t)&gone[3];
     KT_OK(krt_free(ctx, gone));
     int64_t index = (at - (intptr_t)base) / (int64_t)sizeof(int);
     cr_assert_eq((intptr_t)base + index * (int64_t)sizeof(int), at);
-    int value = 1234;
-    krt_arg args[] = { KRT_ARG(base), KRT_ARG(index), KRT_ARG(value) };
-    krt_launch_desc d = kt_desc1(1, args, 3);
-    KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+    KT_EXPECT(poke_at(k, base, index, 1234), KRT_ERROR_OUT_OF_BOUNDS);
     assert_message_has("kernel poke, work-item (0, 0, 0): a 4-byte store");
     assert_message_has("outside every allocation of the context");
     KT_OK(krt_free(ctx, base));
@@ -951,14 +954,9 @@ Test(checks, host_map_ends_exactly_where_the_allocation_does)
     krt_kernel *k = kt_kernel(m, "poke");
     int *a = kt_alloc(ctx, 3 * sizeof(int), KRT_MEMORY_SHARED);
     for (int round = 0; round < 2; round++) {
-        int64_t index = 2;
-        int value = 5 + round;
-        krt_arg args[] = { KRT_ARG(a), KRT_ARG(index), KRT_ARG(value) };
-        krt_launch_desc d = kt_desc1(1, args, 3);
-        KT_OK(krt_launch_sync(k, &d));
+        KT_OK(poke_at(k, a, 2, 5 + round));
         cr_assert_eq(a[2], 5 + round);
-        index = 3;
-        KT_EXPECT(krt_launch_sync(k, &d), KRT_ERROR_OUT_OF_BOUNDS);
+        KT_EXPECT(poke_at(k, a, 3, 5 + round), KRT_ERROR_OUT_OF_BOUNDS);
         assert_message_has("kernel poke, work-item (0, 0, 0): a 4-byte store");
         assert_message_has("0 bytes past its end (at offset 12)");
         KT_OK(krt_context_synchronize(ctx));
@@ -988,12 +986,7 @@ Test(checks, host_map_handler_comes_back_and_passes_other_faults_on)
     sigemptyset(&sa.sa_mask);
     cr_assert_eq(sigaction(SIGSEGV, &sa, &old), 0);
     /* A load 4 GiB past an allocation: its test reads a page of the map that nothing made, which faults. */
-    int *in = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED), *out = kt_alloc(ctx, 16 * sizeof(int), KRT_MEMORY_SHARED);
-    uint32_t off = 1u << 30;
-    krt_arg args[] = { KRT_ARG(in), KRT_ARG(out), KRT_ARG(off) };
-    krt_launch_desc d = kt_desc1(1, args, 3);
-    KT_EXPECT(krt_launch_sync(kt_kernel(m, "read_past"), &d), KRT_ERROR_OUT_OF_BOUNDS);
-    assert_message_has("kernel read_past, work-item (0, 0, 0): a 4-byte load");
+    wild_load_is_refused(ctx, m);
     cr_assert_eq(program_handler_ran, 0, "the map's fault went to the program's handler");
     cr_assert_eq(sigaction(SIGSEGV, NULL, &now), 0);
     cr_assert(!(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != program_handler, "the map's handler is not back");
@@ -1001,8 +994,6 @@ Test(checks, host_map_handler_comes_back_and_passes_other_faults_on)
     raise(SIGSEGV);
     cr_assert_eq(program_handler_ran, 1, "the program's handler did not run");
     cr_assert_eq(sigaction(SIGSEGV, &old, NULL), 0);
-    KT_OK(krt_free(ctx, in));
-    KT_OK(krt_free(ctx, out));
     krt_module_destroy(m);
     kt_assert_usable(ctx);
     krt_context_destroy(ctx);
